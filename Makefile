@@ -1,0 +1,48 @@
+# Thin wrapper over CMake. `make test` and `make demo` install what is missing first (scripts/install_deps.sh).
+JOBS ?= $(shell nproc)
+BUILD_DIR ?= build/release
+DEBUG_DIR ?= build/debug
+SAN_DIR ?= build/sanitize
+CMAKE_FLAGS ?=
+
+.PHONY: all release debug sanitize deps test test-release test-sanitize demo bench format clean
+
+all: release
+
+deps:
+	@./scripts/install_deps.sh
+
+release: deps
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+debug: deps
+	@cmake -S . -B $(DEBUG_DIR) -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(DEBUG_DIR) -j $(JOBS)
+
+sanitize: deps
+	@cmake -S . -B $(SAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPREDLAKE_SANITIZE=ON -DPREDLAKE_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SAN_DIR) -j $(JOBS)
+
+test-release: release
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# The sanitizer build runs every suite too; DuckDB itself is not instrumented, so leaks it owns are not ours.
+test-sanitize: sanitize
+	@cd $(SAN_DIR) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  PREDLAKE_SANITIZED=1 ctest --output-on-failure -j $(JOBS) -LE slow
+
+test: test-release test-sanitize
+
+demo: release
+	./$(BUILD_DIR)/predlake update
+	./$(BUILD_DIR)/predlake describe
+
+bench: release
+	@for b in $(BUILD_DIR)/bench/bench_*; do echo "== $$b"; $$b; done
+
+format:
+	@find src tests bench \( -name '*.cpp' -o -name '*.hpp' \) -print0 | xargs -0 clang-format -i
+
+clean:
+	rm -rf build

@@ -1,0 +1,25 @@
+# DuckDB: fetched and hash-checked by scripts/fetch_duckdb.sh into third_party/duckdb (never committed).
+set(PREDLAKE_DUCKDB_DIR ${PROJECT_SOURCE_DIR}/third_party/duckdb)
+if(NOT EXISTS ${PREDLAKE_DUCKDB_DIR}/lib/libduckdb.so)
+  execute_process(COMMAND ${PROJECT_SOURCE_DIR}/scripts/fetch_duckdb.sh RESULT_VARIABLE fetch_rc)
+  if(NOT fetch_rc EQUAL 0)
+    message(FATAL_ERROR "DuckDB could not be fetched; run scripts/install_deps.sh")
+  endif()
+endif()
+add_library(duckdb SHARED IMPORTED GLOBAL)
+set_target_properties(duckdb PROPERTIES
+  IMPORTED_LOCATION ${PREDLAKE_DUCKDB_DIR}/lib/libduckdb.so
+  IMPORTED_NO_SONAME ON
+  INTERFACE_INCLUDE_DIRECTORIES ${PREDLAKE_DUCKDB_DIR}/include)
+set(CMAKE_BUILD_RPATH ${PREDLAKE_DUCKDB_DIR}/lib)
+set(CMAKE_INSTALL_RPATH ${PREDLAKE_DUCKDB_DIR}/lib)
+
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(CURL REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(httplib CONFIG REQUIRED)
+find_package(Threads REQUIRED)
+find_package(GTest REQUIRED)
+find_package(benchmark REQUIRED)

@@ -1,0 +1,50 @@
+// Time strings and durations (DESIGN.md section 5). All times are UTC unix milliseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.hpp"
+
+namespace predlake {
+
+// Parses a time string relative to `now_ms` (the command's frozen "now"). Accepted forms: `now`,
+// `N minute(s)|hour(s)|day(s) ago`, `YYYY-MM-DD`, `YYYY-MM-DD_HH:MM[:SS[.fff]]`, ISO-8601
+// (`2024-07-26T01:00:00Z`, `2024-07-26T01:00:00.123Z`, `+00:00` offsets), integer unix milliseconds.
+// On garbage returns a kUsage status whose message names the input and lists the accepted forms.
+Result<int64_t> ParseTime(std::string_view text, int64_t now_ms);
+
+// Parses a duration: `500ms`, `30s`, `5m`, `2h`, `1d` (a positive integer and a unit). Returns ms.
+Result<int64_t> ParseDuration(std::string_view text);
+
+// Formats unix ms as `2024-07-26T01:00:00Z`, or with `.123` when the milliseconds are not zero.
+std::string FormatTime(int64_t ms);
+
+// Formats a duration in ms as its shortest exact unit string (`5m`, `1500ms`).
+std::string FormatDuration(int64_t ms);
+
+// The source of "now". Injected so that tests are deterministic. Implementations are thread-safe.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t NowMs() const = 0;
+};
+
+// The system's wall clock.
+class SystemClock final : public Clock {
+ public:
+  int64_t NowMs() const override;
+};
+
+// A clock that always answers the same time (tests, and the simulated network's pinned "now").
+class FixedClock final : public Clock {
+ public:
+  explicit FixedClock(int64_t now_ms) : now_ms_(now_ms) {}
+  int64_t NowMs() const override { return now_ms_; }
+
+ private:
+  int64_t now_ms_;
+};
+
+}  // namespace predlake
