@@ -1,5 +1,6 @@
-// Status and Result: how core code reports failure. Exceptions are caught only at the edges (CLI main,
-// HTTP handlers); everything below returns one of these. Each code maps to one process exit status.
+// Status and Result: how core code reports failure. Exceptions are caught only at the edges (CLI
+// main, HTTP handlers); everything below returns one of these. Each code maps to one process exit
+// status.
 #pragma once
 
 #include <cassert>
@@ -34,8 +35,12 @@ class [[nodiscard]] Status {
   static Status Source(std::string msg) { return Status(StatusCode::kSource, std::move(msg)); }
   static Status Data(std::string msg) { return Status(StatusCode::kData, std::move(msg)); }
   static Status Busy(std::string msg) { return Status(StatusCode::kBusy, std::move(msg)); }
-  static Status Validation(std::string msg) { return Status(StatusCode::kValidation, std::move(msg)); }
-  static Status Cancelled(std::string msg) { return Status(StatusCode::kCancelled, std::move(msg)); }
+  static Status Validation(std::string msg) {
+    return Status(StatusCode::kValidation, std::move(msg));
+  }
+  static Status Cancelled(std::string msg) {
+    return Status(StatusCode::kCancelled, std::move(msg));
+  }
   static Status Internal(std::string msg) { return Status(StatusCode::kInternal, std::move(msg)); }
 
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -92,10 +97,10 @@ class [[nodiscard]] Result {
 #define PREDLAKE_CONCAT(a, b) PREDLAKE_CONCAT_INNER(a, b)
 
 // Returns the status from the enclosing function when `expr` (a Status) is not OK.
-#define RETURN_IF_ERROR(expr)                      \
-  do {                                             \
-    ::predlake::Status _st = (expr);               \
-    if (!_st.ok()) return _st;                     \
+#define RETURN_IF_ERROR(expr)        \
+  do {                               \
+    ::predlake::Status _st = (expr); \
+    if (!_st.ok()) return _st;       \
   } while (0)
 
 // `ASSIGN_OR_RETURN(auto x, ResultExpr())` declares x from the value, or returns the error.

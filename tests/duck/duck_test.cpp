@@ -1,0 +1,141 @@
+#include "duck/duck.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace predlake::duck {
+namespace {
+
+Connection MemoryConnection(Database& db) {
+  auto conn = db.Connect();
+  EXPECT_TRUE(conn.ok());
+  return std::move(conn).value();
+}
+
+TEST(Duck, QueryReadsTypedChunks) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  Connection conn = MemoryConnection(*db);
+  auto result = conn.Query(
+      "SELECT i::BIGINT AS i, 'row' || i AS s, i % 2 = 0 AS b, CAST(i AS DECIMAL(38,18)) + "
+      "0.000000000000000001 AS d, "
+      "CASE WHEN i = 3 THEN NULL ELSE i END AS n FROM range(5000) t(i)",
+      "test query");
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->column_names(), (std::vector<std::string>{"i", "s", "b", "d", "n"}));
+  EXPECT_EQ(result->column_types()[3], Type::kDecimal);
+  int64_t rows = 0, sum = 0;
+  std::optional<std::string> third;
+  bool null_seen = false;
+  while (auto chunk = result->NextChunk()) {
+    for (size_t r = 0; r < chunk->size(); ++r, ++rows) {
+      sum += chunk->GetInt64(0, r);
+      EXPECT_EQ(chunk->GetString(1, r), "row" + std::to_string(chunk->GetInt64(0, r)));
+      EXPECT_EQ(chunk->GetBool(2, r), chunk->GetInt64(0, r) % 2 == 0);
+      if (chunk->GetInt64(0, r) == 1) third = chunk->GetText(3, r);
+      if (chunk->GetInt64(0, r) == 3) null_seen = chunk->IsNull(4, r);
+    }
+  }
+  EXPECT_EQ(rows, 5000);
+  EXPECT_EQ(sum, 4999 * 5000 / 2);
+  EXPECT_EQ(third, "1.000000000000000001");
+  EXPECT_TRUE(null_seen);
+}
+
+TEST(Duck, ErrorsNameTheStepAndAreOneLine) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok());
+  Connection conn = MemoryConnection(*db);
+  Status st = conn.Execute("SELEC 1", "my step");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kData);
+  EXPECT_EQ(st.message().rfind("my step: ", 0), 0u) << st.message();
+  EXPECT_EQ(st.message().find('\n'), std::string::npos);
+  auto missing = conn.Query("SELECT * FROM nope", "read nope");
+  EXPECT_FALSE(missing.ok());
+}
+
+TEST(Duck, TransactionRollsBackUnlessCommitted) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok());
+  Connection conn = MemoryConnection(*db);
+  ASSERT_TRUE(conn.Execute("CREATE TABLE t(x INT)", "create").ok());
+  {
+    auto tx = Transaction::Begin(conn);
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE(conn.Execute("INSERT INTO t VALUES (1)", "insert").ok());
+  }
+  auto count = conn.QueryInt("SELECT count(*) FROM t", "count");
+  ASSERT_TRUE(count.ok()) << count.status().message();
+  EXPECT_EQ(count.value(), 0);
+  {
+    auto tx = Transaction::Begin(conn);
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE(conn.Execute("INSERT INTO t VALUES (2)", "insert").ok());
+    ASSERT_TRUE(tx->Commit().ok());
+  }
+  EXPECT_EQ(*conn.QueryInt("SELECT sum(x) FROM t", "sum").value(), 2);
+}
+
+TEST(Duck, PreparedAndAppender) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok());
+  Connection conn = MemoryConnection(*db);
+  ASSERT_TRUE(
+      conn.Execute("CREATE TABLE t(id VARCHAR, n BIGINT, amount DECIMAL(38,18), ok BOOLEAN)",
+                   "create")
+          .ok());
+  auto app = conn.MakeAppender("t");
+  ASSERT_TRUE(app.ok()) << app.status().message();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(app->Append(std::string_view("id" + std::to_string(i))).ok());
+    ASSERT_TRUE(app->Append(int64_t{i}).ok());
+    ASSERT_TRUE(app->Append(std::string_view("1.000000000000000001")).ok());
+    ASSERT_TRUE(app->AppendNull().ok());
+    ASSERT_TRUE(app->EndRow().ok());
+  }
+  ASSERT_TRUE(app->Close().ok());
+  auto prep = conn.Prepare("SELECT sum(amount)::VARCHAR FROM t WHERE n >= $1", "sum amounts");
+  ASSERT_TRUE(prep.ok());
+  ASSERT_TRUE(prep->Bind(1, int64_t{1}).ok());
+  auto result = prep->Execute();
+  ASSERT_TRUE(result.ok());
+  auto rows = result->ToText();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "2.000000000000000002");
+
+  auto bad = conn.MakeAppender("no_such_table");
+  EXPECT_FALSE(bad.ok());
+  auto app2 = conn.MakeAppender("t");
+  ASSERT_TRUE(app2.ok());
+  ASSERT_TRUE(app2->Append(std::string_view("x")).ok());
+  ASSERT_TRUE(app2->Append(int64_t{1}).ok());
+  Status st = app2->Append(std::string_view("not a number"));
+  if (st.ok()) st = app2->AppendNull();
+  if (st.ok()) st = app2->EndRow();
+  if (st.ok()) st = app2->Close();
+  EXPECT_FALSE(st.ok());
+}
+
+TEST(Duck, RefusesAFileThatIsNotADatabase) {
+  auto dir = std::filesystem::temp_directory_path() / ("duck_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "junk.duckdb").string();
+  {
+    std::ofstream out(path);
+    out << "this is not a database, it is a shopping list\n";
+  }
+  auto db = Database::Open(path);
+  EXPECT_FALSE(db.ok());
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "this is not a database, it is a shopping list");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace predlake::duck
