@@ -1,5 +1,6 @@
 # Writes OUT: a table of (file stem, contents) for every file in FILES, inside namespace predlake::NS.
 set(body "// Generated from .sql files by cmake/EmbedSqlScript.cmake; do not edit.\n#include <string_view>\n#include <utility>\n#include <vector>\nnamespace predlake::${NS} {\nconst std::vector<std::pair<std::string_view, std::string_view>>& EmbeddedSql() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> kFiles = {\n")
+string(REPLACE "|" ";" FILES "${FILES}")
 foreach(f ${FILES})
   get_filename_component(stem ${f} NAME_WE)
   file(READ ${f} content)

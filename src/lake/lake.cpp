@@ -1,0 +1,351 @@
+#include "lake/lake.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lake/embedded_sql.hpp"
+
+namespace predlake::lake {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Takes the writer lock: an flock on lake.lock, which the kernel releases when the process dies, so
+// a killed writer never leaves a stale lock. The file's contents name the holder for a second
+// writer.
+Result<int> TakeWriterLock(const fs::path& dir, const std::string& command, int64_t now_ms) {
+  fs::path path = dir / kLockFile;
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::Data("cannot open lock file " + path.string() + ": " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    std::string holder = DescribeLockHolder(dir.string());
+    return Status::Busy("the lake at " + dir.string() + " is busy: another predlake writes to it" +
+                        (holder.empty() ? "" : " (" + holder + ")"));
+  }
+  nlohmann::json info = {{"pid", static_cast<int64_t>(::getpid())},
+                         {"command", command},
+                         {"since", FormatTime(now_ms)}};
+  std::string text = info.dump() + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
+    ::close(fd);
+    return Status::Data("cannot write lock file " + path.string() + ": " + std::strerror(errno));
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::string DescribeLockHolder(const std::string& lake_dir) {
+  fs::path path = fs::path(lake_dir) / kLockFile;
+  std::string text = ReadFile(path);
+  if (text.empty()) return "";
+  auto info = nlohmann::json::parse(text, nullptr, false);
+  if (info.is_discarded() || !info.is_object()) return "";
+  int64_t pid = info.value("pid", int64_t{0});
+  // A recorded holder that is no longer alive is not holding anything.
+  if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) return "";
+  return "pid " + std::to_string(pid) + ", `" + info.value("command", std::string("?")) +
+         "`, since " + info.value("since", std::string("?"));
+}
+
+Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const OpenOptions& options) {
+  std::unique_ptr<Lake> lake(new Lake());
+  lake->dir_ = lake_dir;
+  lake->mode_ = options.mode;
+  if (options.clock) {
+    lake->clock_ = options.clock;
+  } else {
+    lake->owned_clock_ = std::make_unique<SystemClock>();
+    lake->clock_ = lake->owned_clock_.get();
+  }
+  fs::path dir(lake_dir);
+  fs::path file = dir / kDatabaseFile;
+  std::error_code ec;
+  if (options.mode == Mode::kRead) {
+    if (!fs::exists(file, ec)) {
+      return Status::Data("no lake at " + lake_dir + " (run `predlake update` to create it)");
+    }
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec) return Status::Data("cannot create lake_dir " + lake_dir + ": " + ec.message());
+    ASSIGN_OR_RETURN(lake->lock_fd_, TakeWriterLock(dir, options.command, lake->clock_->NowMs()));
+  }
+
+  duck::Options db_options;
+  db_options.read_only = options.mode == Mode::kRead;
+  db_options.threads = options.threads;
+  auto db = duck::Database::Open(file.string(), db_options);
+  if (!db.ok()) {
+    if (db.status().code() == StatusCode::kBusy) {
+      std::string holder = DescribeLockHolder(lake_dir);
+      return Status::Busy("the lake at " + lake_dir + " is busy: another predlake " +
+                          (options.mode == Mode::kRead ? "writes to" : "uses") + " it" +
+                          (holder.empty() ? "" : " (" + holder + ")"));
+    }
+    return Status::Data("cannot open the lake at " + file.string() +
+                        " (not a DuckDB database, or damaged): " + db.status().message());
+  }
+  lake->db_ = std::make_unique<duck::Database>(std::move(db).value());
+  ASSIGN_OR_RETURN(auto conn, lake->db_->Connect());
+  lake->conn_ = std::make_unique<duck::Connection>(std::move(conn));
+
+  // Refuse a database that is not ours, or is from a newer predlake, before touching it.
+  ASSIGN_OR_RETURN(auto has_meta, lake->conn_->QueryInt(
+                                      "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+                                      "current_database() AND table_name = 'predlake_meta'",
+                                      "inspect lake"));
+  ASSIGN_OR_RETURN(
+      auto table_count,
+      lake->conn_->QueryInt("SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+                            "current_database()",
+                            "inspect lake"));
+  if (has_meta.value_or(0) == 0) {
+    if (table_count.value_or(0) > 0) {
+      return Status::Data(file.string() +
+                          " is a DuckDB database but not a predlake lake; refusing to "
+                          "touch it");
+    }
+    if (options.mode == Mode::kRead) {
+      return Status::Data("the lake at " + lake_dir +
+                          " is empty (run `predlake update` to fill it)");
+    }
+  } else {
+    ASSIGN_OR_RETURN(auto version, lake->conn_->QueryInt(
+                                       "SELECT TRY_CAST(value AS BIGINT) FROM predlake_meta WHERE "
+                                       "key = 'schema_version'",
+                                       "read schema version"));
+    if (version.value_or(0) > kSchemaVersion) {
+      return Status::Data("the lake at " + lake_dir + " was written by a newer predlake (schema " +
+                          std::to_string(*version) + ", this build knows " +
+                          std::to_string(kSchemaVersion) + "); upgrade predlake");
+    }
+  }
+  if (options.mode == Mode::kWrite) {
+    RETURN_IF_ERROR(lake->EnsureSchema());
+    RETURN_IF_ERROR(lake->ReconcileAbandonedRuns());
+  }
+  return lake;
+}
+
+Lake::~Lake() {
+  conn_.reset();
+  db_.reset();
+  if (lock_fd_ >= 0) {
+    // Empty the file before unlocking so that nobody reads a stale holder.
+    if (::ftruncate(lock_fd_, 0) != 0) {
+    }
+    ::flock(lock_fd_, LOCK_UN);
+    ::close(lock_fd_);
+  }
+}
+
+Status Lake::EnsureSchema() {
+  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
+  for (const auto& [name, sql] : EmbeddedSql()) {
+    RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + std::string(name) + ")"));
+  }
+  RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('schema_version', '" +
+                                     std::to_string(kSchemaVersion) + "') ON CONFLICT DO NOTHING",
+                                 "record schema version"));
+  RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('created_at_ms', '" +
+                                     std::to_string(clock_->NowMs()) + "') ON CONFLICT DO NOTHING",
+                                 "record creation time"));
+  return tx.Commit();
+}
+
+Status Lake::ReconcileAbandonedRuns() {
+  // Holding the writer lock means no other process is running: a "running" row is a run that was
+  // killed.
+  return conn_->Execute(
+      "UPDATE predlake_runs SET status = 'aborted', ended_at_ms = coalesce(ended_at_ms, " +
+          std::to_string(clock_->NowMs()) +
+          "), error = coalesce(error, 'the process stopped before the run finished') "
+          "WHERE status = 'running'",
+      "mark abandoned runs aborted");
+}
+
+Result<std::map<std::string, Watermark>> Lake::Watermarks() {
+  ASSIGN_OR_RETURN(auto result, conn_->Query("SELECT table_name, start_ms, watermark_ms FROM "
+                                             "predlake_watermarks ORDER BY table_name",
+                                             "read watermarks"));
+  std::map<std::string, Watermark> out;
+  while (auto chunk = result.NextChunk()) {
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      out[std::string(chunk->GetString(0, r))] = {chunk->GetInt64(1, r), chunk->GetInt64(2, r)};
+    }
+  }
+  return out;
+}
+
+Result<std::optional<Watermark>> Lake::GetWatermark(std::string_view table) {
+  ASSIGN_OR_RETURN(auto all, Watermarks());
+  auto it = all.find(std::string(table));
+  if (it == all.end()) return std::optional<Watermark>();
+  return std::optional<Watermark>(it->second);
+}
+
+Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id) {
+  ASSIGN_OR_RETURN(
+      auto stmt,
+      conn_->Prepare("INSERT INTO predlake_watermarks VALUES ($1, $2, $3, $4, $5) "
+                     "ON CONFLICT (table_name) DO UPDATE SET start_ms = excluded.start_ms, "
+                     "watermark_ms = excluded.watermark_ms, run_id = excluded.run_id, "
+                     "updated_at_ms = excluded.updated_at_ms",
+                     "set watermark"));
+  RETURN_IF_ERROR(stmt.Bind(1, table));
+  RETURN_IF_ERROR(stmt.Bind(2, watermark.start_ms));
+  RETURN_IF_ERROR(stmt.Bind(3, watermark.watermark_ms));
+  RETURN_IF_ERROR(stmt.Bind(4, run_id));
+  RETURN_IF_ERROR(stmt.Bind(5, clock_->NowMs()));
+  return stmt.Execute().status();
+}
+
+Result<std::optional<Checkpoint>> Lake::GetCheckpoint() {
+  ASSIGN_OR_RETURN(
+      auto result,
+      conn_->Query("SELECT start_ms, checkpoint_ms FROM predlake_checkpoint WHERE id = 1",
+                   "read checkpoint"));
+  auto chunk = result.NextChunk();
+  if (!chunk || chunk->size() == 0) return std::optional<Checkpoint>();
+  return std::optional<Checkpoint>(Checkpoint{chunk->GetInt64(0, 0), chunk->GetInt64(1, 0)});
+}
+
+Status Lake::SetCheckpoint(const Checkpoint& checkpoint, int64_t run_id) {
+  return conn_->Execute(
+      "INSERT INTO predlake_checkpoint VALUES (1, " + std::to_string(checkpoint.start_ms) + ", " +
+          std::to_string(checkpoint.checkpoint_ms) + ", " + std::to_string(run_id) + ", " +
+          std::to_string(clock_->NowMs()) +
+          ") ON CONFLICT (id) DO UPDATE SET start_ms = excluded.start_ms, checkpoint_ms = "
+          "excluded.checkpoint_ms, run_id = excluded.run_id, updated_at_ms = "
+          "excluded.updated_at_ms",
+      "set checkpoint");
+}
+
+Status Lake::ClearCheckpoint() {
+  return conn_->Execute("DELETE FROM predlake_checkpoint", "clear checkpoint");
+}
+
+Result<std::string> Lake::WatermarksJson() {
+  ASSIGN_OR_RETURN(auto marks, Watermarks());
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [table, mark] : marks) j[table] = mark.watermark_ms;
+  return j.dump();
+}
+
+Result<int64_t> Lake::BeginRun(const std::string& command) {
+  ASSIGN_OR_RETURN(auto marks, WatermarksJson());
+  ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
+  ASSIGN_OR_RETURN(auto last,
+                   conn_->QueryInt("SELECT max(run_id) FROM predlake_runs", "next run id"));
+  int64_t run_id = last.value_or(0) + 1;
+  ASSIGN_OR_RETURN(
+      auto stmt,
+      conn_->Prepare("INSERT INTO predlake_runs (run_id, command, status, started_at_ms, "
+                     "checkpoint_before_ms, watermarks_before, pid) VALUES ($1, $2, "
+                     "'running', $3, $4, $5, $6)",
+                     "record run start"));
+  RETURN_IF_ERROR(stmt.Bind(1, run_id));
+  RETURN_IF_ERROR(stmt.Bind(2, std::string_view(command)));
+  RETURN_IF_ERROR(stmt.Bind(3, clock_->NowMs()));
+  RETURN_IF_ERROR(checkpoint ? stmt.Bind(4, checkpoint->checkpoint_ms) : stmt.BindNull(4));
+  RETURN_IF_ERROR(stmt.Bind(5, std::string_view(marks)));
+  RETURN_IF_ERROR(stmt.Bind(6, static_cast<int64_t>(::getpid())));
+  RETURN_IF_ERROR(stmt.Execute().status());
+  return run_id;
+}
+
+namespace {
+Status RecordEnd(duck::Connection& conn, int64_t run_id, const std::string& status,
+                 const std::string& error, const RunSummary& summary, int64_t now_ms,
+                 const std::string& marks_after, std::optional<int64_t> checkpoint_after) {
+  ASSIGN_OR_RETURN(
+      auto stmt, conn.Prepare("UPDATE predlake_runs SET status = $2, ended_at_ms = $3, "
+                              "window_start_ms = $4, window_end_ms = $5, checkpoint_after_ms = $6, "
+                              "watermarks_after = $7, error = $8, detail = $9 WHERE run_id = $1",
+                              "record run end"));
+  RETURN_IF_ERROR(stmt.Bind(1, run_id));
+  RETURN_IF_ERROR(stmt.Bind(2, std::string_view(status)));
+  RETURN_IF_ERROR(stmt.Bind(3, now_ms));
+  RETURN_IF_ERROR(summary.window_start_ms ? stmt.Bind(4, *summary.window_start_ms)
+                                          : stmt.BindNull(4));
+  RETURN_IF_ERROR(summary.window_end_ms ? stmt.Bind(5, *summary.window_end_ms) : stmt.BindNull(5));
+  RETURN_IF_ERROR(checkpoint_after ? stmt.Bind(6, *checkpoint_after) : stmt.BindNull(6));
+  RETURN_IF_ERROR(stmt.Bind(7, std::string_view(marks_after)));
+  RETURN_IF_ERROR(error.empty() ? stmt.BindNull(8) : stmt.Bind(8, std::string_view(error)));
+  RETURN_IF_ERROR(summary.detail_json.empty()
+                      ? stmt.BindNull(9)
+                      : stmt.Bind(9, std::string_view(summary.detail_json)));
+  RETURN_IF_ERROR(stmt.Execute().status());
+  RETURN_IF_ERROR(
+      conn.Execute("DELETE FROM predlake_run_tables WHERE run_id = " + std::to_string(run_id),
+                   "record run tables"));
+  if (summary.tables.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(auto app, conn.MakeAppender("predlake_run_tables"));
+  for (const auto& [table, counts] : summary.tables) {
+    RETURN_IF_ERROR(app.Append(run_id));
+    RETURN_IF_ERROR(app.Append(std::string_view(table)));
+    RETURN_IF_ERROR(app.Append(counts.rows_in));
+    RETURN_IF_ERROR(app.Append(counts.rows_out));
+    RETURN_IF_ERROR(app.Append(counts.rows_updated));
+    RETURN_IF_ERROR(app.Append(counts.rows_deleted));
+    RETURN_IF_ERROR(app.EndRow());
+  }
+  return app.Close();
+}
+}  // namespace
+
+Status Lake::FinishRun(int64_t run_id, const RunSummary& summary) {
+  ASSIGN_OR_RETURN(auto marks, WatermarksJson());
+  ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
+  return RecordEnd(*conn_, run_id, "succeeded", "", summary, clock_->NowMs(), marks,
+                   checkpoint ? std::optional<int64_t>(checkpoint->checkpoint_ms) : std::nullopt);
+}
+
+Status Lake::FailRun(int64_t run_id, const Status& error, const RunSummary& summary) {
+  ASSIGN_OR_RETURN(auto marks, WatermarksJson());
+  ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
+  std::string status = error.code() == StatusCode::kCancelled ? "aborted" : "failed";
+  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
+  RETURN_IF_ERROR(
+      RecordEnd(*conn_, run_id, status, error.message(), summary, clock_->NowMs(), marks,
+                checkpoint ? std::optional<int64_t>(checkpoint->checkpoint_ms) : std::nullopt));
+  return tx.Commit();
+}
+
+Result<std::map<std::string, TableCounts>> Lake::DeleteRawFrom(int64_t from_ms) {
+  std::map<std::string, TableCounts> counts;
+  for (std::string_view table : kRawTables) {
+    ASSIGN_OR_RETURN(auto result, conn_->Query("DELETE FROM " + std::string(table) +
+                                                   " WHERE timestamp >= " + std::to_string(from_ms),
+                                               "drop raw rows from " + std::string(table)));
+    counts[std::string(table)].rows_deleted = result.rows_changed();
+  }
+  RETURN_IF_ERROR(conn_->Execute(
+      "UPDATE predlake_watermarks SET watermark_ms = greatest(start_ms, " +
+          std::to_string(from_ms) + "), updated_at_ms = " + std::to_string(clock_->NowMs()) +
+          " WHERE watermark_ms > " + std::to_string(from_ms),
+      "move watermarks back"));
+  return counts;
+}
+
+}  // namespace predlake::lake

@@ -1,0 +1,52 @@
+-- Bookkeeping: schema version, raw watermarks, the ETL checkpoint, the run ledger.
+CREATE TABLE IF NOT EXISTS predlake_meta (
+  key VARCHAR PRIMARY KEY,
+  value VARCHAR NOT NULL
+);
+
+-- One row per raw table once it has been fetched or imported: every source event with
+-- start_ms <= timestamp < watermark_ms is in the table.
+CREATE TABLE IF NOT EXISTS predlake_watermarks (
+  table_name VARCHAR PRIMARY KEY,
+  start_ms BIGINT NOT NULL,
+  watermark_ms BIGINT NOT NULL,
+  run_id BIGINT,
+  updated_at_ms BIGINT
+);
+
+-- The one checkpoint shared by every built table: built rows reflect exactly the raw events with
+-- start_ms <= timestamp < checkpoint_ms.
+CREATE TABLE IF NOT EXISTS predlake_checkpoint (
+  id INTEGER PRIMARY KEY,
+  start_ms BIGINT NOT NULL,
+  checkpoint_ms BIGINT NOT NULL,
+  run_id BIGINT,
+  updated_at_ms BIGINT
+);
+
+CREATE TABLE IF NOT EXISTS predlake_runs (
+  run_id BIGINT PRIMARY KEY,
+  command VARCHAR NOT NULL,
+  status VARCHAR NOT NULL,          -- running | succeeded | failed | aborted
+  started_at_ms BIGINT NOT NULL,
+  ended_at_ms BIGINT,
+  window_start_ms BIGINT,
+  window_end_ms BIGINT,
+  checkpoint_before_ms BIGINT,
+  checkpoint_after_ms BIGINT,
+  watermarks_before VARCHAR,        -- JSON object: table -> watermark ms
+  watermarks_after VARCHAR,
+  error VARCHAR,
+  pid BIGINT,
+  detail VARCHAR                    -- JSON object with command-specific facts
+);
+
+-- Rows read and written per table by each run.
+CREATE TABLE IF NOT EXISTS predlake_run_tables (
+  run_id BIGINT NOT NULL,
+  table_name VARCHAR NOT NULL,
+  rows_in BIGINT NOT NULL,
+  rows_out BIGINT NOT NULL,
+  rows_updated BIGINT NOT NULL DEFAULT 0,
+  rows_deleted BIGINT NOT NULL DEFAULT 0
+);

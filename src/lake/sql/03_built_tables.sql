@@ -1,0 +1,1 @@
+-- Built tables (the ETL's output) are declared by the ETL module's steps.

@@ -1,0 +1,188 @@
+#include "lake/lake.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace predlake::lake {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LakeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (fs::temp_directory_path() /
+            ("lake_test_" + std::to_string(getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Lake> OpenWriter() {
+    OpenOptions options{Mode::kWrite, "test", &clock_};
+    auto lake = Lake::Open(dir_, options);
+    EXPECT_TRUE(lake.ok()) << lake.status().message();
+    return lake.ok() ? std::move(lake).value() : nullptr;
+  }
+
+  std::string dir_;
+  FixedClock clock_{1'721'952'000'000};
+};
+
+TEST_F(LakeTest, CreatesEveryRawAndBookkeepingTable) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  for (auto table : kRawTables) {
+    auto n = lake->conn().QueryInt("SELECT count(*) FROM " + std::string(table), "count");
+    ASSERT_TRUE(n.ok()) << table << ": " << n.status().message();
+    EXPECT_EQ(n.value(), 0);
+  }
+  auto version = lake->conn().QueryInt(
+      "SELECT value::BIGINT FROM predlake_meta WHERE key = 'schema_version'", "version");
+  ASSERT_TRUE(version.ok());
+  EXPECT_EQ(version.value(), kSchemaVersion);
+}
+
+TEST_F(LakeTest, ReadingAMissingLakeIsAClearError) {
+  auto lake = Lake::Open(dir_, OpenOptions{Mode::kRead, "describe", &clock_});
+  ASSERT_FALSE(lake.ok());
+  EXPECT_EQ(lake.status().code(), StatusCode::kData);
+  EXPECT_NE(lake.status().message().find("no lake at"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST_F(LakeTest, RefusesAFileThatIsNotALake) {
+  fs::create_directories(dir_);
+  std::string file = (fs::path(dir_) / kDatabaseFile).string();
+  { std::ofstream(file) << "garbage that is not a database"; }
+  auto lake = Lake::Open(dir_, OpenOptions{Mode::kWrite, "update", &clock_});
+  ASSERT_FALSE(lake.ok());
+  std::ifstream in(file);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "garbage that is not a database");
+}
+
+TEST_F(LakeTest, RefusesALakeFromANewerSchema) {
+  {
+    auto lake = OpenWriter();
+    ASSERT_TRUE(lake);
+    ASSERT_TRUE(
+        lake->conn()
+            .Execute("UPDATE predlake_meta SET value = '999' WHERE key = 'schema_version'", "bump")
+            .ok());
+  }
+  auto lake = Lake::Open(dir_, OpenOptions{Mode::kWrite, "update", &clock_});
+  ASSERT_FALSE(lake.ok());
+  EXPECT_NE(lake.status().message().find("newer predlake"), std::string::npos);
+}
+
+TEST_F(LakeTest, SecondWriterIsBusyAndNamesTheHolder) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  // flock is per open file description, so a child process sees the conflict as another writer
+  // would.
+  pid_t child = fork();
+  if (child == 0) {
+    FixedClock clock(0);
+    auto second = Lake::Open(dir_, OpenOptions{Mode::kWrite, "raw update", &clock});
+    bool ok =
+        !second.ok() && second.status().code() == StatusCode::kBusy &&
+        second.status().message().find("pid " + std::to_string(getppid())) != std::string::npos &&
+        second.status().message().find("`test`") != std::string::npos;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST_F(LakeTest, WatermarksCheckpointAndRunLedger) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  auto run = lake->BeginRun("raw update");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  {
+    auto tx = duck::Transaction::Begin(lake->conn());
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE(lake->SetWatermark("pdr_predictions", {100, 5000}, *run).ok());
+    ASSERT_TRUE(lake->SetCheckpoint({100, 4000}, *run).ok());
+    RunSummary summary;
+    summary.window_start_ms = 100;
+    summary.window_end_ms = 5000;
+    summary.tables["pdr_predictions"] = {10, 10, 0, 0};
+    ASSERT_TRUE(lake->FinishRun(*run, summary).ok());
+    ASSERT_TRUE(tx->Commit().ok());
+  }
+  auto mark = lake->GetWatermark("pdr_predictions");
+  ASSERT_TRUE(mark.ok());
+  ASSERT_TRUE(mark->has_value());
+  EXPECT_EQ((*mark)->watermark_ms, 5000);
+  auto rows = lake->conn()
+                  .Query(
+                      "SELECT status, window_end_ms, checkpoint_after_ms, watermarks_after FROM "
+                      "predlake_runs WHERE run_id = " +
+                          std::to_string(*run),
+                      "read run")
+                  .value()
+                  .ToText();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "succeeded");
+  EXPECT_EQ(rows[0][1], "5000");
+  EXPECT_EQ(rows[0][2], "4000");
+  EXPECT_EQ(rows[0][3], "{\"pdr_predictions\":5000}");
+
+  auto failed = lake->BeginRun("etl update");
+  ASSERT_TRUE(failed.ok());
+  ASSERT_TRUE(lake->FailRun(*failed, Status::Source("boom")).ok());
+  auto status = lake->conn()
+                    .Query("SELECT status, error FROM predlake_runs WHERE run_id = " +
+                               std::to_string(*failed),
+                           "read run")
+                    .value()
+                    .ToText();
+  EXPECT_EQ(status[0][0], "failed");
+  EXPECT_EQ(status[0][1], "boom");
+}
+
+TEST_F(LakeTest, RunsLeftRunningAreMarkedAbortedByTheNextWriter) {
+  {
+    auto lake = OpenWriter();
+    ASSERT_TRUE(lake);
+    ASSERT_TRUE(lake->BeginRun("etl update").ok());
+  }
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  auto rows = lake->conn().Query("SELECT status FROM predlake_runs", "read").value().ToText();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "aborted");
+}
+
+TEST_F(LakeTest, DeleteRawFromMovesWatermarksBack) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  ASSERT_TRUE(
+      lake->conn()
+          .Execute("INSERT INTO pdr_truevals (ID, timestamp) VALUES ('a', 1000), ('b', 2000), "
+                   "('c', 3000)",
+                   "seed")
+          .ok());
+  ASSERT_TRUE(lake->SetWatermark("pdr_truevals", {500, 4000}, 1).ok());
+  ASSERT_TRUE(lake->SetWatermark("pdr_payouts", {500, 1500}, 1).ok());
+  auto counts = lake->DeleteRawFrom(2000);
+  ASSERT_TRUE(counts.ok()) << counts.status().message();
+  EXPECT_EQ((*counts)["pdr_truevals"].rows_deleted, 2);
+  auto marks = lake->Watermarks().value();
+  EXPECT_EQ(marks["pdr_truevals"].watermark_ms, 2000);
+  EXPECT_EQ(marks["pdr_payouts"].watermark_ms, 1500);
+  ASSERT_TRUE(lake->DeleteRawFrom(0).ok());
+  marks = lake->Watermarks().value();
+  EXPECT_EQ(marks["pdr_truevals"].watermark_ms, 500);
+}
+
+}  // namespace
+}  // namespace predlake::lake
