@@ -61,3 +61,13 @@ CREATE TABLE IF NOT EXISTS pdr_slots (
   roundSumStakes DECIMAL(38, 18),
   status VARCHAR
 );
+
+-- Feed contracts as last fetched (a snapshot, no watermark): what each feed is and its epoch rules.
+CREATE TABLE IF NOT EXISTS pdr_contracts (
+  ID VARCHAR PRIMARY KEY,
+  pair VARCHAR,
+  timeframe VARCHAR,
+  source VARCHAR,
+  seconds_per_epoch BIGINT,
+  trueval_submit_timeout BIGINT
+);
