@@ -11,11 +11,16 @@ namespace predlake {
 
 // Parses a time string relative to `now_ms` (the command's frozen "now"). Accepted forms: `now`,
 // `N minute(s)|hour(s)|day(s) ago`, `YYYY-MM-DD`, `YYYY-MM-DD_HH:MM[:SS[.fff]]`, ISO-8601
-// (`2024-07-26T01:00:00Z`, `2024-07-26T01:00:00.123Z`, `+00:00` offsets), integer unix milliseconds.
-// On garbage returns a kUsage status whose message names the input and lists the accepted forms.
+// (`2024-07-26T01:00:00Z`, `2024-07-26T01:00:00.123Z`, `+00:00` offsets, a space instead of `T`),
+// integer unix milliseconds; also `min`/`mins`, seconds and weeks in `N ... ago`. Case-insensitive,
+// surrounding spaces ignored, digits past milliseconds truncated. Invalid dates (2024-02-30, hour
+// 24) and times before 1970 are kUsage errors naming the problem. On garbage returns a kUsage
+// status whose message names the input and lists the accepted forms.
 Result<int64_t> ParseTime(std::string_view text, int64_t now_ms);
 
-// Parses a duration: `500ms`, `30s`, `5m`, `2h`, `1d` (a positive integer and a unit). Returns ms.
+// Parses a duration: `500ms`, `30s`, `5m`, `2h`, `1d` (a non-negative integer and a unit; `0s` is
+// allowed, callers that need a positive duration check it). Returns ms; garbage or overflow is a
+// kUsage status.
 Result<int64_t> ParseDuration(std::string_view text);
 
 // Formats unix ms as `2024-07-26T01:00:00Z`, or with `.123` when the milliseconds are not zero.
