@@ -1,12 +1,433 @@
 #include "cli/cli.hpp"
 
-#include <cstdio>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/command.hpp"
 
 namespace predlake::cli {
 
-int Main(int, char**) {
-  std::fputs("predlake: not built yet\n", stderr);
-  return 2;
+// Generated from src/cli/commands/ by src/cli/CMakeLists.txt.
+std::vector<CommandSpec> RegisteredCommands();
+
+namespace {
+
+#ifndef PREDLAKE_VERSION
+#define PREDLAKE_VERSION "0.0.0"
+#endif
+
+// The order of DESIGN.md section 5; commands not listed here follow, alphabetically.
+constexpr const char* kPreferredOrder[] = {
+    "update",   "raw update",  "raw drop", "raw import",  "etl update",
+    "etl drop", "etl rebuild", "describe", "validate",    "query",
+    "runs",     "sim serve",   "sim dump", "config show", "version",
+};
+
+struct GroupHelp {
+  const char* name;
+  const char* help;
+};
+constexpr GroupHelp kGroups[] = {
+    {"raw", "raw tables: fetch, drop, import"},
+    {"etl", "built tables: update, roll back, rebuild"},
+    {"sim", "the simulated network"},
+    {"config", "the configuration"},
+};
+
+constexpr const char* kGlobalFooter =
+    "Global options go before the command: -q/--quiet, -c/--config FILE, -n/--network NAME, "
+    "--log-format text|json (see 'predlake --help').";
+
+std::vector<std::string> SplitWords(const std::string& path) {
+  std::vector<std::string> words;
+  std::istringstream in(path);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string Join(const std::vector<std::string>& words, const char* sep = " ") {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : sep) + w;
+  return out;
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+size_t Rank(const std::string& path) {
+  auto it = std::find_if(std::begin(kPreferredOrder), std::end(kPreferredOrder),
+                         [&](const char* p) { return path == p; });
+  return static_cast<size_t>(it - std::begin(kPreferredOrder));
+}
+
+// Messages can carry newlines (DuckDB's errors do); the contract is one line per error.
+std::string OneLine(const std::string& message) {
+  std::string out;
+  bool space = false;
+  for (char c : message) {
+    if (c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) {
+      if (out.back() != ' ') out += ' ';
+      space = false;
+      if (c == ' ') continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string LowerFirst(std::string s) {
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && (s.size() < 2 || !(s[1] >= 'A' && s[1] <= 'Z'))) {
+    s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  }
+  return s;
+}
+
+struct Globals {
+  bool quiet = false;
+  std::string config_path = "ppss.yaml";
+  std::string network;
+  std::string log_format = "text";
+};
+
+// What a first pass over the arguments found: the command path, and the rewritten arguments
+// (pdr-backend's positional `COMMAND PPSS_FILE NETWORK` turned into -c/-n).
+struct Preparsed {
+  std::vector<std::string> args;
+  std::vector<std::string> path;
+  const CommandSpec* spec = nullptr;  // set when `path` names a command (not a group)
+  bool help = false;
+  size_t after_path = 0;  // index in args just past the command path
+};
+
+bool IsGlobalValueOption(const std::string& a) {
+  return a == "-c" || a == "--config" || a == "-n" || a == "--network" || a == "--log-format";
+}
+
+Result<Preparsed> Preparse(const std::vector<std::string>& args,
+                           const std::vector<CommandSpec>& specs) {
+  Preparsed p;
+  p.args = args;
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "-h" || a == "--help") p.help = true;
+  }
+  bool saw_config = false, saw_network = false;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.empty() || a[0] != '-' || a == "-" || a == "--") break;
+    if (a == "-c" || a == "--config" || a.rfind("--config=", 0) == 0) saw_config = true;
+    if (a == "-n" || a == "--network" || a.rfind("--network=", 0) == 0) saw_network = true;
+    if (IsGlobalValueOption(a)) ++i;
+  }
+
+  // The longest run of words that is a prefix of a registered path.
+  size_t j = i;
+  while (j < args.size()) {
+    std::vector<std::string> candidate = p.path;
+    candidate.push_back(args[j]);
+    bool prefix = false;
+    for (const CommandSpec& spec : specs) {
+      std::vector<std::string> words = SplitWords(spec.path);
+      if (words.size() >= candidate.size() &&
+          std::equal(candidate.begin(), candidate.end(), words.begin())) {
+        prefix = true;
+        if (words.size() == candidate.size()) p.spec = &spec;
+      }
+    }
+    if (!prefix) break;
+    p.path = std::move(candidate);
+    ++j;
+    if (p.spec) break;
+  }
+  p.after_path = j;
+
+  if (p.path.empty()) {
+    if (i < args.size() && args[i] != "--") {
+      return Status::Usage("unknown command '" + args[i] + "' (see 'predlake --help')");
+    }
+    if (!p.help) return Status::Usage("no command given (see 'predlake --help')");
+    return p;
+  }
+  if (!p.spec) {
+    if (j < args.size() && !args[j].empty() && args[j][0] != '-') {
+      return Status::Usage("unknown command '" + Join(p.path) + " " + args[j] +
+                           "' (see 'predlake " + Join(p.path) + " --help')");
+    }
+    if (!p.help) {
+      std::vector<std::string> children;
+      for (const CommandSpec& spec : specs) {
+        std::vector<std::string> words = SplitWords(spec.path);
+        if (words.size() > p.path.size() &&
+            std::equal(p.path.begin(), p.path.end(), words.begin())) {
+          children.push_back(words[p.path.size()]);
+        }
+      }
+      return Status::Usage("'" + Join(p.path) + "' needs a command: " + Join(children, ", ") +
+                           " (see 'predlake " + Join(p.path) + " --help')");
+    }
+    return p;
+  }
+
+  // pdr-backend's order: COMMAND PPSS_FILE NETWORK ...
+  if (j < args.size() && (EndsWith(args[j], ".yaml") || EndsWith(args[j], ".yml"))) {
+    std::vector<std::string> front = {"-c", args[j]};
+    size_t consumed = 1;
+    if (saw_config) {
+      return Status::Usage("the config file is given twice: with -c and as '" + args[j] + "'");
+    }
+    if (j + 1 < args.size() && !args[j + 1].empty() && args[j + 1][0] != '-') {
+      if (saw_network) {
+        return Status::Usage("the network is given twice: with -n and as '" + args[j + 1] + "'");
+      }
+      front.push_back("-n");
+      front.push_back(args[j + 1]);
+      consumed = 2;
+    }
+    p.args.erase(p.args.begin() + static_cast<std::ptrdiff_t>(j),
+                 p.args.begin() + static_cast<std::ptrdiff_t>(j + consumed));
+    p.args.insert(p.args.begin(), front.begin(), front.end());
+  }
+  return p;
+}
+
+std::string RootHelp(const std::vector<CommandSpec>& specs) {
+  std::ostringstream out;
+  out << "predlake " << PREDLAKE_VERSION
+      << ": an incremental, checkpointed data lake for Ocean Predictoor\n\n"
+      << "Usage: predlake [-q] [-c FILE] [-n NETWORK] [--log-format text|json] COMMAND [ARGS...]\n"
+      << "       predlake COMMAND PPSS_FILE NETWORK [ARGS...]   (pdr-backend's order)\n\n"
+      << "Global options:\n"
+      << "  -q, --quiet           silence progress and informational output (errors still go to "
+         "stderr)\n"
+      << "  -c, --config FILE     the ppss.yaml to read (default ./ppss.yaml; built-in defaults if "
+         "it\n"
+      << "                        does not exist)\n"
+      << "  -n, --network NAME    " << config::KnownNetworks()
+      << " (default: lake_ss.network, else sim)\n"
+      << "  --log-format FORMAT   text or json (one JSON object per line on stderr)\n"
+      << "  -h, --help            this help; 'predlake COMMAND --help' for a command's options\n\n"
+      << "Commands:\n";
+  size_t width = 0;
+  for (const CommandSpec& spec : specs) width = std::max(width, spec.path.size());
+  for (const CommandSpec& spec : specs) {
+    out << "  " << spec.path << std::string(width - spec.path.size() + 2, ' ') << spec.help << "\n";
+  }
+  out << "\nTime strings: " << kTimeFormsHelp << "; all UTC.\n"
+      << "Durations: 500ms, 30s, 5m, 2h, 1d.\n"
+      << "Exit status: 0 ok, 1 validation failed, 2 usage or config error, 3 source or data error, "
+         "4 lake busy.\n";
+  return out.str();
+}
+
+std::string OriginPrefix(const config::Origin& origin) {
+  if (origin.kind != config::Origin::Kind::kFile) return "";
+  return origin.Describe() + ": ";
+}
+
+std::string TrimLower(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t"));
+  s.erase(s.find_last_not_of(" \t") + 1);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const CommandSpec& spec,
+                              const Io& io) {
+  Context::Init init;
+  init.config_origin.kind =
+      config_explicit ? config::Origin::Kind::kFlag : config::Origin::Kind::kDefault;
+  if (spec.needs_config) {
+    std::error_code ec;
+    if (config_explicit || std::filesystem::exists(g.config_path, ec)) {
+      ASSIGN_OR_RETURN(init.config, config::LoadConfig(g.config_path));
+    }
+  }
+
+  if (!g.network.empty()) {
+    init.network = g.network;
+    init.network_origin.kind = config::Origin::Kind::kFlag;
+  } else {
+    init.network = init.config.lake.network;
+    init.network_origin = config::OriginOf(init.config, "lake_ss.network");
+  }
+  if (!config::IsKnownNetwork(init.network)) {
+    return Status::Usage("unknown network '" + init.network +
+                         "' (known: " + config::KnownNetworks() + ")");
+  }
+
+  const int64_t wall_ms = io.clock->NowMs();
+  init.now_ms = wall_ms;
+  if (init.network == "sim" && TrimLower(init.config.sim.now) != "now") {
+    Result<int64_t> pinned = ParseTime(init.config.sim.now, wall_ms);
+    if (!pinned.ok()) {
+      return Status::Config(OriginPrefix(config::OriginOf(init.config, "sim_ss.now")) +
+                            "sim_ss.now: " + pinned.status().message());
+    }
+    init.now_ms = *pinned;
+    init.now_is_wall_clock = false;
+    init.now_origin = config::OriginOf(init.config, "sim_ss.now");
+  } else {
+    init.now_origin.kind = config::Origin::Kind::kDefault;
+    init.now_is_wall_clock = true;
+  }
+
+  init.quiet = g.quiet;
+  ASSIGN_OR_RETURN(init.log_format, ParseLogFormat(g.log_format));
+  init.out = io.out;
+  init.err = io.err;
+  init.out_is_tty = io.out_is_tty;
+  init.err_is_tty = io.err_is_tty;
+  init.terminal_width = io.terminal_width;
+  init.clock = io.clock;
+  return init;
+}
+
+void PrintError(const Io& io, LogFormat format, const std::string& message) {
+  Logger(*io.err, format, false).Error(OneLine(message));
+}
+
+}  // namespace
+
+std::vector<CommandSpec> AllCommands() {
+  std::vector<CommandSpec> specs = RegisteredCommands();
+  std::stable_sort(specs.begin(), specs.end(), [](const CommandSpec& a, const CommandSpec& b) {
+    size_t ra = Rank(a.path), rb = Rank(b.path);
+    if (ra != rb) return ra < rb;
+    return a.path < b.path;
+  });
+  return specs;
+}
+
+int Run(const std::vector<std::string>& args, const Io& io) {
+  const std::vector<CommandSpec> specs = AllCommands();
+
+  // Before CLI11 runs, --log-format decides how even a usage error is printed.
+  LogFormat early_format = LogFormat::kText;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (args[i] == "--log-format" && i + 1 < args.size()) value = args[i + 1];
+    if (args[i].rfind("--log-format=", 0) == 0) value = args[i].substr(13);
+    if (value == "json") early_format = LogFormat::kJson;
+  }
+
+  Result<Preparsed> pre = Preparse(args, specs);
+  if (!pre.ok()) {
+    PrintError(io, early_format, pre.status().message());
+    return pre.status().exit_status();
+  }
+  if (pre->path.empty()) {
+    *io.out << RootHelp(specs);
+    return 0;
+  }
+
+  Globals g;
+  CLI::App app("an incremental, checkpointed data lake for Ocean Predictoor", "predlake");
+  app.set_help_flag("-h,--help", "show this help");
+  app.add_flag("-q,--quiet", g.quiet, "silence progress and informational output");
+  CLI::Option* config_opt =
+      app.add_option("-c,--config", g.config_path, "the ppss.yaml to read (default ./ppss.yaml)");
+  app.add_option("-n,--network", g.network, "network: " + config::KnownNetworks());
+  app.add_option("--log-format", g.log_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.fallthrough();
+
+  std::map<std::string, CLI::App*> nodes;
+  RunFn run;
+  for (const CommandSpec& spec : specs) {
+    std::vector<std::string> words = SplitWords(spec.path);
+    CLI::App* parent = &app;
+    std::string prefix;
+    for (size_t k = 0; k < words.size(); ++k) {
+      prefix += (k ? " " : "") + words[k];
+      auto it = nodes.find(prefix);
+      if (it != nodes.end()) {
+        parent = it->second;
+        continue;
+      }
+      std::string help = spec.help;
+      if (k + 1 < words.size()) {
+        help = words[k] + " commands";
+        for (const GroupHelp& gh : kGroups) {
+          if (words[k] == gh.name) help = gh.help;
+        }
+      }
+      parent = parent->add_subcommand(words[k], help);
+      nodes[prefix] = parent;
+    }
+    parent->footer(kGlobalFooter);
+    RunFn fn = spec.setup ? spec.setup(*parent) : RunFn();
+    if (&spec == pre->spec) run = std::move(fn);
+  }
+
+  std::vector<std::string> reversed(pre->args.rbegin(), pre->args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    *io.out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    *io.out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    PrintError(io, early_format,
+               LowerFirst(e.what()) + " (see 'predlake " + Join(pre->path) + " --help')");
+    return ExitStatusFor(StatusCode::kUsage);
+  }
+
+  Result<Context::Init> init = Resolve(g, config_opt->count() > 0, *pre->spec, io);
+  if (!init.ok()) {
+    PrintError(io, early_format, init.status().message());
+    return init.status().exit_status();
+  }
+  Context ctx(std::move(*init));
+  if (!run) {
+    PrintError(io, ctx.log().format(), "command '" + pre->spec->path + "' has no implementation");
+    return ExitStatusFor(StatusCode::kInternal);
+  }
+  Status st = run(ctx);
+  ctx.out().flush();
+  if (!st.ok()) {
+    ctx.log().Error(OneLine(st.message()));
+    return st.exit_status();
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  SystemClock clock;
+  Io io;
+  io.out = &std::cout;
+  io.err = &std::cerr;
+  io.out_is_tty = isatty(STDOUT_FILENO) == 1;
+  io.err_is_tty = isatty(STDERR_FILENO) == 1;
+  io.terminal_width = TerminalWidth(STDOUT_FILENO);
+  io.clock = &clock;
+  try {
+    int rc = Run(args, io);
+    std::cout.flush();
+    return rc;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "predlake: internal error: " << OneLine(e.what()) << "\n";
+  } catch (...) {
+    std::cout.flush();
+    std::cerr << "predlake: internal error: unknown exception\n";
+  }
+  return ExitStatusFor(StatusCode::kInternal);
 }
 
 }  // namespace predlake::cli

@@ -1,0 +1,42 @@
+#include "cli/command.hpp"
+
+namespace predlake::cli {
+namespace {
+
+struct Options {
+  std::string format = "table";
+};
+
+Status Show(Context& ctx, const Options& o) {
+  ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
+  ResultSet rs;
+  rs.columns = {"key", "value", "origin"};
+  auto add = [&](std::string key, std::string value, std::string origin) {
+    rs.rows.push_back({std::move(key), std::move(value), std::move(origin)});
+  };
+  const config::Config& cfg = ctx.config();
+  add("config", cfg.path.empty() ? "(none: built-in defaults)" : cfg.path,
+      ctx.config_origin().Describe());
+  add("network", ctx.network(), ctx.network_origin().Describe());
+  add("now", FormatTime(ctx.now_ms()),
+      ctx.now_is_wall_clock() ? "wall clock" : "sim_ss.now (" + ctx.now_origin().Describe() + ")");
+  add("lake_path", ctx.LakePath(), "lake_ss.lake_dir");
+  for (const config::ConfigEntry& e : config::Entries(cfg)) {
+    add(e.key, e.value, e.origin.Describe());
+  }
+  ctx.Write(rs, format);
+  return Status::Ok();
+}
+
+}  // namespace
+
+PREDLAKE_COMMAND(config_show) {
+  return MakeCommand<Options>(
+      "config show", "print every resolved setting and where it came from",
+      [](CLI::App& app, Options& o) {
+        AddFormatOption(app, o.format, {"table", "csv", "json"});
+      },
+      Show);
+}
+
+}  // namespace predlake::cli
