@@ -141,6 +141,7 @@ std::optional<Result<int64_t>> ParseRelative(std::string_view original, const st
   while (digits < s.size() && IsDigit(s[digits])) ++digits;
   if (digits == 0) return std::nullopt;
   std::string_view unit = Trim(s.substr(digits));
+  if (unit.empty()) return std::nullopt;
   std::optional<int64_t> unit_ms = RelativeUnitMs(unit);
   if (!unit_ms) {
     return Result<int64_t>(Invalid(

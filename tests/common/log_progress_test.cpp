@@ -1,0 +1,85 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/log.hpp"
+#include "common/progress.hpp"
+
+namespace predlake {
+namespace {
+
+TEST(LoggerTest, TextLines) {
+  std::ostringstream out;
+  Logger log(out, LogFormat::kText, false);
+  log.Info("fetched", {{"rows", "12"}});
+  log.Warn("slow");
+  log.Error("boom");
+  EXPECT_EQ(out.str(), "predlake: fetched rows=12\npredlake: warning: slow\npredlake: boom\n");
+}
+
+TEST(LoggerTest, QuietDropsInfoOnly) {
+  std::ostringstream out;
+  Logger log(out, LogFormat::kText, true);
+  log.Info("hidden");
+  log.Warn("w");
+  log.Error("e");
+  EXPECT_EQ(out.str(), "predlake: warning: w\npredlake: e\n");
+}
+
+TEST(LoggerTest, JsonOneObjectPerLine) {
+  std::ostringstream out;
+  Logger log(out, LogFormat::kJson, false);
+  log.Info("quote \" and\nnewline", {{"table", "pdr_slots"}});
+  log.Error("bad");
+  std::istringstream lines(out.str());
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  nlohmann::json j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["level"], "info");
+  EXPECT_EQ(j["msg"], "quote \" and\nnewline");
+  EXPECT_EQ(j["table"], "pdr_slots");
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_EQ(nlohmann::json::parse(line)["level"], "error");
+  EXPECT_FALSE(std::getline(lines, line));
+}
+
+TEST(LoggerTest, ParseLogFormat) {
+  EXPECT_EQ(*ParseLogFormat("text"), LogFormat::kText);
+  EXPECT_EQ(*ParseLogFormat("json"), LogFormat::kJson);
+  EXPECT_EQ(ParseLogFormat("yaml").status().code(), StatusCode::kUsage);
+}
+
+TEST(ProgressTest, DisabledWritesNothing) {
+  std::ostringstream out;
+  {
+    Progress p(out, false);
+    p.Update("x");
+    p.Update("pdr_slots", 3, 10);
+    p.Finish();
+  }
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(ProgressTest, EnabledOverwritesAndClears) {
+  std::ostringstream out;
+  {
+    Progress p(out, true);
+    p.Update("pdr_slots", 3, 10);
+    p.Update("pdr_slots", 7, 0);
+  }
+  EXPECT_EQ(out.str(), "\r\x1b[Kpdr_slots: 3/10\r\x1b[Kpdr_slots: 7\r\x1b[K");
+}
+
+TEST(ProgressTest, FinishWithoutUpdateWritesNothing) {
+  std::ostringstream out;
+  {
+    Progress p(out, true);
+    p.Finish();
+  }
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace predlake
