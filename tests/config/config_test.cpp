@@ -1,0 +1,206 @@
+#include "config/config.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace predlake::config {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string Data(const std::string& name) {
+  return std::string(PREDLAKE_SOURCE_DIR) + "/tests/config/data/" + name;
+}
+
+Status LoadError(const std::string& name) {
+  Result<Config> r = LoadConfig(Data(name));
+  EXPECT_FALSE(r.ok()) << name;
+  EXPECT_EQ(r.status().code(), StatusCode::kConfig) << r.status().message();
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << "one line";
+  return r.status();
+}
+
+TEST(LoadConfigTest, MissingFile) {
+  Result<Config> r = LoadConfig("/nonexistent/dir/ppss.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kConfig);
+  EXPECT_EQ(r.status().message(),
+            "cannot read config /nonexistent/dir/ppss.yaml: No such file or directory");
+}
+
+TEST(LoadConfigTest, DirectoryIsNotAFile) {
+  Result<Config> r = LoadConfig(std::string(PREDLAKE_SOURCE_DIR) + "/tests/config/data");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("Is a directory"));
+}
+
+TEST(LoadConfigTest, MalformedYamlHasFileAndLine) {
+  Status st = LoadError("malformed.yaml");
+  EXPECT_THAT(st.message(), StartsWith(Data("malformed.yaml") + ":"));
+  EXPECT_THAT(st.message(), HasSubstr("malformed YAML"));
+  // The line is the one yaml-cpp's mark points at (1-based), never 0.
+  EXPECT_THAT(st.message(), ::testing::Not(HasSubstr(".yaml:0:")));
+}
+
+TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
+  Status st = LoadError("unknown_key.yaml");
+  EXPECT_EQ(st.message(),
+            Data("unknown_key.yaml") +
+                ":5: unknown key 'lake_dirr' in lake_ss (known: lake_dir, st_timestr, "
+                "fin_timestr, network)");
+}
+
+TEST(LoadConfigTest, UnknownNestedKey) {
+  Status st = LoadError("unknown_sim_key.yaml");
+  EXPECT_THAT(st.message(),
+              StartsWith(Data("unknown_sim_key.yaml") + ":5: unknown key 'http_500' in "
+                                                        "sim_ss.faults"));
+}
+
+TEST(LoadConfigTest, WrongType) {
+  Status st = LoadError("wrong_type.yaml");
+  EXPECT_EQ(st.message(),
+            Data("wrong_type.yaml") + ":3: sim_ss.predictoors: expected an integer, got 'many'");
+  EXPECT_THAT(LoadError("lake_dir_map.yaml").message(),
+              HasSubstr(":3: lake_ss.lake_dir: expected a non-empty string"));
+}
+
+TEST(LoadConfigTest, OutOfRange) {
+  EXPECT_THAT(LoadError("out_of_range.yaml").message(),
+              HasSubstr(":3: sim_ss.faults.timeout: 1.5 is out of range [0, 1]"));
+  EXPECT_THAT(LoadError("bad_list.yaml").message(),
+              HasSubstr(":2: sim_ss.timeframes: unknown timeframe '15m'"));
+  EXPECT_THAT(LoadError("bad_pair.yaml").message(),
+              HasSubstr(":2: sim_ss.pairs: 'BTCUSDT' is not a pair"));
+  EXPECT_THAT(LoadError("bad_url.yaml").message(),
+              HasSubstr(":3: web3_pp.sapphire-mainnet.subgraph_url: 'ftp://example.test' is not"));
+}
+
+TEST(LoadConfigTest, BadTimeString) {
+  Status st = LoadError("bad_time.yaml");
+  EXPECT_THAT(st.message(), StartsWith(Data("bad_time.yaml") + ":3: lake_ss.st_timestr: "));
+  EXPECT_THAT(st.message(), HasSubstr("day 30"));
+}
+
+TEST(LoadConfigTest, BadDuration) {
+  Status st = LoadError("bad_duration.yaml");
+  EXPECT_THAT(st.message(), StartsWith(Data("bad_duration.yaml") + ":2: sim_ss.indexing_lag: "));
+  EXPECT_THAT(st.message(), HasSubstr("'30 seconds'"));
+}
+
+TEST(LoadConfigTest, BadNetwork) {
+  Status st = LoadError("bad_network.yaml");
+  EXPECT_EQ(st.message(), Data("bad_network.yaml") +
+                              ":2: lake_ss.network: unknown network 'polygon' (known: sim, "
+                              "sapphire-mainnet, sapphire-testnet)");
+}
+
+TEST(LoadConfigTest, DuplicateKeyAndNonMapping) {
+  EXPECT_THAT(LoadError("duplicate_key.yaml").message(),
+              HasSubstr(":3: duplicate key 'lake_dir' in lake_ss"));
+  EXPECT_THAT(LoadError("not_a_map.yaml").message(), HasSubstr(":1: expected a mapping"));
+}
+
+TEST(LoadConfigTest, EmptyFileGivesDefaults) {
+  Result<Config> r = LoadConfig(Data("empty.yaml"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->lake.lake_dir, "lake_data");
+  EXPECT_EQ(r->lake.network, "sim");
+  EXPECT_TRUE(r->origins.empty());
+}
+
+TEST(LoadConfigTest, PdrBackendFileWithOtherSectionsAndKeys) {
+  Result<Config> r = LoadConfig(Data("pdr_backend.yaml"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Config& c = *r;
+  EXPECT_EQ(c.path, Data("pdr_backend.yaml"));
+  EXPECT_EQ(c.lake.lake_dir, "my_lake");
+  EXPECT_EQ(c.lake.st_timestr, "2024-07-01_00:00");
+  EXPECT_EQ(c.lake.fin_timestr, "now");
+  EXPECT_EQ(c.lake.network, "sim");  // default: pdr-backend has no lake_ss.network
+  EXPECT_EQ(c.web3.subgraph_urls.at("sapphire-testnet"), "https://example.test/testnet");
+  EXPECT_EQ(c.web3.subgraph_urls.at("development"),
+            "http://localhost:9000/subgraphs/name/oceanprotocol/ocean-subgraph");
+  EXPECT_THAT(c.web3.subgraph_urls.at("sapphire-mainnet"), HasSubstr("sapphire-mainnet"));
+
+  Origin lake_dir = OriginOf(c, "lake_ss.lake_dir");
+  EXPECT_EQ(lake_dir.kind, Origin::Kind::kFile);
+  EXPECT_EQ(lake_dir.line, 3);
+  EXPECT_EQ(lake_dir.Describe(), Data("pdr_backend.yaml") + ":3");
+  EXPECT_EQ(OriginOf(c, "web3_pp.sapphire-testnet.subgraph_url").line, 24);
+  EXPECT_EQ(OriginOf(c, "lake_ss.network").kind, Origin::Kind::kDefault);
+  EXPECT_EQ(OriginOf(c, "lake_ss.network").Describe(), "default");
+}
+
+TEST(LoadConfigTest, EverySimKey) {
+  Result<Config> r = LoadConfig(Data("full_sim.yaml"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const SimConfig& s = r->sim;
+  EXPECT_EQ(r->lake.network, "sapphire-testnet");
+  EXPECT_EQ(s.seed, 18446744073709551615ull);
+  EXPECT_EQ(s.now, "2024-08-01T00:00:00Z");
+  EXPECT_EQ(s.indexing_lag_ms, 500);
+  EXPECT_EQ(s.start, "2024-07-20");
+  EXPECT_EQ(s.num_predictoors, 5);
+  EXPECT_EQ(s.pairs, (std::vector<std::string>{"BTC/USDT", "ETH/USDT"}));
+  EXPECT_EQ(s.timeframes, (std::vector<std::string>{"5m"}));
+  EXPECT_EQ(s.source, "kraken");
+  EXPECT_DOUBLE_EQ(s.faults.http_5xx, 0.25);
+  EXPECT_DOUBLE_EQ(s.faults.timeout, 0);
+  EXPECT_DOUBLE_EQ(s.faults.http_429, 1);
+  EXPECT_DOUBLE_EQ(s.faults.graphql_error, 0.5);
+  EXPECT_DOUBLE_EQ(s.faults.malformed, 0.125);
+  EXPECT_EQ(s.faults.seed, 9u);
+  EXPECT_EQ(OriginOf(*r, "sim_ss.faults.seed").line, 19);
+}
+
+TEST(LoadConfigTest, RepoPpssYamlLoads) {
+  std::string path = std::string(PREDLAKE_SOURCE_DIR) + "/ppss.yaml";
+  Result<Config> r = LoadConfig(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->lake.lake_dir, "lake_data");
+  EXPECT_EQ(r->lake.st_timestr, "7 days ago");
+  EXPECT_EQ(r->lake.fin_timestr, "now");
+  EXPECT_EQ(r->lake.network, "sim");
+  EXPECT_EQ(r->web3.subgraph_urls.at("sapphire-mainnet"),
+            "https://v4.subgraph.sapphire-mainnet.oceanprotocol.com/subgraphs/name/oceanprotocol/"
+            "ocean-subgraph");
+  EXPECT_EQ(r->web3.subgraph_urls.at("sapphire-testnet"),
+            "https://v4.subgraph.sapphire-testnet.oceanprotocol.com/subgraphs/name/oceanprotocol/"
+            "ocean-subgraph");
+  EXPECT_EQ(r->sim.timeframes, (std::vector<std::string>{"5m", "1h"}));
+  EXPECT_EQ(r->sim.pairs.size(), 10u);
+}
+
+TEST(EntriesTest, ListsEveryValueWithOrigin) {
+  Result<Config> r = LoadConfig(Data("full_sim.yaml"));
+  ASSERT_TRUE(r.ok());
+  std::vector<ConfigEntry> entries = Entries(*r);
+  auto find = [&](const std::string& key) -> const ConfigEntry* {
+    for (const ConfigEntry& e : entries) {
+      if (e.key == key) return &e;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(find("sim_ss.indexing_lag"), nullptr);
+  EXPECT_EQ(find("sim_ss.indexing_lag")->value, "500ms");
+  EXPECT_EQ(find("sim_ss.indexing_lag")->origin.line, 6);
+  EXPECT_EQ(find("sim_ss.pairs")->value, "BTC/USDT, ETH/USDT");
+  EXPECT_EQ(find("lake_ss.lake_dir")->origin.kind, Origin::Kind::kDefault);
+  EXPECT_NE(find("web3_pp.sapphire-mainnet.subgraph_url"), nullptr);
+}
+
+TEST(NetworkTest, Known) {
+  EXPECT_TRUE(IsKnownNetwork("sim"));
+  EXPECT_TRUE(IsKnownNetwork("sapphire-mainnet"));
+  EXPECT_TRUE(IsKnownNetwork("sapphire-testnet"));
+  EXPECT_FALSE(IsKnownNetwork("development"));
+  EXPECT_FALSE(IsKnownNetwork(""));
+  EXPECT_FALSE(IsKnownNetwork("SIM"));
+}
+
+}  // namespace
+}  // namespace predlake::config
