@@ -129,7 +129,10 @@ Result<Preparsed> Preparse(const std::vector<std::string>& args,
     if (a.empty() || a[0] != '-' || a == "-" || a == "--") break;
     if (a == "-c" || a == "--config" || a.rfind("--config=", 0) == 0) saw_config = true;
     if (a == "-n" || a == "--network" || a.rfind("--network=", 0) == 0) saw_network = true;
-    if (IsGlobalValueOption(a)) ++i;
+    if (IsGlobalValueOption(a)) {
+      if (i + 1 == args.size()) return Status::Usage(a + " needs a value (see 'predlake --help')");
+      ++i;
+    }
   }
 
   // The longest run of words that is a prefix of a registered path.
@@ -310,9 +313,9 @@ std::vector<CommandSpec> AllCommands() {
   return specs;
 }
 
-int Run(const std::vector<std::string>& args, const Io& io) {
-  const std::vector<CommandSpec> specs = AllCommands();
+int Run(const std::vector<std::string>& args, const Io& io) { return Run(args, io, AllCommands()); }
 
+int Run(const std::vector<std::string>& args, const Io& io, const std::vector<CommandSpec>& specs) {
   // Before CLI11 runs, --log-format decides how even a usage error is printed.
   LogFormat early_format = LogFormat::kText;
   for (size_t i = 0; i < args.size(); ++i) {

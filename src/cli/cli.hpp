@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.hpp"
 #include "common/time.hpp"
 
 namespace predlake::cli {
@@ -24,6 +25,8 @@ struct Io {
 // to io.out; any failure becomes exactly one line on io.err. Exceptions from commands are not
 // caught here.
 int Run(const std::vector<std::string>& args, const Io& io);
+// The same with an explicit command list instead of AllCommands() (tests of the framework itself).
+int Run(const std::vector<std::string>& args, const Io& io, const std::vector<CommandSpec>& specs);
 
 // Runs the program with the process's streams and wall clock; returns the process exit status.
 // Never throws: an exception becomes one line on stderr and exit status 3.

@@ -1,0 +1,439 @@
+// The command-line framework, in-process (cli::Run with injected commands, streams and clock).
+#include "cli/cli.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+namespace predlake::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+constexpr int64_t kWallMs = 1'800'000'000'000;    // 2027-01-15T08:00:00Z
+constexpr int64_t kPinnedMs = 1'721'959'200'000;  // 2024-07-26T02:00:00Z
+
+// What the probe command saw.
+struct Seen {
+  bool ran = false;
+  std::string network;
+  config::Origin network_origin;
+  std::string config_path;
+  int64_t now_ms = 0;
+  bool quiet = false;
+  int64_t to_ms = -1;
+  std::string lake_path;
+};
+
+struct Outcome {
+  int rc = 0;
+  std::string out;
+  std::string err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("predlake_cli_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    old_cwd_ = std::filesystem::current_path();
+    std::filesystem::current_path(dir_);
+  }
+  void TearDown() override {
+    std::filesystem::current_path(old_cwd_);
+    std::filesystem::remove_all(dir_);
+  }
+
+  void WriteFile(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+
+  std::vector<CommandSpec> TestSpecs() {
+    std::vector<CommandSpec> specs;
+    struct ProbeOpts {
+      std::string to = "now";
+    };
+    specs.push_back(MakeCommand<ProbeOpts>(
+        "probe", "record what the command sees",
+        [](CLI::App& app, ProbeOpts& o) { AddTimeOption(app, "--to", o.to, "end"); },
+        [this](Context& ctx, const ProbeOpts& o) -> Status {
+          seen_.ran = true;
+          seen_.network = ctx.network();
+          seen_.network_origin = ctx.network_origin();
+          seen_.config_path = ctx.config().path;
+          seen_.now_ms = ctx.now_ms();
+          seen_.quiet = ctx.quiet();
+          seen_.lake_path = ctx.LakePath();
+          ASSIGN_OR_RETURN(seen_.to_ms, ctx.ParseTimeArg(o.to, "--to"));
+          ctx.out() << "probe ok\n";
+          ctx.log().Info("informational");
+          return Status::Ok();
+        }));
+    specs.push_back(MakeCommand<int>("grp leaf", "a nested command", nullptr,
+                                     [](Context& ctx, const int&) -> Status {
+                                       ctx.out() << "leaf ran\n";
+                                       return Status::Ok();
+                                     }));
+    specs.push_back(MakeCommand<int>("grp other", "another nested command", nullptr,
+                                     [](Context&, const int&) { return Status::Ok(); }));
+    specs.push_back(MakeCommand<int>(
+        "fail", "fails with a multi-line data error", nullptr, [](Context&, const int&) {
+          return Status::Data("Binder Error: no such column\n\nLINE 1: x");
+        }));
+    return specs;
+  }
+
+  Outcome Exec(std::vector<std::string> args, std::optional<std::vector<CommandSpec>> specs = {}) {
+    std::ostringstream out, err;
+    Io io;
+    io.out = &out;
+    io.err = &err;
+    io.clock = &clock_;
+    Outcome o;
+    o.rc = specs ? cli::Run(args, io, *specs) : cli::Run(args, io);
+    o.out = out.str();
+    o.err = err.str();
+    return o;
+  }
+  Outcome ExecTest(std::vector<std::string> args) { return Exec(std::move(args), TestSpecs()); }
+
+  static bool OneLine(const std::string& s) {
+    return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
+  }
+
+  std::filesystem::path dir_;
+  std::filesystem::path old_cwd_;
+  FixedClock clock_{kWallMs};
+  Seen seen_;
+};
+
+TEST_F(CliTest, RootHelpListsEveryCommand) {
+  Outcome o = ExecTest({"--help"});
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_EQ(o.err, "");
+  EXPECT_THAT(o.out, HasSubstr("Usage: predlake"));
+  EXPECT_THAT(o.out, HasSubstr("probe"));
+  EXPECT_THAT(o.out, HasSubstr("grp leaf"));
+  EXPECT_THAT(o.out, HasSubstr("grp other"));
+  EXPECT_THAT(o.out, HasSubstr("PPSS_FILE NETWORK"));
+}
+
+TEST_F(CliTest, RealRegistryHasFrameworkCommandsInOrder) {
+  Outcome o = Exec({"-h"});
+  EXPECT_EQ(o.rc, 0);
+  size_t show = o.out.find("config show");
+  size_t version = o.out.find("version ");
+  ASSERT_NE(show, std::string::npos);
+  ASSERT_NE(version, std::string::npos);
+  EXPECT_LT(show, version);
+}
+
+TEST_F(CliTest, NoCommandIsUsageError) {
+  Outcome o = ExecTest({});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("no command"));
+  EXPECT_THAT(o.err, HasSubstr("--help"));
+}
+
+TEST_F(CliTest, GlobalOptionWithoutValue) {
+  Outcome o = ExecTest({"-c"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: -c needs a value (see 'predlake --help')\n");
+  o = ExecTest({"probe", "-n"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+}
+
+TEST_F(CliTest, UnknownCommandIsOneLineWithHint) {
+  Outcome o = ExecTest({"frobnicate", "--to", "now"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "predlake: unknown command 'frobnicate' (see 'predlake --help')\n");
+  o = ExecTest({"grp", "nope"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: unknown command 'grp nope' (see 'predlake grp --help')\n");
+}
+
+TEST_F(CliTest, GroupWithoutCommand) {
+  Outcome o = ExecTest({"grp"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: 'grp' needs a command: leaf, other (see 'predlake grp --help')\n");
+  o = ExecTest({"grp", "--help"});
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_THAT(o.out, HasSubstr("leaf"));
+  EXPECT_THAT(o.out, HasSubstr("other"));
+}
+
+TEST_F(CliTest, NestedCommandRuns) {
+  Outcome o = ExecTest({"grp", "leaf"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, "leaf ran\n");
+}
+
+TEST_F(CliTest, UnknownFlagIsOneLine) {
+  Outcome o = ExecTest({"probe", "--bogus"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(o.err, StartsWith("predlake: "));
+  EXPECT_THAT(o.err, HasSubstr("--bogus"));
+  EXPECT_THAT(o.err, HasSubstr("predlake probe --help"));
+  EXPECT_FALSE(seen_.ran);
+  o = ExecTest({"--bogus", "probe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+}
+
+TEST_F(CliTest, CommandHelp) {
+  Outcome o = ExecTest({"probe", "--help"});
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_THAT(o.out, HasSubstr("record what the command sees"));
+  EXPECT_THAT(o.out, HasSubstr("--to"));
+  EXPECT_THAT(o.out, HasSubstr("YYYY-MM-DD"));
+  EXPECT_FALSE(seen_.ran);
+}
+
+TEST_F(CliTest, DefaultsWhenDefaultConfigIsMissing) {
+  Outcome o = ExecTest({"probe"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, "probe ok\n");
+  EXPECT_EQ(o.err, "predlake: informational\n");
+  EXPECT_EQ(seen_.config_path, "");
+  EXPECT_EQ(seen_.network, "sim");
+  EXPECT_EQ(seen_.network_origin.kind, config::Origin::Kind::kDefault);
+  EXPECT_EQ(seen_.now_ms, kPinnedMs);  // sim's built-in pinned now
+  EXPECT_EQ(seen_.to_ms, kPinnedMs);
+  EXPECT_EQ(seen_.lake_path, "lake_data/lake.duckdb");
+}
+
+TEST_F(CliTest, DefaultConfigFileIsRead) {
+  WriteFile("ppss.yaml", "lake_ss:\n  lake_dir: here\n  network: sapphire-testnet\n");
+  Outcome o = ExecTest({"probe"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.config_path, "ppss.yaml");
+  EXPECT_EQ(seen_.network, "sapphire-testnet");
+  EXPECT_EQ(seen_.network_origin.Describe(), "ppss.yaml:3");
+  EXPECT_EQ(seen_.now_ms, kWallMs);  // real networks use the wall clock
+  EXPECT_EQ(seen_.lake_path, "here/lake.duckdb");
+}
+
+TEST_F(CliTest, BrokenDefaultConfigIsAnError) {
+  WriteFile("ppss.yaml", "lake_ss:\n  nope: 1\n");
+  Outcome o = ExecTest({"probe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err,
+            "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
+            "st_timestr, fin_timestr, network)\n");
+  EXPECT_FALSE(seen_.ran);
+}
+
+TEST_F(CliTest, ExplicitMissingConfigIsOneLine) {
+  Outcome o = ExecTest({"-c", "missing.yaml", "probe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "predlake: cannot read config missing.yaml: No such file or directory\n");
+  o = Exec({"-c", "missing.yaml", "config", "show"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: cannot read config missing.yaml: No such file or directory\n");
+}
+
+TEST_F(CliTest, VersionNeedsNoConfig) {
+  Outcome o = Exec({"-c", "missing.yaml", "version"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_THAT(o.out, StartsWith("predlake "));
+  EXPECT_THAT(o.out, HasSubstr("DuckDB v"));
+}
+
+TEST_F(CliTest, NetworkFlag) {
+  Outcome o = ExecTest({"-n", "sapphire-mainnet", "probe"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.network, "sapphire-mainnet");
+  EXPECT_EQ(seen_.network_origin.kind, config::Origin::Kind::kFlag);
+  EXPECT_EQ(seen_.now_ms, kWallMs);
+}
+
+TEST_F(CliTest, UnknownNetwork) {
+  Outcome o = ExecTest({"-n", "polygon", "probe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(
+      o.err,
+      "predlake: unknown network 'polygon' (known: sim, sapphire-mainnet, sapphire-testnet)\n");
+  EXPECT_FALSE(seen_.ran);
+}
+
+TEST_F(CliTest, PositionalPpssFileAndNetwork) {
+  WriteFile("my.yaml", "lake_ss:\n  lake_dir: mine\n");
+  Outcome o = ExecTest({"probe", "my.yaml", "sapphire-testnet", "--to", "1 hour ago"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.config_path, "my.yaml");
+  EXPECT_EQ(seen_.network, "sapphire-testnet");
+  EXPECT_EQ(seen_.lake_path, "mine/lake.duckdb");
+  EXPECT_EQ(seen_.to_ms, kWallMs - 3'600'000);
+
+  o = ExecTest({"grp", "leaf", "my.yaml", "sim"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, "leaf ran\n");
+}
+
+TEST_F(CliTest, PositionalErrors) {
+  WriteFile("my.yaml", "");
+  Outcome o = ExecTest({"probe", "my.yaml", "nowhere"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_THAT(o.err, HasSubstr("unknown network 'nowhere'"));
+  o = ExecTest({"probe", "absent.yml", "sim"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: cannot read config absent.yml: No such file or directory\n");
+  o = ExecTest({"-c", "my.yaml", "probe", "my.yaml", "sim"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_THAT(o.err, HasSubstr("given twice"));
+  o = ExecTest({"-n", "sim", "probe", "my.yaml", "sim"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_THAT(o.err, HasSubstr("given twice"));
+}
+
+TEST_F(CliTest, NowIsFrozenFromSimConfig) {
+  WriteFile("a.yaml", "sim_ss:\n  now: 2024-08-01\n");
+  Outcome o = ExecTest({"-c", "a.yaml", "probe", "--to", "2 days ago"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.now_ms, 1'722'470'400'000);
+  EXPECT_EQ(seen_.to_ms, 1'722'470'400'000 - 2 * 86'400'000);
+
+  WriteFile("b.yaml", "sim_ss:\n  now: now\n");
+  o = ExecTest({"-c", "b.yaml", "probe"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.now_ms, kWallMs);
+
+  // A relative sim_ss.now resolves once against the wall clock.
+  WriteFile("c.yaml", "sim_ss:\n  now: 1 day ago\n");
+  o = ExecTest({"-c", "c.yaml", "probe"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.now_ms, kWallMs - 86'400'000);
+}
+
+TEST_F(CliTest, BadTimeInOption) {
+  Outcome o = ExecTest({"probe", "--to", "yesterday"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(o.err, StartsWith("predlake: --to: cannot parse time 'yesterday': expected now"));
+  EXPECT_EQ(o.out, "");
+  o = ExecTest({"probe", "--to", "2024-02-30"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: --to: invalid time '2024-02-30': day 30 out of range for 2024-02\n");
+}
+
+TEST_F(CliTest, TimeOptionForms) {
+  ASSERT_EQ(ExecTest({"probe", "--to", "2024-07-26_01:00"}).rc, 0);
+  EXPECT_EQ(seen_.to_ms, 1'721'955'600'000);
+  ASSERT_EQ(ExecTest({"probe", "--to=2024-07-26T01:00:00Z"}).rc, 0);
+  EXPECT_EQ(seen_.to_ms, 1'721'955'600'000);
+  ASSERT_EQ(ExecTest({"probe", "--to", "1721955600000"}).rc, 0);
+  EXPECT_EQ(seen_.to_ms, 1'721'955'600'000);
+}
+
+TEST_F(CliTest, CommandErrorIsOneLineWithItsExitStatus) {
+  Outcome o = ExecTest({"fail"});
+  EXPECT_EQ(o.rc, 3);
+  EXPECT_EQ(o.err, "predlake: Binder Error: no such column LINE 1: x\n");
+}
+
+TEST_F(CliTest, QuietAnywhere) {
+  Outcome o = ExecTest({"-q", "probe"});
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_TRUE(seen_.quiet);
+  EXPECT_EQ(o.out, "probe ok\n");
+  EXPECT_EQ(o.err, "");  // informational output silenced
+  seen_ = {};
+  o = ExecTest({"probe", "--quiet"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_TRUE(seen_.quiet);
+  // Errors still show when quiet.
+  o = ExecTest({"-q", "fail"});
+  EXPECT_EQ(o.rc, 3);
+  EXPECT_TRUE(OneLine(o.err));
+}
+
+TEST_F(CliTest, JsonLogFormat) {
+  Outcome o = ExecTest({"--log-format", "json", "fail"});
+  EXPECT_EQ(o.rc, 3);
+  ASSERT_TRUE(OneLine(o.err)) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.err);
+  EXPECT_EQ(j["level"], "error");
+  EXPECT_EQ(j["msg"], "Binder Error: no such column LINE 1: x");
+
+  o = ExecTest({"--log-format=json", "frobnicate"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(nlohmann::json::parse(o.err)["level"], "error");
+
+  o = ExecTest({"--log-format", "xml", "probe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("xml"));
+}
+
+TEST_F(CliTest, ConfigShowOrigins) {
+  WriteFile("ppss.yaml",
+            "lake_ss:\n  lake_dir: here\n  st_timestr: 2024-07-01\nsim_ss:\n  indexing_lag: 2m\n");
+  Outcome o = Exec({"-n", "sim", "config", "show", "--format", "csv"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_THAT(o.out, StartsWith("key,value,origin\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nconfig,ppss.yaml,default\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nnetwork,sim,flag\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nnow,2024-07-26T02:00:00Z,sim_ss.now (default)\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nlake_ss.lake_dir,here,ppss.yaml:2\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nlake_ss.st_timestr,2024-07-01,ppss.yaml:3\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nlake_ss.fin_timestr,now,default\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nsim_ss.indexing_lag,2m,ppss.yaml:5\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nsim_ss.pairs,\"BTC/USDT, ETH/USDT,"));
+
+  o = Exec({"config", "show", "--format", "json"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[0]["key"], "config");
+
+  o = Exec({"config", "show", "--format", "xml"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+}
+
+TEST_F(CliTest, ContextHelpers) {
+  std::ostringstream out, err;
+  Context::Init init;
+  init.network = "sapphire-mainnet";
+  init.now_ms = kPinnedMs;
+  init.out = &out;
+  init.err = &err;
+  init.clock = &clock_;
+  init.config.lake.st_timestr = "2 hours ago";
+  init.config.lake.fin_timestr = "bogus";
+  init.config.origins["lake_ss.fin_timestr"] = {config::Origin::Kind::kFile, "p.yaml", 7};
+  Context ctx(init);
+  EXPECT_EQ(*ctx.StartMs(), kPinnedMs - 7'200'000);
+  Result<int64_t> fin = ctx.FinMs();
+  ASSERT_FALSE(fin.ok());
+  EXPECT_EQ(fin.status().code(), StatusCode::kConfig);
+  EXPECT_THAT(fin.status().message(), StartsWith("p.yaml:7: lake_ss.fin_timestr: cannot parse"));
+  EXPECT_THAT(*ctx.SubgraphUrl(), HasSubstr("sapphire-mainnet"));
+
+  init.network = "sim";
+  Context sim_ctx(init);
+  EXPECT_EQ(sim_ctx.SubgraphUrl().status().code(), StatusCode::kUsage);
+  // Not a terminal: progress writes nothing.
+  std::unique_ptr<Progress> p = sim_ctx.MakeProgress();
+  p->Update("x", 1, 2);
+  p->Finish();
+  EXPECT_EQ(err.str(), "");
+}
+
+}  // namespace
+}  // namespace predlake::cli
