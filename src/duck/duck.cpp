@@ -554,6 +554,105 @@ Result<Appender> Connection::MakeAppender(const std::string& table) {
   return Appender(app, table);
 }
 
+namespace {
+const char* StatementKindName(duckdb_statement_type type) {
+  switch (type) {
+    case DUCKDB_STATEMENT_TYPE_SELECT:
+      return "SELECT";
+    case DUCKDB_STATEMENT_TYPE_INSERT:
+      return "INSERT";
+    case DUCKDB_STATEMENT_TYPE_UPDATE:
+      return "UPDATE";
+    case DUCKDB_STATEMENT_TYPE_EXPLAIN:
+      return "EXPLAIN";
+    case DUCKDB_STATEMENT_TYPE_DELETE:
+      return "DELETE";
+    case DUCKDB_STATEMENT_TYPE_PREPARE:
+      return "PREPARE";
+    case DUCKDB_STATEMENT_TYPE_CREATE:
+      return "CREATE";
+    case DUCKDB_STATEMENT_TYPE_EXECUTE:
+      return "EXECUTE";
+    case DUCKDB_STATEMENT_TYPE_ALTER:
+      return "ALTER";
+    case DUCKDB_STATEMENT_TYPE_TRANSACTION:
+      return "TRANSACTION";
+    case DUCKDB_STATEMENT_TYPE_COPY:
+      return "COPY";
+    case DUCKDB_STATEMENT_TYPE_ANALYZE:
+      return "ANALYZE";
+    case DUCKDB_STATEMENT_TYPE_VARIABLE_SET:
+      return "VARIABLE_SET";
+    case DUCKDB_STATEMENT_TYPE_CREATE_FUNC:
+      return "CREATE_FUNC";
+    case DUCKDB_STATEMENT_TYPE_DROP:
+      return "DROP";
+    case DUCKDB_STATEMENT_TYPE_EXPORT:
+      return "EXPORT";
+    case DUCKDB_STATEMENT_TYPE_PRAGMA:
+      return "PRAGMA";
+    case DUCKDB_STATEMENT_TYPE_VACUUM:
+      return "VACUUM";
+    case DUCKDB_STATEMENT_TYPE_CALL:
+      return "CALL";
+    case DUCKDB_STATEMENT_TYPE_SET:
+      return "SET";
+    case DUCKDB_STATEMENT_TYPE_LOAD:
+      return "LOAD";
+    case DUCKDB_STATEMENT_TYPE_RELATION:
+      return "RELATION";
+    case DUCKDB_STATEMENT_TYPE_EXTENSION:
+      return "EXTENSION";
+    case DUCKDB_STATEMENT_TYPE_LOGICAL_PLAN:
+      return "LOGICAL_PLAN";
+    case DUCKDB_STATEMENT_TYPE_ATTACH:
+      return "ATTACH";
+    case DUCKDB_STATEMENT_TYPE_DETACH:
+      return "DETACH";
+    case DUCKDB_STATEMENT_TYPE_MULTI:
+      return "MULTI";
+    default:
+      return "UNKNOWN";
+  }
+}
+}  // namespace
+
+Result<std::vector<StatementInfo>> Connection::Inspect(std::string_view sql,
+                                                       std::string_view step) {
+  std::string text(sql);
+  duckdb_extracted_statements extracted = nullptr;
+  idx_t count = duckdb_extract_statements(conn_, text.c_str(), &extracted);
+  std::vector<StatementInfo> out;
+  if (count == 0) {
+    const char* err = duckdb_extract_statements_error(extracted);
+    Status st = err ? Translate(step, err, DUCKDB_ERROR_PARSER) : Status::Ok();
+    duckdb_destroy_extracted(&extracted);
+    if (!st.ok()) return st;
+    return out;
+  }
+  for (idx_t i = 0; i < count; ++i) {
+    duckdb_prepared_statement stmt = nullptr;
+    if (duckdb_prepare_extracted_statement(conn_, extracted, i, &stmt) == DuckDBError) {
+      Status st = Translate(step, duckdb_prepare_error(stmt), DUCKDB_ERROR_PARSER);
+      duckdb_destroy_prepare(&stmt);
+      duckdb_destroy_extracted(&extracted);
+      return st;
+    }
+    StatementInfo info;
+    info.kind = StatementKindName(duckdb_prepared_statement_type(stmt));
+    idx_t columns = duckdb_prepared_statement_column_count(stmt);
+    for (idx_t c = 0; c < columns; ++c) {
+      const char* name = duckdb_prepared_statement_column_name(stmt, c);
+      info.column_names.emplace_back(name ? name : "");
+      if (name) duckdb_free(const_cast<char*>(name));
+    }
+    duckdb_destroy_prepare(&stmt);
+    out.push_back(std::move(info));
+  }
+  duckdb_destroy_extracted(&extracted);
+  return out;
+}
+
 void Connection::Interrupt() {
   if (conn_) duckdb_interrupt(conn_);
 }

@@ -194,6 +194,12 @@ class Appender {
   std::string table_;
 };
 
+// One statement of a SQL text, parsed and bound but not run (see Connection::Inspect).
+struct StatementInfo {
+  std::string kind;  // DuckDB's statement type in upper case: "SELECT", "INSERT", "EXPLAIN", ...
+  std::vector<std::string> column_names;  // the columns it would return (may be empty)
+};
+
 class Connection {
  public:
   Connection(Connection&& other) noexcept;
@@ -211,6 +217,10 @@ class Connection {
   Result<std::optional<int64_t>> QueryInt(std::string_view sql, std::string_view step);
   Result<Prepared> Prepare(std::string_view sql, std::string_view step);
   Result<Appender> MakeAppender(const std::string& table);
+  // Splits `sql` into statements and parses and binds each one without running any, so that a
+  // caller can decide by kind before anything executes. A syntax error, an unknown table or column
+  // is kData "step: DuckDB message" (one line). Empty text gives an empty vector.
+  Result<std::vector<StatementInfo>> Inspect(std::string_view sql, std::string_view step);
   // Asks a running query on this connection to stop (callable from another thread or a signal
   // handler).
   void Interrupt();

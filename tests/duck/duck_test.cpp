@@ -137,5 +137,55 @@ TEST(Duck, RefusesAFileThatIsNotADatabase) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Duck, InspectClassifiesStatementsWithoutRunningThem) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok());
+  Connection conn = MemoryConnection(*db);
+  ASSERT_TRUE(conn.Execute("CREATE TABLE t (a INTEGER, b VARCHAR)", "setup").ok());
+  auto infos = conn.Inspect(
+      "SELECT a, b AS bee FROM t; INSERT INTO t VALUES (1, 'x'); DROP TABLE t", "inspect");
+  ASSERT_TRUE(infos.ok()) << infos.status().message();
+  ASSERT_EQ(infos->size(), 3u);
+  EXPECT_EQ((*infos)[0].kind, "SELECT");
+  EXPECT_EQ((*infos)[0].column_names, (std::vector<std::string>{"a", "bee"}));
+  EXPECT_EQ((*infos)[1].kind, "INSERT");
+  EXPECT_EQ((*infos)[2].kind, "DROP");
+  // Nothing ran: the table is still there and empty.
+  auto rows = conn.QueryInt("SELECT count(*) FROM t", "count");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->value_or(-1), 0);
+
+  for (auto [sql, kind] :
+       std::vector<std::pair<std::string, std::string>>{{"EXPLAIN SELECT 1", "EXPLAIN"},
+                                                        {"DESCRIBE t", "SELECT"},
+                                                        {"COPY t TO '/nonexistent/x.csv'", "COPY"},
+                                                        {"ATTACH ':memory:' AS m", "ATTACH"},
+                                                        {"SET threads = 1", "SET"},
+                                                        {"CHECKPOINT", "CALL"},
+                                                        {"UPDATE t SET a = 2", "UPDATE"},
+                                                        {"DELETE FROM t", "DELETE"},
+                                                        {"CREATE TABLE u (x INTEGER)", "CREATE"}}) {
+    auto one = conn.Inspect(sql, "inspect");
+    ASSERT_TRUE(one.ok()) << sql << ": " << one.status().message();
+    ASSERT_EQ(one->size(), 1u) << sql;
+    EXPECT_EQ((*one)[0].kind, kind) << sql;
+  }
+
+  auto empty = conn.Inspect("  ", "inspect");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+
+  auto syntax = conn.Inspect("SELEC 1", "inspect");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.status().code(), StatusCode::kData);
+  EXPECT_EQ(syntax.status().message().find('\n'), std::string::npos);
+  EXPECT_NE(syntax.status().message().find("syntax error"), std::string::npos);
+
+  auto unknown = conn.Inspect("SELECT * FROM nope", "inspect");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("nope"), std::string::npos);
+  EXPECT_EQ(unknown.status().message().find('\n'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace predlake::duck
