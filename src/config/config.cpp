@@ -141,12 +141,14 @@ class SectionReader {
     if (!section.IsMap()) return Error(section.Mark(), name + ": expected a mapping");
     std::set<std::string> seen;
     for (auto it = section.begin(); it != section.end(); ++it) {
-      const YAML::Node& k = it->first;
+      // Copies: yaml-cpp's iterator hands out a temporary pair, so references into it dangle.
+      const YAML::Node k = it->first;
+      const YAML::Node v = it->second;
       if (!k.IsScalar()) return Error(k.Mark(), name + ": keys must be plain strings");
       if (!seen.insert(k.Scalar()).second) {
         return Error(k.Mark(), fmt::format("duplicate key '{}' in {}", k.Scalar(), name));
       }
-      RETURN_IF_ERROR(fn(k, it->second));
+      RETURN_IF_ERROR(fn(k, v));
     }
     return Status::Ok();
   }
