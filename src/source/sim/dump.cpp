@@ -1,0 +1,210 @@
+#include "source/sim/dump.hpp"
+
+#include <algorithm>
+
+namespace predlake::sim {
+namespace {
+
+constexpr int64_t kChunk = 6 * 3600;
+
+std::string Ms(int64_t ts) { return std::to_string(ts * 1000); }
+const char* BoolText(bool b) { return b ? "true" : "false"; }
+
+struct Item {
+  int64_t ts;
+  std::string id;
+  std::vector<std::string> fields;
+};
+
+}  // namespace
+
+const std::vector<std::string>& DumpTableNames() {
+  static const std::vector<std::string> kNames = {"pdr_predictions", "pdr_truevals", "pdr_payouts",
+                                                  "pdr_subscriptions", "pdr_slots"};
+  return kNames;
+}
+
+std::vector<std::string> DumpColumns(const std::string& table) {
+  if (table == "pdr_predictions") {
+    return {"ID",        "contract",  "pair",   "timeframe", "predvalue", "stake",
+            "truevalue", "timestamp", "source", "payout",    "slot",      "user"};
+  }
+  if (table == "pdr_truevals") {
+    return {"ID",   "token",   "timestamp",        "truevalue",
+            "slot", "revenue", "roundSumStakesUp", "roundSumStakes"};
+  }
+  if (table == "pdr_payouts") {
+    return {"ID",     "token",     "user",      "slot", "timestamp",
+            "payout", "predvalue", "truevalue", "stake"};
+  }
+  if (table == "pdr_subscriptions") {
+    return {"ID", "pair", "timeframe", "source", "tx_id", "last_price_value", "timestamp", "user"};
+  }
+  if (table == "pdr_slots") {
+    return {"ID", "timestamp", "slot", "truevalue", "roundSumStakesUp", "roundSumStakes", "status"};
+  }
+  return {};
+}
+
+Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to_ms,
+                      const std::function<void(const std::vector<std::string>&)>& row) {
+  if (DumpColumns(table).empty()) {
+    std::string names;
+    for (const auto& n : DumpTableNames()) names += (names.empty() ? "" : ", ") + n;
+    return Status::Usage("unknown table '" + table + "' (expected one of: " + names + ")");
+  }
+  const World& w = engine.world();
+  to_ms = std::min(to_ms, engine.HeadMs());
+  // Events with ts * 1000 < to_ms, i.e. ts < cut.
+  const int64_t cut = -FloorDiv(-to_ms, 1000);
+  SlotCache cache(w);
+  std::vector<Item> items;
+  auto flush = [&]() {
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.ts != b.ts ? a.ts < b.ts : a.id < b.id;
+    });
+    for (const Item& it : items) row(it.fields);
+    items.clear();
+    cache.Trim();
+  };
+  const auto& feeds = w.feeds();
+
+  if (table == "pdr_slots") {
+    int64_t first = INT64_MAX;
+    for (const Feed& f : feeds) first = std::min(first, f.first_slot);
+    for (int64_t a = first; a < cut; a += kChunk) {
+      const int64_t e = std::min(cut, a + kChunk);
+      for (size_t fi = 0; fi < feeds.size(); ++fi) {
+        const Feed& f = feeds[fi];
+        for (int64_t slot = std::max(f.first_slot, -FloorDiv(-a, f.epoch) * f.epoch); slot < e;
+             slot += f.epoch) {
+          const SlotInfo& info = cache.Get(static_cast<int>(fi), slot);
+          const SlotState st = info.StateBefore(cut);
+          if (!st.exists) continue;
+          std::string id = f.contract + "-" + std::to_string(slot);
+          items.push_back(
+              {slot,
+               id,
+               {id, Ms(slot), std::to_string(slot), st.has_trueval ? BoolText(info.truevalue) : "",
+                FormatWei(st.round_sum_up), FormatWei(st.round_sum), SlotStatusName(st.status)}});
+        }
+      }
+      flush();
+    }
+    return Status::Ok();
+  }
+
+  std::vector<std::pair<int64_t, Prediction>> preds;
+  std::vector<std::pair<int64_t, int64_t>> tvs;
+  std::vector<Payout> pays;
+  std::vector<Subscription> subs;
+  for (int64_t a = w.start_s(); a < cut; a += kChunk) {
+    const int64_t e = std::min(cut, a + kChunk);
+    if (table == "pdr_payouts") {
+      pays.clear();
+      w.PayoutsIn(a, e, {}, cache, pays);
+      for (const Payout& p : pays) {
+        const Feed& f = feeds[static_cast<size_t>(p.feed)];
+        const SlotInfo& info = cache.Get(p.feed, p.slot);
+        const Prediction* pred = info.Find(p.predictoor);
+        const std::string& user = w.predictoors()[static_cast<size_t>(p.predictoor)].address;
+        std::string id = f.contract + "-" + std::to_string(p.slot) + "-" + user;
+        items.push_back({p.ts,
+                         id,
+                         {id, f.pair, user, std::to_string(p.slot), Ms(p.ts),
+                          FormatWei(info.PayoutAmount(*pred)), BoolText(pred->value),
+                          info.canceled ? "" : BoolText(info.truevalue), FormatWei(pred->stake)}});
+      }
+    }
+    for (size_t fi = 0; fi < feeds.size(); ++fi) {
+      const Feed& f = feeds[fi];
+      const int feed = static_cast<int>(fi);
+      if (table == "pdr_predictions") {
+        preds.clear();
+        w.PredictionsIn(feed, a, e, preds);
+        for (const auto& [slot, p] : preds) {
+          const std::string& user = w.predictoors()[static_cast<size_t>(p.predictoor)].address;
+          std::string id = f.contract + "-" + std::to_string(slot) + "-" + user;
+          items.push_back({p.ts,
+                           id,
+                           {id, f.contract, f.pair, f.timeframe, "", FormatWei(p.stake), "",
+                            Ms(p.ts), f.source, "", std::to_string(slot), user}});
+        }
+      } else if (table == "pdr_truevals") {
+        tvs.clear();
+        w.TruevalsIn(feed, a, e, tvs);
+        for (const auto& [slot, ts] : tvs) {
+          const SlotInfo& info = cache.Get(feed, slot);
+          const SlotState st = info.StateBefore(ts + 1);
+          std::string id = f.contract + "-" + std::to_string(slot);
+          items.push_back(
+              {ts,
+               id,
+               {id, f.pair, Ms(ts), BoolText(info.truevalue), std::to_string(slot),
+                FormatWei(st.revenue), FormatWei(st.round_sum_up), FormatWei(st.round_sum)}});
+        }
+      } else if (table == "pdr_subscriptions") {
+        subs.clear();
+        w.SubscriptionsIn(feed, a, e, subs);
+        for (const Subscription& s : subs) {
+          std::string tx = World::TxHash(s.tx);
+          std::string id = f.contract + "-" + tx + "-" + std::to_string(s.event_index);
+          items.push_back({s.ts,
+                           id,
+                           {id, f.pair, f.timeframe, f.source, tx, FormatWei(f.sub_price), Ms(s.ts),
+                            w.buyers()[static_cast<size_t>(s.buyer)]}});
+        }
+      }
+    }
+    flush();
+  }
+  return Status::Ok();
+}
+
+Result<DumpTable> DumpRows(const Engine& engine, const std::string& table, int64_t to_ms) {
+  DumpTable t;
+  t.columns = DumpColumns(table);
+  RETURN_IF_ERROR(ForEachDumpRow(engine, table, to_ms,
+                                 [&](const std::vector<std::string>& r) { t.rows.push_back(r); }));
+  return t;
+}
+
+void AppendCsvField(std::string& line, const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) {
+    line += field;
+    return;
+  }
+  line += '"';
+  for (char c : field) {
+    if (c == '"') line += '"';
+    line += c;
+  }
+  line += '"';
+}
+
+Status Dump(const Engine& engine, const std::string& table, int64_t to_ms, std::ostream& out) {
+  std::vector<std::string> columns = DumpColumns(table);
+  std::string line;
+  auto write = [&](const std::vector<std::string>& fields) {
+    line.clear();
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i > 0) line += ',';
+      AppendCsvField(line, fields[i]);
+    }
+    line += '\n';
+    out << line;
+  };
+  if (!columns.empty()) write(columns);
+  RETURN_IF_ERROR(ForEachDumpRow(engine, table, to_ms, write));
+  out.flush();
+  if (!out) return Status::Data("sim dump: writing the output failed");
+  return Status::Ok();
+}
+
+Status Dump(const config::SimConfig& config, int64_t now_ms, const std::string& table,
+            int64_t to_ms, std::ostream& out) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const Engine> engine, Engine::Create(config, now_ms));
+  return Dump(*engine, table, to_ms, out);
+}
+
+}  // namespace predlake::sim

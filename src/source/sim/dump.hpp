@@ -1,0 +1,53 @@
+// Ground truth: the simulated world's raw tables as the lake should hold them (DESIGN.md section
+// 3), for `predlake sim dump` and for tests that compare the lake against the source.
+//
+// A dump holds the events with timestamp < to_ms, where to_ms is capped at the indexed head (so it
+// equals what a fetcher whose watermark is at the head can have), ordered by timestamp then ID.
+// Timestamps are unix ms, slots unix s, booleans true/false, amounts as the subgraph formats them,
+// NULL as an empty field. pdr_predictions leaves predvalue, truevalue and payout NULL (unknown when
+// the prediction is made). pdr_slots lists the slots with slot * 1000 < to_ms that exist by then,
+// in their state as of to_ms.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/status.hpp"
+#include "config/config.hpp"
+#include "source/sim/subgraph.hpp"
+
+namespace predlake::sim {
+
+// pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots.
+const std::vector<std::string>& DumpTableNames();
+
+// The column names of a raw table; empty for an unknown table.
+std::vector<std::string> DumpColumns(const std::string& table);
+
+struct DumpTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Calls `row` for every row in order. Returns kUsage for an unknown table.
+Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to_ms,
+                      const std::function<void(const std::vector<std::string>&)>& row);
+
+// All rows in memory (for tests; mind the size of long windows).
+Result<DumpTable> DumpRows(const Engine& engine, const std::string& table, int64_t to_ms);
+
+// Writes the table as CSV (RFC 4180, header row, "\n" line ends). Returns kUsage for an unknown
+// table.
+Status Dump(const Engine& engine, const std::string& table, int64_t to_ms, std::ostream& out);
+
+// Builds the engine for `config` at `now_ms` (the resolved SimConfig.now) and dumps.
+Status Dump(const config::SimConfig& config, int64_t now_ms, const std::string& table,
+            int64_t to_ms, std::ostream& out);
+
+// Appends one CSV field, quoted when it holds a comma, quote, CR or LF.
+void AppendCsvField(std::string& line, const std::string& field);
+
+}  // namespace predlake::sim

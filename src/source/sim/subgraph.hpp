@@ -1,0 +1,63 @@
+// The simulated subgraph: answers GraphQL requests over the simulated world like ocean-subgraph on
+// The Graph (entities predictPredictions, predictTrueVals, predictPayouts, predictSubscriptions,
+// predictSlots, predictContracts and _meta; DESIGN.md section 2), with its limits (first <= 1000,
+// skip <= 5000) and an indexed head that trails "now" by the configured lag. Nothing with a
+// timestamp after the head is visible; mutable entities (slots) show their state as of the head.
+//
+// Sorting: orderBy id | timestamp (| slot for predictSlots), asc or desc; ties are always broken by
+// id ascending. Serving a query costs in proportion to the window of time (or slots) its filters
+// leave, and an ordered query stops generating once it has `skip + first` rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.hpp"
+#include "common/time.hpp"
+#include "config/config.hpp"
+#include "source/gql/transport.hpp"
+#include "source/sim/graphql.hpp"
+#include "source/sim/world.hpp"
+
+namespace predlake::sim {
+
+// Request bodies larger than this get a 400.
+inline constexpr size_t kMaxRequestBytes = 1 << 20;
+
+class Engine {
+ public:
+  // Builds the world for `config`; `now_ms` is the resolved simulated now (SimConfig.now, resolved
+  // by the caller), against which SimConfig.start is resolved. With `live_clock`, the head follows
+  // the clock (clock now minus the lag) instead of staying at now_ms minus the lag. Returns
+  // kConfig/kUsage for a bad start time or world configuration.
+  static Result<std::shared_ptr<const Engine>> Create(
+      const config::SimConfig& config, int64_t now_ms,
+      std::shared_ptr<const Clock> live_clock = nullptr);
+
+  // Answers one HTTP request body (`{"query": "...", "variables": {...}}`). Never throws. Status
+  // 400 with a JSON `errors` body for a body that is not such a JSON object; 200 with `{"data":
+  // ...}` or
+  // `{"errors": [{"message": ...}]}` otherwise. Thread-safe.
+  gql::HttpResponse Handle(std::string_view body) const;
+
+  // Executes a query with bound variables (a kObject or kNull Value). Returns the `{"data": ...}`
+  // JSON text, or a kSource status whose message is the GraphQL error. Thread-safe.
+  Result<std::string> Execute(std::string_view query, const graphql::Value& variables) const;
+
+  // The indexed head in unix ms (now minus the lag); events with timestamp (s) * 1000 <= head are
+  // visible.
+  int64_t HeadMs() const;
+  const World& world() const { return *world_; }
+  const config::SimConfig& config() const { return config_; }
+
+ private:
+  Engine() = default;
+  config::SimConfig config_;
+  int64_t now_ms_ = 0;
+  std::shared_ptr<const Clock> clock_;
+  std::shared_ptr<const World> world_;
+};
+
+}  // namespace predlake::sim

@@ -1,0 +1,32 @@
+// The in-process transport: answers gql::Transport requests from a simulated Engine without
+// sockets. This is how the default network `sim` is reached.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "source/gql/transport.hpp"
+#include "source/sim/subgraph.hpp"
+
+namespace predlake::sim {
+
+class InProcessTransport final : public gql::Transport {
+ public:
+  // Faults come from engine->config().faults; request numbers count this transport's own requests.
+  explicit InProcessTransport(std::shared_ptr<const Engine> engine);
+
+  // Returns the engine's answer, or the injected fault: an HTTP error/429/GraphQL-error/malformed
+  // response, or, for a timeout fault, a kSource "timed out" status. Not thread-safe (one transport
+  // per thread; the engine itself is shared safely).
+  Result<gql::HttpResponse> Post(const std::string& body) override;
+  std::string Describe() const override { return "sim (in-process)"; }
+
+  uint64_t requests() const { return requests_; }
+
+ private:
+  std::shared_ptr<const Engine> engine_;
+  uint64_t requests_ = 0;
+};
+
+}  // namespace predlake::sim
