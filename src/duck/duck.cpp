@@ -645,6 +645,7 @@ Result<std::vector<StatementInfo>> Connection::Inspect(std::string_view sql,
       const char* name = duckdb_prepared_statement_column_name(stmt, c);
       info.column_names.emplace_back(name ? name : "");
       if (name) duckdb_free(const_cast<char*>(name));
+      info.column_types.push_back(MapType(duckdb_prepared_statement_column_type(stmt, c)));
     }
     duckdb_destroy_prepare(&stmt);
     out.push_back(std::move(info));

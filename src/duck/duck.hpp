@@ -198,6 +198,7 @@ class Appender {
 struct StatementInfo {
   std::string kind;  // DuckDB's statement type in upper case: "SELECT", "INSERT", "EXPLAIN", ...
   std::vector<std::string> column_names;  // the columns it would return (may be empty)
+  std::vector<Type> column_types;         // their types, parallel to column_names
 };
 
 class Connection {

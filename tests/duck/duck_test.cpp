@@ -148,6 +148,7 @@ TEST(Duck, InspectClassifiesStatementsWithoutRunningThem) {
   ASSERT_EQ(infos->size(), 3u);
   EXPECT_EQ((*infos)[0].kind, "SELECT");
   EXPECT_EQ((*infos)[0].column_names, (std::vector<std::string>{"a", "bee"}));
+  EXPECT_EQ((*infos)[0].column_types, (std::vector<Type>{Type::kInteger, Type::kVarchar}));
   EXPECT_EQ((*infos)[1].kind, "INSERT");
   EXPECT_EQ((*infos)[2].kind, "DROP");
   // Nothing ran: the table is still there and empty.
