@@ -1,5 +1,5 @@
-// The transport a GraphQL client talks through: one POST of a JSON body to the subgraph. Injected so that
-// the simulated network can answer in-process and tests can script faults.
+// The transport a GraphQL client talks through: one POST of a JSON body to the subgraph. Injected
+// so that the simulated network can answer in-process and tests can script faults.
 #pragma once
 
 #include <optional>
@@ -15,9 +15,9 @@ struct HttpResponse {
   std::optional<int64_t> retry_after_ms;  // parsed Retry-After header, when present
 };
 
-// Posts one GraphQL request body (`{"query": "..."}`) and returns the HTTP response. A non-OK Result means the
-// exchange itself failed (connect error, TLS failure, timeout): a kSource status naming what happened.
-// Implementations need not be thread-safe; use one per thread.
+// Posts one GraphQL request body (`{"query": "..."}`) and returns the HTTP response. A non-OK
+// Result means the exchange itself failed (connect error, TLS failure, timeout): a kSource status
+// naming what happened. Implementations need not be thread-safe; use one per thread.
 class Transport {
  public:
   virtual ~Transport() = default;

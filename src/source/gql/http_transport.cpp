@@ -1,0 +1,156 @@
+#include "source/gql/http_transport.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <mutex>
+
+namespace predlake::gql {
+namespace {
+
+// curl_global_init is not guaranteed thread-safe on every libcurl build; run it exactly once.
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ms) {
+  value = Trim(value);
+  if (value.empty()) return std::nullopt;
+  if (std::all_of(value.begin(), value.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (value.size() > 9) return int64_t{999'999'999} * 1000;  // absurd, but a valid "wait long"
+    int64_t seconds = 0;
+    for (char c : value) seconds = seconds * 10 + (c - '0');
+    return seconds * 1000;
+  }
+  std::string text(value);
+  time_t when = curl_getdate(text.c_str(), nullptr);
+  if (when == static_cast<time_t>(-1)) return std::nullopt;
+  int64_t wait = static_cast<int64_t>(when) * 1000 - now_ms;
+  return std::max<int64_t>(wait, 0);
+}
+
+struct HttpTransport::Impl {
+  CURL* curl = nullptr;
+  curl_slist* headers = nullptr;
+  char error[CURL_ERROR_SIZE] = {};
+  std::string body;
+  std::optional<std::string> retry_after;
+  size_t max_body = 0;
+  bool too_big = false;
+
+  static size_t OnBody(char* data, size_t size, size_t n, void* user) {
+    auto* self = static_cast<Impl*>(user);
+    size_t bytes = size * n;
+    if (self->body.size() + bytes > self->max_body) {
+      self->too_big = true;
+      return 0;  // makes curl abort with CURLE_WRITE_ERROR
+    }
+    self->body.append(data, bytes);
+    return bytes;
+  }
+
+  static size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+    auto* self = static_cast<Impl*>(user);
+    std::string_view line(data, size * n);
+    // A new status line starts a new response (after a 100 Continue): forget earlier headers.
+    if (StartsWithNoCase(line, "HTTP/")) self->retry_after.reset();
+    if (StartsWithNoCase(line, "retry-after:")) {
+      self->retry_after = std::string(Trim(line.substr(12)));
+    }
+    return size * n;
+  }
+};
+
+HttpTransport::HttpTransport(std::string url, HttpOptions options)
+    : url_(std::move(url)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
+  GlobalInit();
+  impl_->curl = curl_easy_init();
+  impl_->max_body = options_.max_body_bytes;
+  impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
+  impl_->headers = curl_slist_append(impl_->headers, "Accept: application/json");
+  // Without this curl waits for a "100 Continue" before sending bodies over 1 MiB.
+  impl_->headers = curl_slist_append(impl_->headers, "Expect:");
+  if (impl_->curl == nullptr) return;
+  CURL* c = impl_->curl;
+  curl_easy_setopt(c, CURLOPT_URL, url_.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, impl_->headers);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &Impl::OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, impl_.get());
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, impl_.get());
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_ms));
+  // Signals cannot be used for timeouts in a multi-threaded process.
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+}
+
+HttpTransport::~HttpTransport() {
+  if (impl_->curl != nullptr) curl_easy_cleanup(impl_->curl);
+  curl_slist_free_all(impl_->headers);
+}
+
+Result<HttpResponse> HttpTransport::Post(const std::string& body) {
+  if (impl_->curl == nullptr || impl_->headers == nullptr) {
+    return Status::Source("POST " + url_ + ": libcurl could not be initialised");
+  }
+  CURL* c = impl_->curl;
+  impl_->body.clear();
+  impl_->retry_after.reset();
+  impl_->too_big = false;
+  impl_->error[0] = '\0';
+  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  CURLcode rc = curl_easy_perform(c);
+  if (rc != CURLE_OK) {
+    std::string what = curl_easy_strerror(rc);
+    if (impl_->too_big) {
+      what = "response body larger than " + std::to_string(options_.max_body_bytes) + " bytes";
+    } else if (impl_->error[0] != '\0') {
+      what += " (" + std::string(impl_->error) + ")";
+    }
+    return Status::Source("POST " + url_ + ": " + what);
+  }
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  HttpResponse response;
+  response.status = static_cast<int>(code);
+  response.body = std::move(impl_->body);
+  impl_->body = std::string();
+  if (impl_->retry_after) {
+    int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    response.retry_after_ms = ParseRetryAfter(*impl_->retry_after, now_ms);
+  }
+  return response;
+}
+
+}  // namespace predlake::gql

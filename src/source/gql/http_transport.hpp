@@ -1,0 +1,48 @@
+// An HTTP(S) Transport over libcurl: POSTs GraphQL bodies to a subgraph URL.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "source/gql/transport.hpp"
+
+namespace predlake::gql {
+
+struct HttpOptions {
+  int64_t connect_timeout_ms = 10'000;  // TCP + TLS handshake
+  int64_t timeout_ms = 60'000;          // the whole exchange
+  size_t max_body_bytes = 256u << 20;   // a larger answer is a transport error, not an OOM
+  std::string user_agent = "predlake";
+};
+
+// Parses a Retry-After header value: delta seconds ("120") or an HTTP date ("Wed, 21 Oct 2015
+// 07:28:00 GMT", converted against `now_ms`). Returns the wait in ms (never negative), or nullopt
+// when the value is neither.
+std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ms);
+
+// One libcurl easy handle, reused across Post calls so that the connection (and its TLS session) is
+// kept alive. Not thread-safe: use one HttpTransport per thread. Post never throws; a failed
+// exchange (DNS, connect, TLS, timeout, oversized body) is a kSource status naming the URL and
+// curl's error. Any HTTP status, including 4xx/5xx, is a successful exchange returned as an
+// HttpResponse for the client to judge.
+class HttpTransport final : public Transport {
+ public:
+  explicit HttpTransport(std::string url, HttpOptions options = {});
+  ~HttpTransport() override;
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  Result<HttpResponse> Post(const std::string& body) override;
+  std::string Describe() const override { return url_; }
+
+ private:
+  struct Impl;
+  std::string url_;
+  HttpOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace predlake::gql

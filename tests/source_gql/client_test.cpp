@@ -1,0 +1,259 @@
+#include "source/gql/client.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <vector>
+
+namespace predlake::gql {
+namespace {
+
+// Answers from a script; once the script is exhausted it repeats the last entry.
+class ScriptedTransport final : public Transport {
+ public:
+  explicit ScriptedTransport(std::vector<Result<HttpResponse>> script, int* calls,
+                             std::string* last_body = nullptr)
+      : script_(std::move(script)), calls_(calls), last_body_(last_body) {}
+  Result<HttpResponse> Post(const std::string& body) override {
+    if (last_body_ != nullptr) *last_body_ = body;
+    size_t i = std::min<size_t>(static_cast<size_t>(*calls_), script_.size() - 1);
+    ++*calls_;
+    return script_[i];
+  }
+  std::string Describe() const override { return "http://fake/subgraph"; }
+
+ private:
+  std::vector<Result<HttpResponse>> script_;
+  int* calls_;
+  std::string* last_body_;
+};
+
+class RecordingSleeper final : public Sleeper {
+ public:
+  void SleepMs(int64_t ms, const std::atomic<bool>*) override { sleeps.push_back(ms); }
+  std::vector<int64_t> sleeps;
+};
+
+HttpResponse Ok(std::string body) { return HttpResponse{200, std::move(body), std::nullopt}; }
+HttpResponse Http(int code, std::string body = "", std::optional<int64_t> retry_after = {}) {
+  return HttpResponse{code, std::move(body), retry_after};
+}
+
+constexpr const char* kGood = R"({"data":{"_meta":{"block":{"number":7,"timestamp":1721959200}}}})";
+
+RetryPolicy Policy() {
+  RetryPolicy p;
+  p.max_attempts = 4;
+  p.graphql_error_attempts = 2;
+  p.base_delay_ms = 100;
+  p.max_delay_ms = 1000;
+  p.max_retry_after_ms = 5000;
+  p.jitter_seed = 7;
+  return p;
+}
+
+struct Harness {
+  int calls = 0;
+  std::string body;
+  RecordingSleeper sleeper;
+  Client Make(std::vector<Result<HttpResponse>> script, RetryPolicy policy = Policy()) {
+    return Client(std::make_unique<ScriptedTransport>(std::move(script), &calls, &body), policy,
+                  &sleeper);
+  }
+};
+
+TEST(ClientTest, ReturnsDataAndPostsQueryAsJson) {
+  Harness h;
+  Client c = h.Make({Ok(kGood)});
+  auto data = c.Query("{ _meta { block { number timestamp } } }");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ((*data)["_meta"]["block"]["timestamp"], 1721959200);
+  EXPECT_EQ(h.calls, 1);
+  EXPECT_TRUE(h.sleeper.sleeps.empty());
+  auto sent = nlohmann::json::parse(h.body);
+  EXPECT_EQ(sent["query"], "{ _meta { block { number timestamp } } }");
+}
+
+TEST(ClientTest, Retries5xxWithGrowingJitteredBackoff) {
+  Harness h;
+  Client c = h.Make({Http(502, "bad gateway"), Http(503), Http(500), Ok(kGood)});
+  auto data = c.Query("{x}");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(h.calls, 4);
+  ASSERT_EQ(h.sleeper.sleeps.size(), 3u);
+  // Backoff ceilings 100, 200, 400 with jitter over the upper half.
+  EXPECT_GE(h.sleeper.sleeps[0], 50);
+  EXPECT_LE(h.sleeper.sleeps[0], 100);
+  EXPECT_GE(h.sleeper.sleeps[1], 100);
+  EXPECT_LE(h.sleeper.sleeps[1], 200);
+  EXPECT_GE(h.sleeper.sleeps[2], 200);
+  EXPECT_LE(h.sleeper.sleeps[2], 400);
+  EXPECT_EQ(c.stats().retries, 3);
+}
+
+TEST(ClientTest, BackoffIsCappedAtMaxDelay) {
+  Harness h;
+  RetryPolicy p = Policy();
+  p.max_attempts = 10;
+  Client c = h.Make({Http(503)}, p);
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 10);
+  for (int64_t s : h.sleeper.sleeps) EXPECT_LE(s, 1000);
+  EXPECT_GE(h.sleeper.sleeps.back(), 500);
+}
+
+TEST(ClientTest, Honours429RetryAfterWithCap) {
+  Harness h;
+  Client c = h.Make({Http(429, "slow down", 3000), Http(429, "", 60'000), Ok(kGood)});
+  auto data = c.Query("{x}");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(h.sleeper.sleeps, (std::vector<int64_t>{3000, 5000}));
+}
+
+TEST(ClientTest, GivesUpAfterBoundedAttemptsNamingWhatHappened) {
+  Harness h;
+  Client c = h.Make({Http(503, "upstream\nunavailable")});
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().code(), StatusCode::kSource);
+  EXPECT_EQ(h.calls, 4);
+  EXPECT_EQ(h.sleeper.sleeps.size(), 3u);
+  EXPECT_EQ(data.status().message(),
+            "http://fake/subgraph: HTTP 503: upstream unavailable (after 4 attempts)");
+}
+
+TEST(ClientTest, TransportErrorsAndTimeoutsAreRetried) {
+  Harness h;
+  Client c =
+      h.Make({Status::Source("POST http://fake/subgraph: Timeout was reached"),
+              Status::Source("POST http://fake/subgraph: Couldn't connect to server"), Ok(kGood)});
+  auto data = c.Query("{x}");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(h.calls, 3);
+}
+
+TEST(ClientTest, PersistentTimeoutFailsWithTransportMessage) {
+  Harness h;
+  Client c = h.Make({Status::Source("POST http://fake/subgraph: Timeout was reached")});
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().message(),
+            "POST http://fake/subgraph: Timeout was reached (after 4 attempts)");
+}
+
+TEST(ClientTest, GraphqlErrorsRetriedAFewTimesThenFail) {
+  Harness h;
+  Client c =
+      h.Make({Ok(R"({"errors":[{"message":"indexing_error"}]})"),
+              Ok(R"({"data":null,"errors":[{"message":"store error: timeout"}]})"), Ok(kGood)});
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 2);  // graphql_error_attempts
+  EXPECT_EQ(data.status().message(),
+            "http://fake/subgraph: GraphQL error: store error: timeout (after 2 attempts)");
+}
+
+TEST(ClientTest, TransientGraphqlErrorRecovers) {
+  Harness h;
+  Client c = h.Make({Ok(R"({"errors":[{"message":"indexing_error"}]})"), Ok(kGood)});
+  EXPECT_TRUE(c.Query("{x}").ok());
+  EXPECT_EQ(h.calls, 2);
+}
+
+TEST(ClientTest, EmptyErrorsArrayIsNotAnError) {
+  Harness h;
+  Client c = h.Make({Ok(R"({"data":{"a":1},"errors":[]})")});
+  auto data = c.Query("{x}");
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ((*data)["a"], 1);
+}
+
+TEST(ClientTest, TruncatedJsonIsRetriedThenFails) {
+  Harness h;
+  std::string truncated = std::string(kGood).substr(0, 30);
+  Client c = h.Make({Ok(truncated), Ok(truncated), Ok(kGood)});
+  EXPECT_TRUE(c.Query("{x}").ok());
+  EXPECT_EQ(h.calls, 3);
+
+  Harness h2;
+  Client c2 = h2.Make({Ok(truncated)});
+  auto data = c2.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h2.calls, 4);
+  EXPECT_NE(data.status().message().find("malformed JSON response (30 bytes)"), std::string::npos)
+      << data.status().message();
+}
+
+TEST(ClientTest, NonObjectOrMissingDataIsMalformed) {
+  for (const char* body : {"[1,2]", "\"x\"", "{}", R"({"data":[1]})", "", "<html>"}) {
+    Harness h;
+    Client c = h.Make({Ok(body)});
+    auto data = c.Query("{x}");
+    ASSERT_FALSE(data.ok()) << body;
+    EXPECT_EQ(data.status().code(), StatusCode::kSource);
+    EXPECT_EQ(h.calls, 4) << body;
+  }
+}
+
+TEST(ClientTest, ClientErrorsFailAtOnce) {
+  for (int code : {400, 401, 403, 404, 413}) {
+    Harness h;
+    Client c = h.Make({Http(code, "no such subgraph"), Ok(kGood)});
+    auto data = c.Query("{x}");
+    ASSERT_FALSE(data.ok());
+    EXPECT_EQ(h.calls, 1);
+    EXPECT_TRUE(h.sleeper.sleeps.empty());
+    EXPECT_EQ(data.status().message(),
+              "http://fake/subgraph: HTTP " + std::to_string(code) + ": no such subgraph");
+  }
+}
+
+TEST(ClientTest, LongBodiesAreShortenedInErrors) {
+  Harness h;
+  Client c = h.Make({Http(404, std::string(5000, 'x'))});
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_LT(data.status().message().size(), 300u);
+  EXPECT_NE(data.status().message().find("..."), std::string::npos);
+}
+
+TEST(ClientTest, StopFlagCancels) {
+  Harness h;
+  std::atomic<bool> stop{false};
+  class StoppingSleeper final : public Sleeper {
+   public:
+    explicit StoppingSleeper(std::atomic<bool>* s) : s_(s) {}
+    void SleepMs(int64_t, const std::atomic<bool>*) override { s_->store(true); }
+    std::atomic<bool>* s_;
+  } sleeper(&stop);
+  Client c(
+      std::make_unique<ScriptedTransport>(std::vector<Result<HttpResponse>>{Http(503)}, &h.calls),
+      Policy(), &sleeper);
+  c.set_stop_flag(&stop);
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(h.calls, 1);
+}
+
+TEST(ClientTest, RealSleeperReturnsEarlyWhenStopped) {
+  std::atomic<bool> stop{true};
+  auto t0 = std::chrono::steady_clock::now();
+  RealSleeper().SleepMs(10'000, &stop);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+}
+
+TEST(ClientTest, InvalidUtf8InQueryDoesNotThrow) {
+  Harness h;
+  Client c = h.Make({Ok(kGood)});
+  EXPECT_TRUE(c.Query("{ x(id: \"\xff\xfe\") }").ok());
+}
+
+TEST(QuoteGraphqlStringTest, Escapes) {
+  EXPECT_EQ(QuoteGraphqlString("0xab-12"), "\"0xab-12\"");
+  EXPECT_EQ(QuoteGraphqlString("a\"b\\c\nd\x01"), "\"a\\\"b\\\\c\\nd\\u0001\"");
+}
+
+}  // namespace
+}  // namespace predlake::gql
