@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -433,6 +434,15 @@ TEST_F(CliTest, ContextHelpers) {
   p->Update("x", 1, 2);
   p->Finish();
   EXPECT_EQ(err.str(), "");
+}
+
+TEST(CancellationTest, SignalSetsFlagInsteadOfKilling) {
+  const std::atomic<bool>& cancelled = Context::EnableCancellation();
+  EXPECT_FALSE(cancelled.load());
+  ASSERT_EQ(raise(SIGTERM), 0);
+  EXPECT_TRUE(cancelled.load());
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
 }
 
 }  // namespace
