@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "source/sim/subgraph.hpp"
 
-namespace predlake::sim::testing {
+namespace predlake::sim::simtest {
 
 // A small world: starts at `start`, pinned at `now`.
 inline config::SimConfig SmallConfig(const std::string& start = "2024-07-25",
@@ -50,4 +50,4 @@ inline std::string ErrorOf(const Engine& engine, const std::string& query) {
   return j["errors"][0]["message"].get<std::string>();
 }
 
-}  // namespace predlake::sim::testing
+}  // namespace predlake::sim::simtest

@@ -14,9 +14,9 @@
 namespace predlake::sim {
 namespace {
 
-using testing::MakeEngine;
-using testing::Ms;
-using testing::SmallConfig;
+using simtest::MakeEngine;
+using simtest::Ms;
+using simtest::SmallConfig;
 
 Wei Tokens(uint64_t n) { return static_cast<Wei>(n) * kWeiPerToken; }
 
