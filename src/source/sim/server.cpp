@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -63,6 +64,12 @@ Result<std::unique_ptr<Server>> Server::Start(std::shared_ptr<const Engine> engi
   Impl* raw = impl.get();
   const int threads = std::max(1, options.threads);
   impl->http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // httplib's default adds SO_REUSEPORT, which would let a second server share a busy port
+  // silently.
+  impl->http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   impl->http.set_keep_alive_max_count(100'000);
   impl->http.set_keep_alive_timeout(30);
   impl->http.set_payload_max_length(kMaxRequestBytes);

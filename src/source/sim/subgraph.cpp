@@ -913,6 +913,11 @@ class Executor {
     lo = std::max(lo, b.lo);
     hi = std::min(hi, b.hi);
     if (lo >= hi) return result;
+    // Dense entities yield about one row per feed-second; small pages need only a short first
+    // chunk.
+    if (q.type == Type::kPrediction || q.type == Type::kPayout) {
+      chunk = std::clamp<int64_t>(static_cast<int64_t>(need) * 2, 300, chunk);
+    }
 
     const bool by_key = q.order != OrderBy::kId;
     const bool desc = q.desc;
