@@ -68,7 +68,7 @@ class Parser {
       case Tok::kString:
         return "string";
       default:
-        return "'" + tok_.text.substr(0, 40) + "'";
+        return fmt::format("'{}'", std::string_view(tok_.text).substr(0, 40));
     }
   }
   bool IsPunct(const char* p) const { return tok_.kind == Tok::kPunct && tok_.text == p; }
@@ -463,7 +463,7 @@ std::string Value::Describe() const {
     case Kind::kFloat:
       return text;
     case Kind::kString:
-      return "\"" + text.substr(0, 80) + "\"";
+      return fmt::format("\"{}\"", std::string_view(text).substr(0, 80));
     case Kind::kBool:
       return bool_value ? "true" : "false";
     case Kind::kEnum:

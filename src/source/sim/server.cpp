@@ -70,6 +70,7 @@ Result<std::unique_ptr<Server>> Server::Start(std::shared_ptr<const Engine> engi
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
+  impl->http.set_tcp_nodelay(true);  // a page is one write; do not wait for delayed ACKs
   impl->http.set_keep_alive_max_count(100'000);
   impl->http.set_keep_alive_timeout(30);
   impl->http.set_payload_max_length(kMaxRequestBytes);
