@@ -1,0 +1,292 @@
+#include "etl/etl.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/time.hpp"
+#include "duck/duck.hpp"
+#include "etl/pipeline.hpp"
+
+namespace predlake::etl {
+
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+lake::RunSummary SummaryOf(const RunReport& report) {
+  lake::RunSummary summary;
+  summary.window_start_ms = report.window_start_ms;
+  summary.window_end_ms = report.window_end_ms;
+  summary.tables = report.tables;
+  nlohmann::json detail = nlohmann::json::object();
+  if (report.start_ms) detail["start_ms"] = *report.start_ms;
+  detail["changed"] = report.changed;
+  detail["message"] = report.message;
+  summary.detail_json = detail.dump();
+  return summary;
+}
+
+// Counts of the built tables as one short phrase: "+2369 predictions, 20 updated, ...".
+std::string DescribeCounts(const std::map<std::string, lake::TableCounts>& tables) {
+  auto get = [&](const char* table) {
+    auto it = tables.find(table);
+    return it == tables.end() ? lake::TableCounts{} : it->second;
+  };
+  lake::TableCounts p = get("bronze_pdr_predictions");
+  lake::TableCounts s = get("bronze_pdr_slots");
+  std::string out = "predictions +" + std::to_string(p.rows_out) + " ~" +
+                    std::to_string(p.rows_updated) + " -" + std::to_string(p.rows_deleted) +
+                    ", slots +" + std::to_string(s.rows_out) + " ~" +
+                    std::to_string(s.rows_updated) + " -" + std::to_string(s.rows_deleted);
+  return out;
+}
+
+// Runs `body` as one ledger run: BeginRun first; on failure the staging tables are dropped (best
+// effort: the next run drops them anyway) and the failure is recorded.
+template <typename Body>
+Result<RunReport> AsRun(lake::Lake& lake, const std::string& command, Body body) {
+  ASSIGN_OR_RETURN(int64_t run_id, lake.BeginRun(command));
+  RunReport report;
+  report.run_id = run_id;
+  report.command = command;
+  Status st = body(report);
+  if (st.ok()) return report;
+  Pipeline cleanup(lake, Job::kUpdate, {}, RunOptions{nullptr, {}}, command);
+  (void)cleanup.DropStaging();
+  Status recorded = lake.FailRun(run_id, st, SummaryOf(report));
+  if (!recorded.ok()) {
+    return Status(st.code(), st.message() + " (and the failure could not be recorded: " +
+                                 recorded.message() + ")");
+  }
+  return st;
+}
+
+// Records a run that had nothing to do.
+Status FinishNoop(lake::Lake& lake, RunReport& report) {
+  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+  RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+  return tx.Commit();
+}
+
+Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunReport& report) {
+  ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake));
+  if (!frontier.missing.empty()) {
+    return Status::Data(
+        "raw table" + std::string(frontier.missing.size() > 1 ? "s " : " ") +
+        JoinNames(frontier.missing) + (frontier.missing.size() > 1 ? " have" : " has") +
+        " no watermark yet (run `predlake raw update` or `predlake raw import` first)");
+  }
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  if (checkpoint) report.checkpoint_before_ms = checkpoint->checkpoint_ms;
+  const int64_t start = checkpoint ? checkpoint->start_ms
+                                   : std::max(frontier.latest_start_ms,
+                                              options.st_ms.value_or(frontier.latest_start_ms));
+  const int64_t from = (job == Job::kRebuild || !checkpoint) ? start : checkpoint->checkpoint_ms;
+  int64_t to = *frontier.frontier_ms;
+  std::string limit = "the frontier " + FormatTime(to) + " (held back by " + frontier.held_by + ")";
+  if (options.to_ms && *options.to_ms < to) {
+    to = *options.to_ms;
+    limit = "--to " + FormatTime(to);
+  }
+  report.start_ms = start;
+  report.checkpoint_after_ms = report.checkpoint_before_ms;
+  if (to <= from) {
+    report.window_start_ms = from;
+    report.window_end_ms = from;
+    if (job == Job::kRebuild) {
+      report.message =
+          "nothing to rebuild: the start " + FormatTime(start) + " is not before " + limit;
+    } else if (checkpoint) {
+      report.message =
+          "nothing to do: the checkpoint " + FormatTime(from) + " is not before " + limit;
+    } else {
+      report.message = "nothing to do: the start " + FormatTime(from) + " is not before " + limit;
+    }
+    return FinishNoop(lake, report);
+  }
+  report.window_start_ms = from;
+  report.window_end_ms = to;
+
+  Params params = {{"S", start},
+                   {"C", from},
+                   {"F", to},
+                   {"CUT", from},
+                   {"RUN", report.run_id},
+                   {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
+  Pipeline pipeline(lake, job, std::move(params), options, report.command);
+  RETURN_IF_ERROR(pipeline.Stage());
+  report.tables = pipeline.counts();
+  report.changed = true;
+  report.checkpoint_after_ms = to;
+  report.message =
+      report.command + ": [" + FormatTime(from) + ", " + FormatTime(to) +
+      "): " + DescribeCounts(report.tables) + "; checkpoint " + FormatTime(to) +
+      (to == *frontier.frontier_ms ? "" : " (frontier " + FormatTime(*frontier.frontier_ms) + ")");
+  {
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    RETURN_IF_ERROR(pipeline.Publish());
+    RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
+    RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+    RETURN_IF_ERROR(pipeline.CheckFault("commit"));
+    RETURN_IF_ERROR(tx.Commit());
+  }
+  // The run has succeeded; leftover staging tables are dropped by the next run.
+  if (pipeline.CheckFault("drop_staging").ok()) (void)pipeline.DropStaging();
+  return Status::Ok();
+}
+
+// The part of a rollback to `from_ms` that happens before the transaction: the staging. Returns
+// nullopt (and fills report.message) when there is nothing to roll back.
+Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
+                                              const RunOptions& options, RunReport& report) {
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  if (checkpoint) {
+    report.checkpoint_before_ms = checkpoint->checkpoint_ms;
+    report.checkpoint_after_ms = checkpoint->checkpoint_ms;
+    report.start_ms = checkpoint->start_ms;
+  }
+  if (!checkpoint) {
+    report.message = "nothing to roll back: the ETL has not run yet";
+    return std::optional<Pipeline>();
+  }
+  if (from_ms >= checkpoint->checkpoint_ms) {
+    report.message = "nothing to roll back: " + FormatTime(from_ms) +
+                     " is not before the checkpoint " + FormatTime(checkpoint->checkpoint_ms);
+    return std::optional<Pipeline>();
+  }
+  const int64_t start = checkpoint->start_ms;
+  report.window_start_ms = from_ms;
+  report.window_end_ms = checkpoint->checkpoint_ms;
+  // Rows from the cut on are deleted and older rows are computed as of it; a cut at or before the
+  // start therefore leaves nothing.
+  Params params = {{"S", start},           {"C", from_ms},
+                   {"F", from_ms},         {"CUT", from_ms},
+                   {"RUN", report.run_id}, {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
+  std::optional<Pipeline> pipeline;
+  pipeline.emplace(lake, Job::kRollback, std::move(params), options, report.command);
+  RETURN_IF_ERROR(pipeline->Stage());
+  report.tables = pipeline->counts();
+  report.changed = true;
+  if (from_ms <= start) {
+    report.checkpoint_after_ms.reset();
+    report.message = report.command + ": " + FormatTime(from_ms) + " is not after the start " +
+                     FormatTime(start) + ": built tables emptied, checkpoint cleared";
+  } else {
+    report.checkpoint_after_ms = from_ms;
+    report.message = report.command + ": checkpoint " + FormatTime(checkpoint->checkpoint_ms) +
+                     " -> " + FormatTime(from_ms) + ": " + DescribeCounts(report.tables);
+  }
+  return pipeline;
+}
+
+// The part of a rollback inside the caller's transaction.
+Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& report) {
+  RETURN_IF_ERROR(pipeline.Publish());
+  if (report.checkpoint_after_ms) {
+    return lake.SetCheckpoint({*report.start_ms, *report.checkpoint_after_ms}, report.run_id);
+  }
+  return lake.ClearCheckpoint();
+}
+
+}  // namespace
+
+Result<Frontier> ComputeFrontier(lake::Lake& lake) {
+  ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
+  Frontier f;
+  for (std::string_view table : kInputTables) {
+    auto it = marks.find(std::string(table));
+    if (it == marks.end()) {
+      f.missing.emplace_back(table);
+      continue;
+    }
+    f.latest_start_ms = std::max(f.latest_start_ms, it->second.start_ms);
+    if (!f.frontier_ms || it->second.watermark_ms < *f.frontier_ms) {
+      f.frontier_ms = it->second.watermark_ms;
+      f.held_by = std::string(table);
+    }
+  }
+  if (!f.missing.empty()) f.frontier_ms.reset();
+  return f;
+}
+
+Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  std::vector<WaitingEvents> out;
+  if (!checkpoint) return out;
+  ASSIGN_OR_RETURN(std::string_view text, StepSql("waiting"));
+  ASSIGN_OR_RETURN(
+      std::string sql,
+      RenderSql(text, {{"S", checkpoint->start_ms}, {"C", checkpoint->checkpoint_ms}}, "waiting"));
+  ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
+  while (auto chunk = result.NextChunk()) {
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      WaitingEvents w;
+      w.table = std::string(chunk->GetString(0, r));
+      w.events = chunk->GetInt64(1, r);
+      if (!chunk->IsNull(2, r)) w.oldest_ms = chunk->GetInt64(2, r);
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options) {
+  return AsRun(lake, "etl update",
+               [&](RunReport& report) { return BuildBody(lake, Job::kUpdate, options, report); });
+}
+
+Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options) {
+  return AsRun(lake, "etl rebuild",
+               [&](RunReport& report) { return BuildBody(lake, Job::kRebuild, options, report); });
+}
+
+Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
+  return AsRun(lake, "etl drop", [&](RunReport& report) -> Status {
+    ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
+    if (!pipeline) return FinishNoop(lake, report);
+    {
+      ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+      RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
+      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+      RETURN_IF_ERROR(pipeline->CheckFault("commit"));
+      RETURN_IF_ERROR(tx.Commit());
+    }
+    if (pipeline->CheckFault("drop_staging").ok()) (void)pipeline->DropStaging();
+    return Status::Ok();
+  });
+}
+
+Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
+  return AsRun(lake, "raw drop", [&](RunReport& report) -> Status {
+    ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
+    std::string etl_message = pipeline ? report.message : "";
+    Pipeline faults(lake, Job::kRollback, {}, options, report.command);
+    {
+      ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+      if (pipeline) RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
+      RETURN_IF_ERROR(faults.CheckFault("delete_raw"));
+      ASSIGN_OR_RETURN(auto deleted, lake.DeleteRawFrom(from_ms));
+      int64_t total = 0;
+      for (const auto& [table, counts] : deleted) {
+        report.tables[table].rows_deleted += counts.rows_deleted;
+        total += counts.rows_deleted;
+      }
+      report.changed = true;
+      report.window_start_ms = from_ms;
+      report.message =
+          "raw drop: deleted " + std::to_string(total) + " raw rows from " + FormatTime(from_ms) +
+          (etl_message.empty() ? "" : "; built tables rolled back (" + etl_message + ")");
+      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+      RETURN_IF_ERROR(faults.CheckFault("commit"));
+      RETURN_IF_ERROR(tx.Commit());
+    }
+    if (pipeline && faults.CheckFault("drop_staging").ok()) (void)pipeline->DropStaging();
+    return Status::Ok();
+  });
+}
+
+}  // namespace predlake::etl

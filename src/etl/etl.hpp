@@ -1,0 +1,126 @@
+// The incremental ETL (docs/etl.md): builds bronze_pdr_predictions, bronze_pdr_slots and the gold
+// tables from the raw tables over the window [checkpoint, frontier), in staging tables, and
+// publishes them in one transaction together with the new checkpoint and the run's success.
+//
+// Every function here takes a Lake opened for writing (except ComputeFrontier and Waiting, which
+// also work on a read-only lake), records one run in the ledger (BeginRun, then FinishRun inside
+// the publish transaction or FailRun after a failure), and returns a non-OK Status on failure with
+// the live tables, checkpoint and watermarks exactly as they were. Not thread-safe: one call at a
+// time per Lake.
+//
+// Testing aid: the environment variables PREDLAKE_FAIL_AT=<step> and PREDLAKE_KILL_AT=<step> make
+// a run fail (kInternal) or raise SIGKILL when it reaches that step (StepNames() lists them;
+// "commit" is inside the publish transaction just before it commits, "drop_staging" is after).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/progress.hpp"
+#include "common/status.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::etl {
+
+// The raw tables the ETL reads; the frontier is the lowest of their watermarks. pdr_slots is not
+// read (a latest-state snapshot carries no event time) and pdr_contracts is a snapshot without a
+// watermark.
+inline constexpr std::string_view kInputTables[] = {"pdr_predictions", "pdr_truevals",
+                                                    "pdr_payouts", "pdr_subscriptions"};
+
+// The built tables, in publish order.
+inline constexpr std::string_view kBuiltTables[] = {"bronze_pdr_slots", "bronze_pdr_predictions",
+                                                    "gold_predictoor_daily", "gold_feed_daily",
+                                                    "gold_feed_sales_daily"};
+
+// The trueval submit timeout assumed for a contract the pdr_contracts snapshot does not list (e.g.
+// after importing pdr-backend files): 3 days, the value pdr-backend deploys feeds with.
+inline constexpr int64_t kDefaultTruevalSubmitTimeoutS = 3 * 86'400;
+
+// Deterministic failure injection for tests. Empty fields inject nothing.
+struct FaultInjection {
+  std::string fail_at;  // the run fails with kInternal when it reaches this step
+  std::string kill_at;  // the process raises SIGKILL when it reaches this step
+  // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT from the environment.
+  static FaultInjection FromEnv();
+};
+
+struct RunOptions {
+  Progress* progress = nullptr;  // per-step progress; not owned, may be null
+  FaultInjection faults = FaultInjection::FromEnv();
+};
+
+struct UpdateOptions : RunOptions {
+  // The requested end of the window; the run stops at min(frontier, to_ms). nullopt: the frontier.
+  std::optional<int64_t> to_ms;
+  // lake_ss.st_timestr resolved: the first run starts at max(this, the latest raw start_ms of the
+  // input tables). Ignored once a checkpoint exists (its recorded start is kept).
+  std::optional<int64_t> st_ms;
+};
+
+// Where the raw tables the ETL reads allow it to go.
+struct Frontier {
+  std::optional<int64_t> frontier_ms;  // min of the input watermarks; nullopt if one is missing
+  std::string held_by;                 // the input table with the lowest watermark
+  std::vector<std::string> missing;    // input tables without a watermark, in kInputTables order
+  int64_t latest_start_ms = 0;         // max of the input tables' start_ms
+};
+
+// What a run did. `message` is one human-readable line summarising it.
+struct RunReport {
+  int64_t run_id = 0;
+  std::string command;   // "etl update", "etl rebuild", "etl drop", "raw drop"
+  bool changed = false;  // false: nothing to do (see message)
+  std::optional<int64_t> checkpoint_before_ms;
+  std::optional<int64_t> checkpoint_after_ms;
+  std::optional<int64_t> start_ms;  // the checkpoint's start (S)
+  std::optional<int64_t> window_start_ms;
+  std::optional<int64_t> window_end_ms;
+  std::map<std::string, lake::TableCounts> tables;
+  std::string message;
+};
+
+// Update events that wait for a row that is not built (yet): e.g. payouts of predictions made
+// before the lake's start. They stay in raw and are applied if the row is ever built.
+struct WaitingEvents {
+  std::string table;  // "pdr_payouts" or "pdr_truevals"
+  int64_t events = 0;
+  std::optional<int64_t> oldest_ms;
+};
+
+// `etl update`: processes [checkpoint, min(frontier, to_ms)). The first run starts at the start
+// described in UpdateOptions::st_ms. A window that is empty (checkpoint at or past the frontier) is
+// not an error: the run is recorded and the report says why nothing changed. A missing input
+// watermark is a kData error naming the tables.
+Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options);
+
+// `etl rebuild`: every built table from raw in one run and one publish, from the recorded start
+// (or the first-run start) to min(frontier, to_ms). No refetch.
+Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options);
+
+// `etl drop --from T`: deletes built rows with timestamp >= T, recomputes the older rows that
+// events at or after T changed, recomputes the affected gold groups and sets the checkpoint to T,
+// in one transaction. T at or after the checkpoint changes nothing (reported in the message); T at
+// or before the start empties the built tables and clears the checkpoint (the next update starts
+// afresh).
+Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options);
+
+// `raw drop --from T`: in one transaction, the same rollback as Drop when the checkpoint is past T,
+// then Lake::DeleteRawFrom(T).
+Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options);
+
+// The frontier of the input tables (read-only).
+Result<Frontier> ComputeFrontier(lake::Lake& lake);
+
+// Update events waiting for their target row, one entry per table (events = 0 when none). Empty
+// before the first ETL run. Read-only; its cost follows the size of the lake.
+Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake);
+
+// Every step name, in pipeline order (for PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT).
+std::vector<std::string> StepNames();
+
+}  // namespace predlake::etl

@@ -1,0 +1,260 @@
+#include "etl/pipeline.hpp"
+
+#include <signal.h>
+
+#include <cstdlib>
+
+#include "duck/duck.hpp"
+#include "etl/embedded_sql.hpp"
+
+namespace predlake::etl {
+
+namespace {
+
+enum class StepKind {
+  kBuiltin,  // done in C++ (cleanup, commit, drop_staging)
+  kExec,     // statements that fill staging tables
+  kParams,   // a one-row query whose BIGINT columns become parameters of the later steps
+  kSummary,  // the ledger counts
+  kPublish,  // statements on the live tables, inside the publish transaction
+};
+
+constexpr unsigned kUpdate = 1;
+constexpr unsigned kRebuild = 2;
+constexpr unsigned kRollback = 4;
+constexpr unsigned kAll = kUpdate | kRebuild | kRollback;
+
+struct StepSpec {
+  std::string_view name;  // also the SQL file stem for the kinds that run SQL
+  StepKind kind;
+  unsigned jobs;
+};
+
+// THE pipeline, in order. Each job runs the steps whose mask names it. docs/etl.md describes them.
+constexpr StepSpec kSteps[] = {
+    {"cleanup", StepKind::kBuiltin, kAll},
+    {"macros", StepKind::kExec, kAll},
+    {"stage_create", StepKind::kExec, kAll},
+    {"events", StepKind::kExec, kUpdate},
+    {"range_events", StepKind::kParams, kUpdate},
+    {"fold_slots", StepKind::kExec, kUpdate},
+    {"range_new_predictions", StepKind::kParams, kUpdate | kRebuild},
+    {"slot_keys", StepKind::kExec, kUpdate | kRebuild},
+    {"slot_keys_rollback", StepKind::kExec, kRollback},
+    {"range_slot_keys", StepKind::kParams, kAll},
+    {"compute_slots", StepKind::kExec, kAll},
+    {"slot_changes", StepKind::kExec, kUpdate},
+    {"prediction_keys", StepKind::kExec, kUpdate | kRebuild},
+    {"prediction_keys_rollback", StepKind::kExec, kRollback},
+    {"range_prediction_keys", StepKind::kParams, kAll},
+    {"compute_predictions", StepKind::kExec, kAll},
+    {"range_prediction_events", StepKind::kParams, kUpdate},
+    {"fold_predictions", StepKind::kExec, kUpdate},
+    {"gold_keys", StepKind::kExec, kAll},
+    {"range_gold", StepKind::kParams, kAll},
+    {"gold_predictoor", StepKind::kExec, kAll},
+    {"gold_feed", StepKind::kExec, kAll},
+    {"gold_sales", StepKind::kExec, kAll},
+    {"range_publish", StepKind::kParams, kAll},
+    {"summary", StepKind::kSummary, kAll},
+    {"publish", StepKind::kPublish, kAll},
+    {"commit", StepKind::kBuiltin, kAll},
+    {"drop_staging", StepKind::kBuiltin, kAll},
+};
+
+unsigned MaskOf(Job job) {
+  switch (job) {
+    case Job::kUpdate:
+      return kUpdate;
+    case Job::kRebuild:
+      return kRebuild;
+    case Job::kRollback:
+      return kRollback;
+  }
+  return 0;
+}
+
+bool IsNameChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+FaultInjection FaultInjection::FromEnv() {
+  FaultInjection f;
+  if (const char* v = std::getenv("PREDLAKE_FAIL_AT")) f.fail_at = v;
+  if (const char* v = std::getenv("PREDLAKE_KILL_AT")) f.kill_at = v;
+  return f;
+}
+
+std::vector<std::string> StepNames() {
+  std::vector<std::string> names;
+  for (const StepSpec& s : kSteps) names.emplace_back(s.name);
+  return names;
+}
+
+Result<std::string> RenderSql(std::string_view sql, const Params& params, std::string_view step) {
+  std::string out;
+  out.reserve(sql.size() + 64);
+  size_t pos = 0;
+  while (true) {
+    size_t open = sql.find("${", pos);
+    if (open == std::string_view::npos) {
+      out.append(sql.substr(pos));
+      return out;
+    }
+    out.append(sql.substr(pos, open - pos));
+    size_t close = sql.find('}', open + 2);
+    if (close == std::string_view::npos) {
+      return Status::Internal("etl step " + std::string(step) + ": unterminated ${ in its SQL");
+    }
+    std::string_view name = sql.substr(open + 2, close - open - 2);
+    bool valid = !name.empty();
+    for (char c : name) valid = valid && IsNameChar(c);
+    if (!valid) {
+      return Status::Internal("etl step " + std::string(step) + ": malformed placeholder ${" +
+                              std::string(name) + "}");
+    }
+    auto it = params.find(name);
+    if (it == params.end()) {
+      return Status::Internal("etl step " + std::string(step) + ": no value for ${" +
+                              std::string(name) + "}");
+    }
+    // Typed BIGINT so that arithmetic on small values (days * 86400000) cannot overflow INTEGER,
+    // and parenthesised so that a negative value stays one operand.
+    out += "(" + std::to_string(it->second) + "::BIGINT)";
+    pos = close + 1;
+  }
+}
+
+Result<std::string_view> StepSql(std::string_view stem) {
+  for (const auto& [name, text] : EmbeddedSql()) {
+    if (name == stem) return text;
+  }
+  return Status::Internal("etl: no embedded SQL for step " + std::string(stem));
+}
+
+Pipeline::Pipeline(lake::Lake& lake, Job job, Params params, RunOptions options,
+                   std::string command)
+    : lake_(lake),
+      job_(job),
+      params_(std::move(params)),
+      options_(std::move(options)),
+      command_(std::move(command)) {}
+
+Status Pipeline::CheckFault(std::string_view step) {
+  if (!options_.faults.kill_at.empty() && options_.faults.kill_at == step) {
+    ::raise(SIGKILL);
+  }
+  if (!options_.faults.fail_at.empty() && options_.faults.fail_at == step) {
+    return Status::Internal("injected failure at ETL step " + std::string(step) +
+                            " (PREDLAKE_FAIL_AT)");
+  }
+  return Status::Ok();
+}
+
+Status Pipeline::Stage() {
+  const unsigned mask = MaskOf(job_);
+  int total = 0;
+  for (const StepSpec& s : kSteps) {
+    if ((s.jobs & mask) && s.kind != StepKind::kPublish && s.name != "commit" &&
+        s.name != "drop_staging") {
+      ++total;
+    }
+  }
+  int index = 0;
+  for (const StepSpec& s : kSteps) {
+    if (!(s.jobs & mask)) continue;
+    if (s.kind == StepKind::kPublish) break;
+    RETURN_IF_ERROR(RunStep(s.name, ++index, total));
+  }
+  return Status::Ok();
+}
+
+Status Pipeline::Publish() {
+  for (const StepSpec& s : kSteps) {
+    if (s.kind != StepKind::kPublish || !(s.jobs & MaskOf(job_))) continue;
+    RETURN_IF_ERROR(CheckFault(s.name));
+    if (options_.progress) options_.progress->Update(command_ + ": publish");
+    ASSIGN_OR_RETURN(std::string_view text, StepSql(s.name));
+    ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, s.name));
+    RETURN_IF_ERROR(lake_.conn().Execute(sql, "etl step " + std::string(s.name)));
+  }
+  return Status::Ok();
+}
+
+Status Pipeline::DropStaging() {
+  ASSIGN_OR_RETURN(std::string_view sql, StepSql("orphans"));
+  ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl: find staging tables"));
+  std::vector<std::string> tables;
+  while (auto chunk = result.NextChunk()) {
+    for (size_t r = 0; r < chunk->size(); ++r) tables.emplace_back(chunk->GetString(0, r));
+  }
+  for (const std::string& table : tables) {
+    RETURN_IF_ERROR(lake_.conn().Execute("DROP TABLE IF EXISTS " + duck::QuoteIdent(table),
+                                         "etl: drop staging table " + table));
+  }
+  return Status::Ok();
+}
+
+Status Pipeline::RunStep(std::string_view name, int index, int total) {
+  RETURN_IF_ERROR(CheckFault(name));
+  if (options_.progress) {
+    options_.progress->Update(command_ + ": " + std::string(name) + " (" + std::to_string(index) +
+                              "/" + std::to_string(total) + ")");
+  }
+  StepKind kind = StepKind::kBuiltin;
+  for (const StepSpec& s : kSteps) {
+    if (s.name == name) kind = s.kind;
+  }
+  if (kind == StepKind::kBuiltin) {
+    // The only builtin step before the publish: a crashed run's staging tables go first.
+    return DropStaging();
+  }
+  ASSIGN_OR_RETURN(std::string_view text, StepSql(name));
+  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, name));
+  switch (kind) {
+    case StepKind::kExec:
+      return lake_.conn().Execute(sql, "etl step " + std::string(name));
+    case StepKind::kParams:
+      return RunParams(name, sql);
+    case StepKind::kSummary:
+      return RunSummary(sql);
+    default:
+      return Status::Internal("etl: step " + std::string(name) + " cannot run before the publish");
+  }
+}
+
+Status Pipeline::RunParams(std::string_view name, const std::string& sql) {
+  ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl step " + std::string(name)));
+  auto chunk = result.NextChunk();
+  if (!chunk || chunk->size() != 1) {
+    return Status::Internal("etl step " + std::string(name) + " did not return one row");
+  }
+  for (size_t c = 0; c < result.column_count(); ++c) {
+    if (result.column_types()[c] != duck::Type::kInteger || chunk->IsNull(c, 0)) {
+      return Status::Internal("etl step " + std::string(name) + ": column " +
+                              result.column_names()[c] + " is not a non-null integer");
+    }
+    params_[result.column_names()[c]] = chunk->GetInt64(c, 0);
+  }
+  return Status::Ok();
+}
+
+Status Pipeline::RunSummary(const std::string& sql) {
+  ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl step summary"));
+  counts_.clear();
+  while (auto chunk = result.NextChunk()) {
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      lake::TableCounts counts;
+      counts.rows_in = chunk->GetInt64(1, r);
+      counts.rows_out = chunk->GetInt64(2, r);
+      counts.rows_updated = chunk->GetInt64(3, r);
+      counts.rows_deleted = chunk->GetInt64(4, r);
+      counts_[std::string(chunk->GetString(0, r))] = counts;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace predlake::etl

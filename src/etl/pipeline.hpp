@@ -1,0 +1,68 @@
+// Internal to the ETL module: the table of steps (one place, pipeline order), the substitution of
+// parameters into the steps' SQL, and the runner that executes the steps of one job.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.hpp"
+#include "etl/etl.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::etl {
+
+// The jobs that share the pipeline. kUpdate folds the window's events into live rows and computes
+// the new ones; kRebuild computes every row from the start as if nothing were live; kRollback
+// recomputes the live rows that events at or after the cut changed.
+enum class Job { kUpdate, kRebuild, kRollback };
+
+// Integer parameters of the SQL steps, by name (${NAME} in the SQL text). The job sets S (start),
+// C (window start), F (as-of: the window end, or the rollback target), CUT (live rows at or after
+// it are replaced or deleted) and RUN (run id); kParams steps add their columns.
+using Params = std::map<std::string, int64_t, std::less<>>;
+
+// Replaces every ${NAME} in `sql` by the decimal value of params[NAME]. Only integers are ever
+// substituted, so no quoting is involved. An unknown or malformed placeholder is kInternal naming
+// the step.
+Result<std::string> RenderSql(std::string_view sql, const Params& params, std::string_view step);
+
+// The SQL text of an embedded step file; kInternal when there is none.
+Result<std::string_view> StepSql(std::string_view stem);
+
+// Runs one job's steps on the lake's connection. Usage: Stage(), then, inside the caller's
+// transaction, Publish() and CheckFault("commit") before committing; then DropStaging(). Every
+// step first honours the fault injection of RunOptions.
+class Pipeline {
+ public:
+  Pipeline(lake::Lake& lake, Job job, Params params, RunOptions options, std::string command);
+
+  // Drops orphan staging tables, then builds every staging table and view up to the publish.
+  // Fills counts() with the ledger counts.
+  Status Stage();
+  // Applies the staged rows to the live tables. Call inside the publish transaction.
+  Status Publish();
+  // Drops this run's staging tables (and any other orphan). Safe to call after a failure.
+  Status DropStaging();
+  // Honours the fault injection for a step the caller runs itself.
+  Status CheckFault(std::string_view step);
+
+  const std::map<std::string, lake::TableCounts>& counts() const { return counts_; }
+  const Params& params() const { return params_; }
+
+ private:
+  Status RunStep(std::string_view name, int index, int total);
+  Status RunParams(std::string_view name, const std::string& sql);
+  Status RunSummary(const std::string& sql);
+
+  lake::Lake& lake_;
+  Job job_;
+  Params params_;
+  RunOptions options_;
+  std::string command_;
+  std::map<std::string, lake::TableCounts> counts_;
+};
+
+}  // namespace predlake::etl

@@ -1,0 +1,48 @@
+-- Update events for existing slot rows from the window [C, F), reduced to one row per slot:
+-- the window's predictions of the slot (count, stake, latest time), its earliest trueval event,
+-- and the live slots still pending whose cancellation deadline falls in the window (a time-driven
+-- event with no row of its own). Parameters: C, F, CUT.
+INSERT INTO etl_stage_slot_events
+WITH preds AS (
+  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id, slot,
+         count(*) AS n_predictions, sum(stake) AS predicted_stake,
+         max(timestamp) AS max_prediction_timestamp
+  FROM pdr_predictions
+  WHERE timestamp >= ${C} AND timestamp < ${F}
+  GROUP BY ALL
+),
+tvs AS (
+  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id, slot,
+         arg_min({'truevalue': truevalue, 'revenue': revenue, 'up': roundSumStakesUp,
+                  'total': roundSumStakes, 'ts': timestamp},
+                 {'ts': timestamp, 'id': ID}) AS t
+  FROM pdr_truevals
+  WHERE timestamp >= ${C} AND timestamp < ${F}
+  GROUP BY ALL
+),
+deadlines AS (
+  SELECT ID AS slot_id, slot
+  FROM bronze_pdr_slots
+  WHERE status = 'pending' AND deadline_timestamp >= ${C} AND deadline_timestamp < ${F}
+    AND timestamp < ${CUT}
+)
+SELECT slot_id, slot,
+       coalesce(preds.n_predictions, 0),
+       preds.predicted_stake,
+       preds.max_prediction_timestamp,
+       tvs.t IS NOT NULL,
+       tvs.t.truevalue, tvs.t.revenue, tvs.t.up, tvs.t.total, tvs.t.ts
+FROM preds
+FULL JOIN tvs USING (slot_id, slot)
+FULL JOIN deadlines USING (slot_id, slot);
+
+-- Payout events of the window, one row per prediction (the earliest, should an ID repeat).
+INSERT INTO etl_stage_payout_events
+SELECT ID, y.slot, y.payout, y.predvalue, y.stake, y.ts
+FROM (
+  SELECT ID, arg_min({'slot': slot, 'payout': payout, 'predvalue': predvalue, 'stake': stake,
+                      'ts': timestamp}, {'ts': timestamp, 'id': ID}) AS y
+  FROM pdr_payouts
+  WHERE timestamp >= ${C} AND timestamp < ${F}
+  GROUP BY ID
+);

@@ -1,0 +1,69 @@
+-- Fresh staging tables for one run (the runner has dropped whatever a crashed run left). They are
+-- ordinary tables, created and filled outside the publish transaction; only the publish step
+-- touches the live tables. Every name starts with etl_stage_ so that orphans are easy to find.
+
+-- Update events of the window, reduced to one row per target slot / prediction.
+CREATE TABLE etl_stage_slot_events (
+  slot_id VARCHAR,
+  slot BIGINT,
+  n_predictions BIGINT,
+  predicted_stake DECIMAL(38, 18),
+  max_prediction_timestamp BIGINT,
+  has_trueval BOOLEAN,
+  truevalue BOOLEAN,
+  revenue DECIMAL(38, 18),
+  roundSumStakesUp DECIMAL(38, 18),
+  roundSumStakes DECIMAL(38, 18),
+  trueval_timestamp BIGINT
+);
+CREATE TABLE etl_stage_payout_events (
+  ID VARCHAR,
+  slot BIGINT,
+  payout DECIMAL(38, 18),
+  predvalue BOOLEAN,
+  stake DECIMAL(38, 18),
+  timestamp BIGINT
+);
+-- Folded slots whose trueval or status changed: what their predictions must take over.
+CREATE TABLE etl_stage_slot_changes (
+  slot_id VARCHAR,
+  slot BIGINT,
+  truevalue BOOLEAN,
+  revenue DECIMAL(38, 18),
+  status VARCHAR,
+  status_timestamp BIGINT
+);
+
+-- Rows to compute from raw as of the run's end: new rows, or (rollback) rows to recompute.
+CREATE TABLE etl_stage_slot_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
+CREATE TABLE etl_stage_prediction_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
+
+-- Rows to publish: is_new rows are inserted, the others replace the live row with the same ID.
+CREATE TABLE etl_stage_slots AS SELECT *, false AS is_new FROM bronze_pdr_slots LIMIT 0;
+CREATE TABLE etl_stage_predictions AS
+  SELECT *, false AS is_new FROM bronze_pdr_predictions LIMIT 0;
+
+-- Gold groups to replace, and their new rows.
+CREATE TABLE etl_stage_gold_predictoor_keys (day DATE, user VARCHAR, contract VARCHAR);
+CREATE TABLE etl_stage_gold_predictoor AS FROM gold_predictoor_daily LIMIT 0;
+CREATE TABLE etl_stage_gold_feed_keys (day DATE, contract VARCHAR);
+CREATE TABLE etl_stage_gold_feed AS FROM gold_feed_daily LIMIT 0;
+CREATE TABLE etl_stage_gold_sales_keys (day DATE);
+CREATE TABLE etl_stage_gold_sales AS FROM gold_feed_sales_daily LIMIT 0;
+
+-- The built tables as they will be after the publish: the live rows that stay (those before CUT
+-- that no staged row replaces) plus the staged rows. Later steps read these, so they see old and
+-- new rows in one query; filters on slot reach the live tables' scans.
+CREATE OR REPLACE TEMP VIEW etl_view_slots AS
+  SELECT * FROM bronze_pdr_slots AS l
+  WHERE l.timestamp < ${CUT}
+    AND NOT EXISTS (SELECT 1 FROM etl_stage_slots AS s WHERE s.ID = l.ID)
+  UNION ALL
+  SELECT * EXCLUDE (is_new) FROM etl_stage_slots;
+
+CREATE OR REPLACE TEMP VIEW etl_view_predictions AS
+  SELECT * FROM bronze_pdr_predictions AS l
+  WHERE l.timestamp < ${CUT}
+    AND NOT EXISTS (SELECT 1 FROM etl_stage_predictions AS s WHERE s.ID = l.ID)
+  UNION ALL
+  SELECT * EXCLUDE (is_new) FROM etl_stage_predictions;

@@ -1,0 +1,139 @@
+#include "etl_test_util.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+
+#include "duck/duck.hpp"
+
+namespace predlake::etl::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string SourceTable(const std::string& table) { return "test_src_" + table; }
+
+std::string Fixture(const std::string& table) {
+  return std::string(PREDLAKE_REFERENCE_DIR) + "/" + table + ".csv";
+}
+
+}  // namespace
+
+TempLake::TempLake(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  // tmpfs keeps the many small commits of the randomised tests fast; any folder works.
+  fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+  dir_ = (base / ("predlake_etl_" + tag + "_" + std::to_string(::getpid()) + "_" +
+                  std::to_string(counter++)))
+             .string();
+  fs::remove_all(dir_);
+}
+
+TempLake::~TempLake() {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+std::unique_ptr<lake::Lake> TempLake::Open() {
+  lake::OpenOptions options;
+  options.mode = lake::Mode::kWrite;
+  options.command = "test";
+  options.clock = &clock_;
+  options.threads = 2;
+  auto lake = lake::Lake::Open(dir_, options);
+  EXPECT_TRUE(lake.ok()) << lake.status().message();
+  return lake.ok() ? std::move(lake).value() : nullptr;
+}
+
+void Exec(lake::Lake& lake, const std::string& sql) {
+  Status st = lake.conn().Execute(sql, "test");
+  ASSERT_TRUE(st.ok()) << st.message() << "\nSQL: " << sql;
+}
+
+int64_t QueryInt(lake::Lake& lake, const std::string& sql) {
+  auto v = lake.conn().QueryInt(sql, "test");
+  EXPECT_TRUE(v.ok()) << v.status().message() << "\nSQL: " << sql;
+  return v.ok() ? v->value_or(-1) : -1;
+}
+
+void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options) {
+  for (std::string_view t : lake::kRawTables) {
+    std::string table(t);
+    Exec(lake, "DROP TABLE IF EXISTS " + SourceTable(table));
+    Exec(lake, "CREATE TABLE " + SourceTable(table) + " AS FROM " + table + " LIMIT 0");
+    // Everything is read as text so that amounts are parsed into DECIMAL exactly.
+    Exec(lake, "INSERT INTO " + SourceTable(table) + " BY NAME SELECT * FROM read_csv(" +
+                   duck::QuoteString(Fixture(table)) + ", header = true, all_varchar = true)");
+  }
+  if (options.null_prediction_late_fields) {
+    Exec(lake,
+         "UPDATE test_src_pdr_predictions SET predvalue = NULL, truevalue = NULL, "
+         "payout = NULL");
+  }
+  if (options.null_some_stakes) {
+    Exec(lake, "UPDATE test_src_pdr_predictions SET stake = NULL WHERE hash(ID) % 5 = 0");
+  }
+}
+
+void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to) {
+  if (to > from) {
+    Exec(lake, "INSERT INTO " + table + " SELECT * FROM " + SourceTable(table) +
+                   " WHERE timestamp >= " + std::to_string(from) + " AND timestamp < " +
+                   std::to_string(to) + " ORDER BY timestamp, ID");
+  }
+  Status st = lake.SetWatermark(table, {start, to}, 0);
+  ASSERT_TRUE(st.ok()) << st.message();
+}
+
+void FeedAll(lake::Lake& lake, int64_t start, int64_t to) {
+  auto marks = lake.Watermarks();
+  ASSERT_TRUE(marks.ok()) << marks.status().message();
+  for (std::string_view t : lake::kRawTables) {
+    std::string table(t);
+    auto it = marks->find(table);
+    int64_t from = it == marks->end() ? start : it->second.watermark_ms;
+    if (to > from || it == marks->end()) Feed(lake, table, start, from, to);
+  }
+}
+
+void Snapshot(lake::Lake& lake, const std::string& tag) {
+  for (std::string_view t : kBuiltTables) {
+    std::string snap = "test_snap_" + tag + "_" + std::string(t);
+    Exec(lake, "DROP TABLE IF EXISTS " + snap);
+    Exec(lake, "CREATE TABLE " + snap + " AS SELECT * EXCLUDE (run_id) FROM " + std::string(t));
+  }
+}
+
+std::string DiffSnapshot(lake::Lake& lake, const std::string& tag) {
+  std::string out;
+  for (std::string_view t : kBuiltTables) {
+    std::string table(t);
+    std::string snap = "test_snap_" + tag + "_" + table;
+    std::string live = "(SELECT * EXCLUDE (run_id) FROM " + table + ")";
+    std::string diff = "(SELECT 'snapshot only' AS side, * FROM (FROM " + snap +
+                       " EXCEPT ALL FROM " + live +
+                       ")) UNION ALL (SELECT 'live only' AS side, * FROM (FROM " + live +
+                       " EXCEPT ALL FROM " + snap + "))";
+    auto n = lake.conn().QueryInt("SELECT count(*) FROM (" + diff + ")", "diff");
+    if (!n.ok()) return table + ": " + n.status().message();
+    if (n->value_or(0) == 0) continue;
+    out += table + ": " + std::to_string(*n.value()) + " differing rows\n";
+    auto rows = lake.conn().Query("SELECT * FROM (" + diff + ") ORDER BY 2, 1 LIMIT 6", "diff");
+    if (!rows.ok()) continue;
+    for (const auto& row : rows->ToText()) {
+      out += "  ";
+      for (const auto& v : row) out += (v ? *v : "NULL") + " | ";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+int64_t CheckpointMs(lake::Lake& lake) {
+  auto c = lake.GetCheckpoint();
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() && c.value() ? c.value()->checkpoint_ms : -1;
+}
+
+}  // namespace predlake::etl::testing

@@ -1,0 +1,69 @@
+// Helpers for the ETL tests: a lake in a temporary folder, raw "sources" (the reference fixtures,
+// with the fetch-time NULLs) kept in the same database as test_src_* tables, raw feeding up to a
+// watermark, and snapshots/comparisons of the built tables.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/time.hpp"
+#include "etl/etl.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::etl::testing {
+
+// The two hours of the reference fixtures.
+inline constexpr int64_t kFixtureStart = 1'721'952'000'000;
+inline constexpr int64_t kFixtureEnd = 1'721'959'200'000;
+
+// A lake folder removed at destruction.
+class TempLake {
+ public:
+  explicit TempLake(const std::string& tag);
+  ~TempLake();
+  TempLake(const TempLake&) = delete;
+  TempLake& operator=(const TempLake&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  // Opens the lake for writing; fails the test (and returns null) on error.
+  std::unique_ptr<lake::Lake> Open();
+
+ private:
+  std::string dir_;
+  FixedClock clock_{kFixtureEnd};
+};
+
+// Runs SQL and fails the test on error.
+void Exec(lake::Lake& lake, const std::string& sql);
+int64_t QueryInt(lake::Lake& lake, const std::string& sql);
+
+struct SourceOptions {
+  bool null_prediction_late_fields = true;  // predvalue, truevalue, payout as at fetch time
+  bool null_some_stakes = false;            // also null ~1/5 of prediction stakes (deterministic)
+};
+
+// Creates test_src_<raw table> from the reference fixtures (amounts parsed from text, exactly).
+void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options = {});
+
+// Inserts the source rows of `table` with timestamp in [from, to) into the raw table and sets its
+// watermark to {start, to}.
+void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to);
+// Feeds every input table (and pdr_slots) from its current watermark (or start) to `to`.
+void FeedAll(lake::Lake& lake, int64_t start, int64_t to);
+
+// A copy of every built table without run_id, as test_snap_<table>.
+void Snapshot(lake::Lake& lake, const std::string& tag);
+// Differences between a snapshot and the live built tables: "" when identical, else a description
+// with a few differing rows.
+std::string DiffSnapshot(lake::Lake& lake, const std::string& tag);
+
+// Checkpoint, or -1 when none.
+int64_t CheckpointMs(lake::Lake& lake);
+
+}  // namespace predlake::etl::testing

@@ -1,0 +1,193 @@
+// The reference fixtures (two hours of mainnet): the facts pdr-backend's tests assert, and ours.
+#include <gtest/gtest.h>
+
+#include "etl_test_util.hpp"
+
+namespace predlake::etl::testing {
+namespace {
+
+constexpr int64_t kMinute = 60'000;
+
+class FixtureEtl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    lake_ = dir_.Open();
+    ASSERT_TRUE(lake_);
+    LoadFixtureSources(*lake_);
+    FeedAll(*lake_, kFixtureStart, kFixtureEnd);
+  }
+
+  RunReport RunUpdate(std::optional<int64_t> to) {
+    UpdateOptions options;
+    options.faults = {};
+    options.to_ms = to;
+    options.st_ms = kFixtureStart;
+    auto report = Update(*lake_, options);
+    EXPECT_TRUE(report.ok()) << report.status().message();
+    return report.ok() ? *report : RunReport{};
+  }
+
+  int64_t Count(const std::string& where) {
+    return QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_predictions WHERE " + where);
+  }
+
+  TempLake dir_{"fixtures"};
+  std::unique_ptr<lake::Lake> lake_;
+};
+
+TEST_F(FixtureEtl, OneRunOverTheTwoHours) {
+  RunReport report = RunUpdate(std::nullopt);
+  EXPECT_TRUE(report.changed);
+  EXPECT_EQ(report.window_start_ms, kFixtureStart);
+  EXPECT_EQ(report.window_end_ms, kFixtureEnd);
+  EXPECT_EQ(CheckpointMs(*lake_), kFixtureEnd);
+  EXPECT_EQ(Count("true"), 2369);
+  EXPECT_EQ(Count("payout IS NOT NULL"), 2020);
+  EXPECT_EQ(Count("payout IS NULL"), 349);
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(DISTINCT ID) FROM bronze_pdr_predictions"), 2369);
+  // Every payout with a matching prediction is folded, with its exact amount and predvalue.
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM bronze_pdr_predictions b JOIN pdr_payouts y USING (ID) "
+                     "WHERE b.payout = y.payout AND b.predvalue = y.predvalue"),
+            2020);
+  // Truevals reach every prediction of their slot, claimed or not.
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM bronze_pdr_predictions b JOIN pdr_truevals t "
+                     "ON b.slot_id = split_part(t.ID, '-', 1) || '-' || t.slot "
+                     "WHERE b.truevalue IS DISTINCT FROM t.truevalue OR b.status <> 'paying'"),
+            0);
+  EXPECT_EQ(Count("status = 'canceled'"), 0);
+  // The ledger records the run with its window and counts.
+  EXPECT_EQ(report.tables["bronze_pdr_predictions"].rows_out, 2369);
+  EXPECT_EQ(report.tables["pdr_payouts"].rows_in, 2349);
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM predlake_runs WHERE status = 'succeeded' AND "
+                     "command = 'etl update' AND window_end_ms = " +
+                         std::to_string(kFixtureEnd)),
+            1);
+  EXPECT_EQ(QueryInt(*lake_, "SELECT rows_out FROM predlake_run_tables WHERE run_id = " +
+                                 std::to_string(report.run_id) +
+                                 " AND table_name = 'bronze_pdr_predictions'"),
+            2369);
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
+                     "'etl_stage%'"),
+            0);
+}
+
+TEST_F(FixtureEtl, WaitingPayoutsAreKeptAndReported) {
+  RunUpdate(std::nullopt);
+  auto waiting = Waiting(*lake_);
+  ASSERT_TRUE(waiting.ok()) << waiting.status().message();
+  ASSERT_EQ(waiting->size(), 2u);
+  EXPECT_EQ((*waiting)[0].table, "pdr_payouts");
+  EXPECT_EQ((*waiting)[0].events, 329);
+  EXPECT_EQ((*waiting)[0].oldest_ms,
+            QueryInt(*lake_,
+                     "SELECT min(timestamp) FROM pdr_payouts y WHERE NOT EXISTS "
+                     "(SELECT 1 FROM pdr_predictions p WHERE p.ID = y.ID)"));
+  EXPECT_EQ((*waiting)[1].table, "pdr_truevals");
+  // Slot 1721952000 of every feed (its predictions predate the window) and slot 1721955600 of
+  // the 1h feeds (no prediction of it in the file).
+  EXPECT_EQ((*waiting)[1].events, 30);
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM pdr_payouts"), 2349);
+}
+
+TEST_F(FixtureEtl, ThreeFortyMinuteRunsGiveTheSameTable) {
+  TempLake other_dir("fixtures_one_run");
+  auto other = other_dir.Open();
+  ASSERT_TRUE(other);
+  LoadFixtureSources(*other);
+  FeedAll(*other, kFixtureStart, kFixtureEnd);
+  UpdateOptions options;
+  options.faults = {};
+  options.st_ms = kFixtureStart;
+  ASSERT_TRUE(Update(*other, options).ok());
+  Snapshot(*other, "one");
+
+  // Per step: rows in the step's window without / with a payout as of the step's end.
+  const int64_t expected[3][2] = {{209, 532}, {269, 555}, {249, 555}};
+  for (int step = 0; step < 3; ++step) {
+    int64_t from = kFixtureStart + step * 40 * kMinute;
+    int64_t to = from + 40 * kMinute;
+    RunReport report = RunUpdate(to);
+    EXPECT_EQ(report.window_start_ms, from);
+    EXPECT_EQ(report.window_end_ms, to);
+    std::string window =
+        "timestamp >= " + std::to_string(from) + " AND timestamp < " + std::to_string(to);
+    EXPECT_EQ(Count(window + " AND payout IS NULL"), expected[step][0]) << "step " << step;
+    EXPECT_EQ(Count(window + " AND payout IS NOT NULL"), expected[step][1]) << "step " << step;
+  }
+  EXPECT_EQ(Count("true"), 2369);
+  EXPECT_EQ(Count("payout IS NOT NULL"), 2020);
+  // Compare with the one-run lake: attach it would lock it, so compare through a copy.
+  Snapshot(*lake_, "three");
+  other.reset();
+  Exec(*lake_, "ATTACH '" + other_dir.dir() + "/lake.duckdb' AS other (READ_ONLY)");
+  for (std::string_view t : kBuiltTables) {
+    std::string a = "test_snap_three_" + std::string(t);
+    std::string b = "other.test_snap_one_" + std::string(t);
+    EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM ((FROM " + a + " EXCEPT ALL FROM " + b +
+                                   ") UNION ALL (FROM " + b + " EXCEPT ALL FROM " + a + "))"),
+              0)
+        << t;
+  }
+  Exec(*lake_, "DETACH other");
+}
+
+TEST_F(FixtureEtl, IncrementalEqualsRebuild) {
+  for (int64_t to : {kFixtureStart + 7 * kMinute, kFixtureStart + 23 * kMinute,
+                     kFixtureStart + 61 * kMinute, kFixtureStart + 62 * kMinute, kFixtureEnd}) {
+    RunUpdate(to);
+  }
+  Snapshot(*lake_, "inc");
+  UpdateOptions options;
+  options.faults = {};
+  auto rebuilt = Rebuild(*lake_, options);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();
+  EXPECT_EQ(DiffSnapshot(*lake_, "inc"), "");
+}
+
+TEST_F(FixtureEtl, NothingToDoIsReportedAndRecorded) {
+  RunUpdate(std::nullopt);
+  RunReport again = RunUpdate(std::nullopt);
+  EXPECT_FALSE(again.changed);
+  EXPECT_NE(again.message.find("nothing to do"), std::string::npos) << again.message;
+  EXPECT_NE(again.message.find("held back by"), std::string::npos) << again.message;
+  EXPECT_EQ(CheckpointMs(*lake_), kFixtureEnd);
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs WHERE status = 'succeeded'"), 2);
+}
+
+TEST_F(FixtureEtl, TheFrontierIsTheLowestInputWatermark) {
+  Feed(*lake_, "pdr_truevals", kFixtureStart, kFixtureEnd, kFixtureEnd);
+  ASSERT_TRUE(
+      lake_->SetWatermark("pdr_payouts", {kFixtureStart, kFixtureStart + 30 * kMinute}, 0).ok());
+  auto frontier = ComputeFrontier(*lake_);
+  ASSERT_TRUE(frontier.ok());
+  EXPECT_EQ(frontier->frontier_ms, kFixtureStart + 30 * kMinute);
+  EXPECT_EQ(frontier->held_by, "pdr_payouts");
+  RunReport report = RunUpdate(std::nullopt);
+  EXPECT_EQ(report.window_end_ms, kFixtureStart + 30 * kMinute);
+  EXPECT_EQ(CheckpointMs(*lake_), kFixtureStart + 30 * kMinute);
+}
+
+TEST(EtlErrors, MissingWatermarksAreNamedAndRecorded) {
+  TempLake dir("missing");
+  auto lake = dir.Open();
+  ASSERT_TRUE(lake);
+  ASSERT_TRUE(lake->SetWatermark("pdr_predictions", {kFixtureStart, kFixtureEnd}, 0).ok());
+  UpdateOptions options;
+  options.faults = {};
+  auto report = Update(*lake, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), StatusCode::kData);
+  EXPECT_NE(report.status().message().find("pdr_truevals, pdr_payouts, pdr_subscriptions have no "
+                                           "watermark"),
+            std::string::npos)
+      << report.status().message();
+  EXPECT_EQ(QueryInt(*lake, "SELECT count(*) FROM predlake_runs WHERE status = 'failed'"), 1);
+  EXPECT_EQ(CheckpointMs(*lake), -1);
+}
+
+}  // namespace
+}  // namespace predlake::etl::testing
