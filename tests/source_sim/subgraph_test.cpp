@@ -167,7 +167,7 @@ std::vector<std::vector<std::string>> PageAll(const Engine& e, const std::string
 TEST(SubgraphTest, CursorPagingEqualsTheDump) {
   auto e = MakeEngine(SmallConfig("2024-07-25", "2024-07-25_05:00"));
   const int64_t start_s = Ms("2024-07-25") / 1000;
-  const int64_t end_s = Ms("2024-07-25_04:30") / 1000;
+  const int64_t end_s = Ms("2024-07-25_03:30") / 1000;
   for (const std::string table :
        {"pdr_predictions", "pdr_truevals", "pdr_payouts", "pdr_subscriptions"}) {
     auto truth = DumpRows(*e, table, end_s * 1000);
@@ -175,7 +175,7 @@ TEST(SubgraphTest, CursorPagingEqualsTheDump) {
     ASSERT_GT(truth->rows.size(), 10u) << table;
     int pages = 0;
     // A small page size forces many pages and many ties on one timestamp.
-    auto paged = PageAll(*e, table, start_s, end_s, 37, &pages);
+    auto paged = PageAll(*e, table, start_s, end_s, 61, &pages);
     EXPECT_EQ(paged, truth->rows) << table;
     EXPECT_GT(pages, 2) << table;
     std::set<std::string> ids;

@@ -1,0 +1,56 @@
+#include <chrono>
+#include <thread>
+
+#include "cli/command.hpp"
+#include "source/sim/server.hpp"
+#include "source/sim/subgraph.hpp"
+
+namespace predlake::cli {
+namespace {
+
+struct Options {
+  int port = 0;
+};
+
+Status Serve(Context& ctx, const Options& o) {
+  // With a wall-clock now the indexed head keeps moving while the server runs; a pinned now stays
+  // put.
+  std::shared_ptr<const Clock> live;
+  if (ctx.now_is_wall_clock())
+    live = std::shared_ptr<const Clock>(&ctx.clock(), [](const Clock*) {});
+  ASSIGN_OR_RETURN(std::shared_ptr<const sim::Engine> engine,
+                   sim::Engine::Create(ctx.config().sim, ctx.now_ms(), live));
+  sim::ServerOptions options;
+  options.port = o.port;
+  ASSIGN_OR_RETURN(std::unique_ptr<sim::Server> server, sim::Server::Start(engine, options));
+  const std::atomic<bool>& cancelled = Context::EnableCancellation();
+  ctx.out() << server->Url() << std::endl;
+  ctx.log().Info("serving the simulated subgraph at " + server->Url() + " (Ctrl-C stops)");
+  Status run_status;
+  std::atomic<bool> finished{false};
+  std::thread runner([&] {
+    run_status = server->Run();
+    finished = true;
+  });
+  while (!cancelled && !finished) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  server->Stop();
+  runner.join();
+  RETURN_IF_ERROR(run_status);
+  ctx.log().Info("stopped after " + std::to_string(server->requests()) + " requests");
+  return Status::Cancelled("sim serve: stopped by a signal");
+}
+
+}  // namespace
+
+PREDLAKE_COMMAND(sim_serve) {
+  return MakeCommand<Options>(
+      "sim serve", "serve the simulated network's subgraph over HTTP on 127.0.0.1",
+      [](CLI::App& app, Options& o) {
+        app.add_option("--port", o.port, "TCP port; 0 picks a free one")
+            ->check(CLI::Range(0, 65535))
+            ->capture_default_str();
+      },
+      Serve);
+}
+
+}  // namespace predlake::cli
