@@ -1,0 +1,147 @@
+#include "raw/contracts.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "raw/record.hpp"
+
+namespace predlake::raw {
+namespace {
+
+constexpr int kContractPage = 1000;
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> DecodeHexText(std::string_view hex) {
+  if (hex.size() < 2 || hex[0] != '0' || (hex[1] != 'x' && hex[1] != 'X')) return std::nullopt;
+  hex.remove_prefix(2);
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = HexValue(hex[i]), lo = HexValue(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
+Result<int64_t> FetchHeadMs(gql::Client& client) {
+  ASSIGN_OR_RETURN(nlohmann::json data, client.Query("{ _meta { block { number timestamp } } }"));
+  RecordReader r(data);
+  int64_t ts = r.Int("_meta.block.timestamp");
+  if (!r.ok()) return Status::Source("_meta: " + r.status().message());
+  if (ts < 0) return Status::Source("_meta: negative block timestamp " + std::to_string(ts));
+  return ts * 1000;
+}
+
+Result<ContractMap> FetchContracts(gql::Client& client) {
+  ContractMap out;
+  std::string last_id;
+  for (int page = 1;; ++page) {
+    std::string where =
+        last_id.empty() ? "" : ", where: {id_gt: " + gql::QuoteGraphqlString(last_id) + "}";
+    std::string query = "{ predictContracts(first: " + std::to_string(kContractPage) +
+                        ", orderBy: id, orderDirection: asc" + where +
+                        ") { id secondsPerEpoch truevalSubmitTimeout token { id name "
+                        "lastPriceValue nft { nftData { key value } } } } }";
+    auto data = client.Query(query);
+    if (!data.ok())
+      return data.status().WithContext("predictContracts page " + std::to_string(page));
+    auto list = data->find("predictContracts");
+    if (list == data->end() || !list->is_array()) {
+      return Status::Source("predictContracts page " + std::to_string(page) +
+                            ": the answer has no predictContracts list");
+    }
+    for (const nlohmann::json& rec : *list) {
+      RecordReader r(rec);
+      Contract c;
+      c.id = Lower(r.String("id"));
+      c.seconds_per_epoch = r.Int("secondsPerEpoch");
+      c.trueval_submit_timeout = r.Int("truevalSubmitTimeout");
+      if (const nlohmann::json* items = r.Find("token.nft.nftData"); items && r.ok()) {
+        if (!items->is_array()) {
+          return Status::Source("predictContract " + c.id +
+                                ": field `token.nft.nftData` should be a list");
+        }
+        for (const nlohmann::json& item : *items) {
+          RecordReader kv(item);
+          std::string key = Lower(kv.String("key"));
+          std::string value = kv.String("value");
+          if (!kv.ok()) {
+            return Status::Source("predictContract " + c.id + ": nftData " + kv.status().message());
+          }
+          std::optional<std::string>* slot = key == kPairKey        ? &c.pair
+                                             : key == kTimeframeKey ? &c.timeframe
+                                             : key == kSourceKey    ? &c.source
+                                                                    : nullptr;
+          if (slot == nullptr) continue;
+          *slot = DecodeHexText(value);
+          if (!*slot) {
+            return Status::Source("predictContract " + c.id + ": nftData value \"" +
+                                  value.substr(0, 80) + "\" is not hex-encoded text");
+          }
+        }
+      }
+      if (!r.ok()) {
+        std::string who = c.id.empty() ? "a predictContract" : "predictContract " + c.id;
+        return Status::Source(who + ": " + r.status().message());
+      }
+      if (c.seconds_per_epoch <= 0 || c.trueval_submit_timeout < 0) {
+        return Status::Source("predictContract " + c.id + ": implausible secondsPerEpoch " +
+                              std::to_string(c.seconds_per_epoch) + " / truevalSubmitTimeout " +
+                              std::to_string(c.trueval_submit_timeout));
+      }
+      last_id = rec["id"].get<std::string>();
+      out[c.id] = std::move(c);
+    }
+    if (list->size() < static_cast<size_t>(kContractPage)) break;
+  }
+  return out;
+}
+
+Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
+  if (contracts.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(
+      duck::Prepared stmt,
+      conn.Prepare("INSERT INTO pdr_contracts VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ID) DO "
+                   "UPDATE SET pair = excluded.pair, timeframe = excluded.timeframe, source = "
+                   "excluded.source, seconds_per_epoch = excluded.seconds_per_epoch, "
+                   "trueval_submit_timeout = excluded.trueval_submit_timeout",
+                   "store pdr_contracts"));
+  for (const auto& [id, c] : contracts) {
+    RETURN_IF_ERROR(stmt.Bind(1, std::string_view(id)));
+    const std::optional<std::string>* texts[] = {&c.pair, &c.timeframe, &c.source};
+    for (size_t i = 0; i < 3; ++i) {
+      RETURN_IF_ERROR(*texts[i] ? stmt.Bind(2 + i, std::string_view(**texts[i]))
+                                : stmt.BindNull(2 + i));
+    }
+    RETURN_IF_ERROR(stmt.Bind(5, c.seconds_per_epoch));
+    RETURN_IF_ERROR(stmt.Bind(6, c.trueval_submit_timeout));
+    RETURN_IF_ERROR(stmt.Execute().status());
+  }
+  return Status::Ok();
+}
+
+int64_t MaxSlotSettleMs(const ContractMap& contracts) {
+  int64_t out = 0;
+  for (const auto& [id, c] : contracts) {
+    out = std::max(out, (c.seconds_per_epoch + c.trueval_submit_timeout) * 1000);
+  }
+  return out;
+}
+
+}  // namespace predlake::raw

@@ -1,0 +1,120 @@
+#include "raw/schema.hpp"
+
+#include <cctype>
+
+namespace predlake::raw {
+
+const std::vector<TableDef>& RawTables() {
+  using T = ColumnType;
+  static const std::vector<TableDef> kTables = {
+      {"pdr_predictions",
+       {{"ID", T::kVarchar},
+        {"contract", T::kVarchar},
+        {"pair", T::kVarchar},
+        {"timeframe", T::kVarchar},
+        {"predvalue", T::kBoolean},
+        {"stake", T::kDecimal},
+        {"truevalue", T::kBoolean},
+        {"timestamp", T::kBigint},
+        {"source", T::kVarchar},
+        {"payout", T::kDecimal},
+        {"slot", T::kBigint},
+        {"user", T::kVarchar}},
+       7,
+       false},
+      {"pdr_truevals",
+       {{"ID", T::kVarchar},
+        {"token", T::kVarchar},
+        {"timestamp", T::kBigint},
+        {"truevalue", T::kBoolean},
+        {"slot", T::kBigint},
+        {"revenue", T::kDecimal},
+        {"roundSumStakesUp", T::kDecimal},
+        {"roundSumStakes", T::kDecimal}},
+       2,
+       false},
+      {"pdr_payouts",
+       {{"ID", T::kVarchar},
+        {"token", T::kVarchar},
+        {"user", T::kVarchar},
+        {"slot", T::kBigint},
+        {"timestamp", T::kBigint},
+        {"payout", T::kDecimal},
+        {"predvalue", T::kBoolean},
+        {"truevalue", T::kBoolean},
+        {"stake", T::kDecimal}},
+       4,
+       false},
+      {"pdr_subscriptions",
+       {{"ID", T::kVarchar},
+        {"pair", T::kVarchar},
+        {"timeframe", T::kVarchar},
+        {"source", T::kVarchar},
+        {"tx_id", T::kVarchar},
+        {"last_price_value", T::kDecimal},
+        {"timestamp", T::kBigint},
+        {"user", T::kVarchar}},
+       6,
+       false},
+      {"pdr_slots",
+       {{"ID", T::kVarchar},
+        {"timestamp", T::kBigint},
+        {"slot", T::kBigint},
+        {"truevalue", T::kBoolean},
+        {"roundSumStakesUp", T::kDecimal},
+        {"roundSumStakes", T::kDecimal},
+        {"status", T::kVarchar}},
+       1,
+       true},
+  };
+  return kTables;
+}
+
+const TableDef* FindTable(std::string_view name) {
+  for (const TableDef& t : RawTables()) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+bool IsDecimalText(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && s[i] == '-') ++i;
+  size_t int_digits = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++int_digits;
+  if (int_digits == 0 || int_digits > 20) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    size_t frac = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++frac;
+    if (frac == 0) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t exp = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exp;
+    // Bounded so that the value still fits DECIMAL(38, 18) after scaling.
+    if (exp == 0 || exp > 2) return false;
+  }
+  return i == s.size();
+}
+
+Status AppendRow(duck::Appender& appender, const Row& row) {
+  for (const Cell& cell : row) {
+    Status st;
+    if (std::holds_alternative<std::monostate>(cell)) {
+      st = appender.AppendNull();
+    } else if (const auto* i = std::get_if<int64_t>(&cell)) {
+      st = appender.Append(*i);
+    } else if (const auto* b = std::get_if<bool>(&cell)) {
+      st = appender.Append(*b);
+    } else {
+      st = appender.Append(std::string_view(std::get<std::string>(cell)));
+    }
+    RETURN_IF_ERROR(st);
+  }
+  return appender.EndRow();
+}
+
+}  // namespace predlake::raw

@@ -1,0 +1,49 @@
+// The raw tables as the raw module sees them: their columns and types (mirroring
+// src/lake/sql/02_raw_tables.sql), and the in-memory row a fetched or imported record becomes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/status.hpp"
+#include "duck/duck.hpp"
+
+namespace predlake::raw {
+
+enum class ColumnType { kVarchar, kBoolean, kBigint, kDecimal };
+
+struct ColumnDef {
+  std::string_view name;
+  ColumnType type;
+};
+
+struct TableDef {
+  std::string_view name;
+  std::vector<ColumnDef> columns;  // in table order; columns[0] is ID
+  size_t timestamp_column = 0;     // index of `timestamp` (unix ms)
+  // pdr_slots: rows hold an entity's latest state, so a newer copy replaces the stored one.
+  bool upsert = false;
+};
+
+// The five raw tables in lake::kRawTables order.
+const std::vector<TableDef>& RawTables();
+// The table called `name`, or nullptr.
+const TableDef* FindTable(std::string_view name);
+
+// One value: NULL, BIGINT, BOOLEAN, or text (VARCHAR, and DECIMAL kept as its exact decimal text).
+using Cell = std::variant<std::monostate, int64_t, bool, std::string>;
+// One row, cells in TableDef::columns order.
+using Row = std::vector<Cell>;
+
+// True when `text` is a plain decimal number DuckDB casts exactly into DECIMAL(38, 18): an optional
+// '-', 1 to 20 integer digits, optionally '.' and digits, optionally an exponent (e[+-]digits).
+bool IsDecimalText(std::string_view text);
+
+// Appends `row` (which must have one cell per column of the appender's table) and ends the row.
+Status AppendRow(duck::Appender& appender, const Row& row);
+
+}  // namespace predlake::raw

@@ -1,0 +1,82 @@
+// `raw update`: fetches every raw table from its watermark up to min(end, the subgraph's indexed
+// head), five tables at once, storing each page exactly once together with the watermark it
+// justifies (DESIGN.md rules 1 and 2; docs/raw.md explains the approach).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/progress.hpp"
+#include "common/status.hpp"
+#include "lake/lake.hpp"
+#include "source/gql/client.hpp"
+#include "source/gql/transport.hpp"
+
+namespace predlake::raw {
+
+// Makes a fresh Transport to the subgraph; called once per fetching thread (and once for the
+// head and contracts), possibly from several threads at once, so it must be thread-safe.
+using TransportFactory = std::function<std::unique_ptr<gql::Transport>()>;
+
+struct UpdateOptions {
+  int64_t start_ms = 0;  // where a table without a watermark starts (lake_ss.st_timestr)
+  int64_t end_ms = 0;    // requested end (--to or lake_ss.fin_timestr); capped at the head
+  std::vector<std::string> tables;     // empty: all five raw tables
+  std::string command = "raw update";  // the ledger's command text
+  // When set, the caller owns the run in the ledger: Update neither begins nor ends one and
+  // records its watermarks under this id.
+  std::optional<int64_t> run_id;
+
+  int page_size = 1000;
+  // pdr_slots is re-read from its watermark minus (the longest epoch + trueval timeout of the
+  // feeds) minus this margin, so that slots still changing at the last fetch are refreshed.
+  int64_t slot_margin_ms = 15 * 60 * 1000;
+  int max_pages_per_commit = 16;  // pages stored per transaction when the writer falls behind
+  int queue_pages = 4;            // pages each fetcher may have waiting for the writer
+  gql::RetryPolicy retry;
+  gql::Sleeper* sleeper = nullptr;            // nullptr: real sleeping
+  const std::atomic<bool>* cancel = nullptr;  // polled; when set the run stops as kCancelled
+};
+
+struct TableReport {
+  std::string table;
+  int64_t from_ms = 0;  // window fetched
+  int64_t end_ms = 0;
+  lake::Watermark before;  // {0, 0} for a table fetched for the first time
+  lake::Watermark after;
+  int64_t pages = 0;
+  int64_t rows_in = 0;       // records fetched
+  int64_t rows_out = 0;      // new rows stored
+  int64_t rows_updated = 0;  // pdr_slots rows whose state changed
+  int64_t requests = 0;      // HTTP requests, retries included
+  int64_t retries = 0;
+};
+
+struct UpdateReport {
+  int64_t run_id = 0;
+  int64_t head_ms = 0;  // the subgraph's indexed head
+  int64_t end_ms = 0;   // min(requested end, head)
+  int64_t contracts = 0;
+  std::vector<TableReport> tables;
+  double seconds = 0;
+};
+
+// Runs one raw update on `lake` (opened for writing). Each table gets a fetching thread with its
+// own Client over a Transport from `factory`; the calling thread stores pages (a transaction per
+// few pages, each advancing the table's watermark to where its stored rows end) and, at the end,
+// records the run as succeeded in the same transaction as the last pages.
+//
+// On failure the run is recorded as failed (aborted when cancelled) with the error, watermarks
+// stay where the stored rows end, and the error is returned: kSource naming the table, the window
+// and the page ("pdr_payouts [2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z) page 3: ..."), kData
+// for a lake error, kCancelled when options.cancel was set. `progress` may be null.
+Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
+                            const TransportFactory& factory, Progress* progress);
+
+}  // namespace predlake::raw

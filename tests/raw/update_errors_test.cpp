@@ -1,0 +1,234 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "raw/update.hpp"
+#include "raw_test_util.hpp"
+
+namespace predlake::raw {
+namespace {
+
+using rawtest::Ms;
+using rawtest::TempDir;
+using rawtest::WatermarkOf;
+
+// Passes requests to the in-process sim and lets the test rewrite answers (or replace them).
+class EditingTransport final : public gql::Transport {
+ public:
+  using Edit = std::function<void(const std::string& request, gql::HttpResponse& response)>;
+  EditingTransport(std::shared_ptr<const sim::Engine> engine, Edit edit)
+      : inner_(std::move(engine)), edit_(std::move(edit)) {}
+  Result<gql::HttpResponse> Post(const std::string& body) override {
+    auto r = inner_.Post(body);
+    if (r.ok()) edit_(body, *r);
+    return r;
+  }
+  std::string Describe() const override { return "edited sim"; }
+
+ private:
+  sim::InProcessTransport inner_;
+  Edit edit_;
+};
+
+struct Fixture {
+  TempDir dir;
+  config::SimConfig world = rawtest::SmallWorld();
+  std::shared_ptr<const sim::Engine> engine = rawtest::MakeEngine(world);
+  std::unique_ptr<lake::Lake> lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+
+  UpdateOptions Options() {
+    UpdateOptions o;
+    o.start_ms = Ms(world.start);
+    o.end_ms = Ms(world.now);
+    o.sleeper = &sleep;
+    o.page_size = 100;
+    o.max_pages_per_commit = 1;
+    return o;
+  }
+  Result<UpdateReport> Run(EditingTransport::Edit edit, UpdateOptions o) {
+    auto engine_copy = engine;
+    return Update(
+        *lake, o,
+        [engine_copy, edit]() -> std::unique_ptr<gql::Transport> {
+          return std::make_unique<EditingTransport>(engine_copy, edit);
+        },
+        nullptr);
+  }
+  Result<UpdateReport> Run(EditingTransport::Edit edit) { return Run(std::move(edit), Options()); }
+  std::string LastRunStatus() {
+    auto r = lake->conn().Query(
+        "SELECT status || ': ' || coalesce(error, '') FROM predlake_runs ORDER BY run_id DESC "
+        "LIMIT 1",
+        "t");
+    return r.ok() ? *r->ToText()[0][0] : "";
+  }
+};
+
+// Rewrites the JSON of the records of `entity` in the third page of that table.
+EditingTransport::Edit EditThirdPage(const std::string& entity,
+                                     std::function<void(nlohmann::json& record)> edit) {
+  auto pages = std::make_shared<int>(0);
+  return [entity, edit, pages](const std::string& request, gql::HttpResponse& response) {
+    if (request.find(entity) == std::string::npos || response.status != 200) return;
+    if (++*pages != 3) return;
+    nlohmann::json doc = nlohmann::json::parse(response.body);
+    edit(doc["data"]["b"][5]);
+    response.body = doc.dump();
+  };
+}
+
+TEST(RawUpdateErrorsTest, MissingFieldNamesTableWindowPageAndRecord) {
+  Fixture f;
+  std::string id;
+  auto r = f.Run(EditThirdPage("predictPayouts", [&](nlohmann::json& rec) {
+    id = rec["id"];
+    rec["prediction"].erase("stake");
+  }));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kSource);
+  EXPECT_EQ(r.status().exit_status(), 3);
+  const std::string& m = r.status().message();
+  EXPECT_EQ(m, "pdr_payouts [2024-07-25T00:00:00Z, 2024-07-25T05:59:30Z) page 3: record " + id +
+                   ": field `prediction.stake` is missing or null");
+  EXPECT_EQ(f.LastRunStatus(), "failed: " + m);
+  // Two pages were stored: the watermark stays where they end, and reruns complete the table.
+  int64_t w = WatermarkOf(*f.lake, "pdr_payouts");
+  EXPECT_GT(w, Ms(f.world.start));
+  EXPECT_LT(w, Ms(f.world.now) - f.world.indexing_lag_ms);
+  auto stored = f.lake->conn().QueryInt("SELECT count(*) FROM pdr_payouts", "t");
+  EXPECT_EQ(**stored, 200);
+  ASSERT_TRUE(f.Run([](const std::string&, gql::HttpResponse&) {}).ok());
+  rawtest::ExpectEqualsDump(*f.lake, *f.engine);
+}
+
+TEST(RawUpdateErrorsTest, WrongTypesAreSourceErrors) {
+  struct Case {
+    std::string entity, field;
+    nlohmann::json value;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {"predictPredictions", "stake", 1.5, "field `stake` should be a decimal string, got number"},
+      {"predictPredictions", "stake", "12abc", "field `stake` is not a decimal number: \"12abc\""},
+      {"predictPredictions", "timestamp", "soon", "field `timestamp` should be an integer"},
+      {"predictTrueVals", "trueValue", "yes", "field `trueValue` should be a boolean, got string"},
+      {"predictSlots", "trueValues", 3, "field `trueValues` should be a list"},
+      {"predictPredictions", "user", nullptr, "field `user.id` is missing or null"},
+      {"predictPredictions", "id", 7, "record (no id): field `id` should be a string"},
+  };
+  for (const Case& c : cases) {
+    Fixture f;
+    auto r = f.Run(EditThirdPage(c.entity, [&](nlohmann::json& rec) { rec[c.field] = c.value; }));
+    ASSERT_FALSE(r.ok()) << c.entity << "." << c.field;
+    EXPECT_EQ(r.status().code(), StatusCode::kSource);
+    EXPECT_NE(r.status().message().find(c.expect), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("page 3"), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(RawUpdateErrorsTest, UnknownContract) {
+  Fixture f;
+  auto r = f.Run(EditThirdPage("predictTrueVals", [](nlohmann::json& rec) {
+    rec["slot"]["predictContract"]["id"] = "0xdead";
+  }));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "references contract 0xdead, which is not among the predictContracts"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(RawUpdateErrorsTest, OutOfOrderOrOutOfWindowRecordsAreRefused) {
+  Fixture f;
+  auto r = f.Run(
+      EditThirdPage("predictPredictions", [](nlohmann::json& rec) { rec["timestamp"] = 1000; }));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("timestamp 1000 is outside the requested range"),
+            std::string::npos)
+      << r.status().message();
+
+  Fixture g;
+  auto pages = std::make_shared<int>(0);
+  auto r2 = g.Run([pages](const std::string& request, gql::HttpResponse& response) {
+    if (request.find("predictPayouts") == std::string::npos || ++*pages != 2) return;
+    nlohmann::json doc = nlohmann::json::parse(response.body);
+    std::swap(doc["data"]["b"][3], doc["data"]["b"][7]);
+    response.body = doc.dump();
+  });
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("records are not in (timestamp, id) order"),
+            std::string::npos)
+      << r2.status().message();
+}
+
+TEST(RawUpdateErrorsTest, ClientErrorFailsAtOnceAndHeadErrorsAreNamed) {
+  Fixture f;
+  auto r = f.Run([](const std::string& request, gql::HttpResponse& response) {
+    if (request.find("predictSubscriptions") == std::string::npos) return;
+    response = gql::HttpResponse{404, "subgraph not found", std::nullopt};
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "pdr_subscriptions [2024-07-25T00:00:00Z, 2024-07-25T05:59:30Z) page 1: edited sim: "
+            "HTTP 404: subgraph not found");
+  EXPECT_EQ(f.sleep.total.load(), 0);
+  EXPECT_FALSE(f.lake->GetWatermark("pdr_subscriptions")->has_value());
+
+  Fixture g;
+  auto r2 = g.Run([](const std::string& request, gql::HttpResponse& response) {
+    if (request.find("_meta") != std::string::npos) response.body = R"({"data":{"_meta":{}}})";
+  });
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.status().message(),
+            "reading the indexed head: _meta: field `_meta.block.timestamp` is missing or null");
+  EXPECT_EQ(g.LastRunStatus(), "failed: " + r2.status().message());
+}
+
+TEST(RawUpdateErrorsTest, CancelStopsTheRunAsAborted) {
+  Fixture f;
+  std::atomic<bool> cancel{false};
+  UpdateOptions o = f.Options();
+  o.cancel = &cancel;
+  auto pages = std::make_shared<int>(0);
+  auto r = f.Run(
+      [&cancel, pages](const std::string& request, gql::HttpResponse&) {
+        if (request.find("predictPredictions") != std::string::npos && ++*pages == 4) {
+          cancel = true;
+        }
+      },
+      o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(f.LastRunStatus().rfind("aborted", 0), 0u) << f.LastRunStatus();
+  ASSERT_TRUE(f.Run([](const std::string&, gql::HttpResponse&) {}).ok());
+  rawtest::ExpectEqualsDump(*f.lake, *f.engine);
+}
+
+TEST(RawUpdateErrorsTest, UnknownTableAndBrokenFactory) {
+  Fixture f;
+  UpdateOptions o = f.Options();
+  o.tables = {"pdr_nothing"};
+  auto r = f.Run([](const std::string&, gql::HttpResponse&) {}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+
+  auto r2 = Update(
+      *f.lake, f.Options(), [] { return std::unique_ptr<gql::Transport>(); }, nullptr);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.status().code(), StatusCode::kInternal);
+}
+
+TEST(RawUpdateErrorsTest, SelectedTablesOnly) {
+  Fixture f;
+  UpdateOptions o = f.Options();
+  o.tables = {"pdr_truevals"};
+  auto r = f.Run([](const std::string&, gql::HttpResponse&) {}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->tables.size(), 1u);
+  EXPECT_TRUE(f.lake->GetWatermark("pdr_truevals")->has_value());
+  EXPECT_FALSE(f.lake->GetWatermark("pdr_predictions")->has_value());
+}
+
+}  // namespace
+}  // namespace predlake::raw

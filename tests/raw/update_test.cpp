@@ -1,0 +1,246 @@
+#include "raw/update.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <random>
+#include <thread>
+
+#include "raw_test_util.hpp"
+
+namespace predlake::raw {
+namespace {
+
+using rawtest::ExpectEqualsDump;
+using rawtest::Ms;
+using rawtest::TempDir;
+using rawtest::WatermarkOf;
+
+UpdateOptions Options(const config::SimConfig& world, int64_t end_ms, gql::Sleeper* sleeper) {
+  UpdateOptions o;
+  o.start_ms = Ms(world.start);
+  o.end_ms = end_ms;
+  o.sleeper = sleeper;
+  o.retry.jitter_seed = 1;
+  return o;
+}
+
+struct RunRow {
+  std::string status;
+  std::string error;
+};
+
+RunRow LastRun(lake::Lake& lake) {
+  auto r = lake.conn().Query(
+      "SELECT status, coalesce(error, '') FROM predlake_runs ORDER BY run_id DESC LIMIT 1", "t");
+  EXPECT_TRUE(r.ok());
+  auto rows = r->ToText();
+  if (rows.empty()) return {};
+  return {*rows[0][0], *rows[0][1]};
+}
+
+TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto report =
+      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const int64_t head = engine->HeadMs() / 1000 * 1000;
+  EXPECT_EQ(report->head_ms, head);
+  EXPECT_EQ(report->end_ms, head);
+  EXPECT_EQ(report->contracts, 6);
+  ASSERT_EQ(report->tables.size(), 5u);
+  for (const TableReport& t : report->tables) {
+    EXPECT_EQ(WatermarkOf(*lake, t.table), head) << t.table;
+    EXPECT_EQ(t.after.watermark_ms, head);
+    EXPECT_EQ(t.after.start_ms, Ms(world.start));
+    EXPECT_GT(t.rows_in, 0) << t.table;
+    EXPECT_EQ(t.rows_out, t.rows_in) << t.table;
+  }
+  int64_t rows = ExpectEqualsDump(*lake, *engine);
+  EXPECT_GT(rows, 1000);
+
+  RunRow run = LastRun(*lake);
+  EXPECT_EQ(run.status, "succeeded");
+  auto counts = lake->conn().Query(
+      "SELECT sum(rows_in), sum(rows_out) FROM predlake_run_tables WHERE run_id = " +
+          std::to_string(report->run_id),
+      "t");
+  ASSERT_TRUE(counts.ok());
+  auto c = counts->ToText();
+  EXPECT_EQ(std::stoll(*c[0][0]), rows);
+  EXPECT_EQ(std::stoll(*c[0][1]), rows);
+  auto contracts = lake->conn().QueryInt(
+      "SELECT count(*) FROM pdr_contracts WHERE pair = 'BTC/USDT' AND timeframe IN ('5m', '1h') "
+      "AND source = 'binance' AND seconds_per_epoch IN (300, 3600)",
+      "t");
+  ASSERT_TRUE(contracts.ok());
+  EXPECT_EQ(**contracts, 2);
+
+  // A second run finds nothing new and changes nothing.
+  auto again =
+      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  for (const TableReport& t : again->tables) {
+    EXPECT_EQ(t.rows_out, 0) << t.table;
+    EXPECT_EQ(t.rows_updated, 0) << t.table;
+  }
+  EXPECT_EQ(ExpectEqualsDump(*lake, *engine), rows);
+}
+
+TEST(RawUpdateTest, ManySmallUpdatesWithSmallPagesEqualOneBigOne) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  std::mt19937_64 rng(4);
+  const int64_t start = Ms(world.start), now = Ms(world.now);
+  int64_t to = start;
+  int runs = 0;
+  while (to < now) {
+    to = std::min(now, to + static_cast<int64_t>(rng() % (50 * 60 * 1000)) + 1);
+    UpdateOptions o = Options(world, to, &sleep);
+    o.page_size = 5 + static_cast<int>(rng() % 40);  // tie groups longer than a page happen
+    o.max_pages_per_commit = 1 + static_cast<int>(rng() % 3);
+    auto r = Update(*lake, o, rawtest::SimFactory(engine), nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    for (const TableReport& t : r->tables) {
+      EXPECT_EQ(t.after.watermark_ms, std::min(to, r->head_ms)) << t.table;
+    }
+    ++runs;
+    ExpectEqualsDump(*lake, *engine);
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(runs, 5);
+  // Ties longer than the smallest pages were crossed (payout batches share a timestamp).
+  auto ties = lake->conn().QueryInt(
+      "SELECT max(n) FROM (SELECT count(*) AS n FROM pdr_payouts GROUP BY timestamp)", "t");
+  ASSERT_TRUE(ties.ok());
+  EXPECT_GT(**ties, 40);
+}
+
+TEST(RawUpdateTest, FaultsAndRerunsEndWithEverything) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.faults.http_5xx = 0.08;
+  world.faults.timeout = 0.04;
+  world.faults.http_429 = 0.04;
+  world.faults.graphql_error = 0.08;
+  world.faults.malformed = 0.04;
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  int failures = 0;
+  uint64_t seed = 0;
+  std::shared_ptr<const sim::Engine> engine;
+  // Walk the window in steps; every step is rerun (with a new fault sequence) until it succeeds.
+  for (int64_t to = Ms(world.start) + 20 * 60 * 1000; to <= Ms(world.now); to += 20 * 60 * 1000) {
+    bool ok = false;
+    for (int attempt = 0; attempt < 30 && !ok; ++attempt) {
+      world.faults.seed = ++seed;
+      engine = rawtest::MakeEngine(world);
+      UpdateOptions o = Options(world, to, &sleep);
+      o.page_size = 40;
+      o.retry.max_attempts = 2;  // so that some runs fail
+      o.retry.graphql_error_attempts = 1;
+      auto r = Update(*lake, o, rawtest::SimFactory(engine), nullptr);
+      ok = r.ok();
+      if (!ok) {
+        ++failures;
+        EXPECT_EQ(r.status().code(), StatusCode::kSource) << r.status().message();
+        EXPECT_EQ(LastRun(*lake).status, "failed");
+        EXPECT_EQ(LastRun(*lake).error, r.status().message());
+      }
+      ExpectEqualsDump(*lake, *engine);  // whatever was stored is right
+      if (HasFailure()) return;
+    }
+    ASSERT_TRUE(ok) << "no success in 30 attempts up to " << FormatTime(to);
+  }
+  EXPECT_GT(failures, 2);
+  EXPECT_GT(sleep.total.load(), 0);
+  for (const TableDef& t : RawTables()) {
+    EXPECT_EQ(WatermarkOf(*lake, std::string(t.name)), Ms(world.now) - world.indexing_lag_ms);
+  }
+}
+
+TEST(RawUpdateTest, LaggingIndexerThenCatchUp) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  world.indexing_lag_ms = 2 * 3600 * 1000;
+  auto lagging = rawtest::MakeEngine(world);
+  auto r1 =
+      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(lagging), nullptr);
+  ASSERT_TRUE(r1.ok()) << r1.status().message();
+  EXPECT_EQ(r1->end_ms, Ms(world.now) - 2 * 3600 * 1000);
+  for (const TableReport& t : r1->tables) EXPECT_EQ(t.after.watermark_ms, r1->end_ms);
+  ExpectEqualsDump(*lake, *lagging);
+
+  world.indexing_lag_ms = 20 * 60 * 1000;
+  auto r2 = Update(*lake, Options(world, Ms(world.now), &sleep),
+                   rawtest::SimFactory(rawtest::MakeEngine(world)), nullptr);
+  ASSERT_TRUE(r2.ok()) << r2.status().message();
+  world.indexing_lag_ms = 0;
+  auto caught_up = rawtest::MakeEngine(world);
+  auto r3 =
+      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(caught_up), nullptr);
+  ASSERT_TRUE(r3.ok()) << r3.status().message();
+  for (const TableReport& t : r3->tables) EXPECT_EQ(t.after.watermark_ms, Ms(world.now));
+  // Slots fetched while pending are refreshed to their final state by the later runs.
+  ExpectEqualsDump(*lake, *caught_up);
+  const TableReport& slots = r2->tables.back();
+  EXPECT_EQ(slots.table, "pdr_slots");
+  EXPECT_GT(slots.rows_updated, 0);
+}
+
+TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-24", "2024-07-25_06:00");
+  auto engine = rawtest::MakeEngine(world);
+  std::mt19937_64 rng(11);
+  int killed = 0;
+  for (int round = 0; round < 6; ++round) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto lake = rawtest::OpenLake(dir.path());
+      if (!lake) _exit(2);
+      UpdateOptions o = Options(world, Ms(world.now), nullptr);
+      o.page_size = 100;
+      o.max_pages_per_commit = 1;
+      auto r = Update(*lake, o, rawtest::SimFactory(engine), nullptr);
+      _exit(r.ok() ? 0 : 1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
+    if (kill(pid, SIGKILL) == 0) ++killed;
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    if (WIFEXITED(status)) {
+      ASSERT_EQ(WEXITSTATUS(status), 0);
+    }
+    auto lake = rawtest::OpenLake(dir.path());
+    ASSERT_NE(lake, nullptr);
+    ExpectEqualsDump(*lake, *engine);
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(killed, 0);
+  auto lake = rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  rawtest::NoSleep sleep;
+  auto r =
+      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ExpectEqualsDump(*lake, *engine);
+  auto aborted =
+      lake->conn().QueryInt("SELECT count(*) FROM predlake_runs WHERE status = 'aborted'", "t");
+  ASSERT_TRUE(aborted.ok());
+  EXPECT_GT(**aborted, 0);
+}
+
+}  // namespace
+}  // namespace predlake::raw
