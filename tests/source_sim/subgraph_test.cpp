@@ -512,3 +512,52 @@ TEST(SubgraphTest, FuzzedBodiesNeverCrash) {
 
 }  // namespace
 }  // namespace predlake::sim
+
+namespace predlake::sim {
+namespace {
+
+TEST(SubgraphTest, ExtremeBoundsAreSafe) {
+  auto e = simtest::MakeEngine(simtest::SmallConfig());
+  const std::string lo = "-9223372036854775808", hi = "9223372036854775807";
+  for (const std::string entity : {"predictPredictions", "predictTrueVals", "predictPayouts",
+                                   "predictSubscriptions", "predictContracts"}) {
+    for (const std::string& where : std::vector<std::string>{
+             "{timestamp_gt: " + hi + "}", "{timestamp_lte: " + lo + "}", "{timestamp: " + hi + "}",
+             "{timestamp_gte: " + lo + ", timestamp_lte: " + hi + "}", "{timestamp_in: []}"}) {
+      nlohmann::json j = simtest::Ask(*e, "{ x: " + entity +
+                                              "(first: 3, orderBy: timestamp, "
+                                              "where: " +
+                                              where + ") { id } }");
+      ASSERT_TRUE(j.contains("data")) << j.dump();
+      if (where.find(lo + ", ") != std::string::npos) {
+        EXPECT_EQ(j["data"]["x"].size(), 3u) << entity;
+      } else {
+        EXPECT_TRUE(j["data"]["x"].empty()) << entity << " " << where;
+      }
+    }
+  }
+  nlohmann::json j = simtest::Ask(*e, "{ predictSlots(first: 2, where: {slot_gt: " + hi +
+                                          "}) { id } a: predictSlots(first: 2, "
+                                          "where: {slot_lt: " +
+                                          lo + "}) { id } }");
+  EXPECT_TRUE(j["data"]["predictSlots"].empty());
+  EXPECT_TRUE(j["data"]["a"].empty());
+  auto rows = DumpRows(*e, "pdr_slots", std::numeric_limits<int64_t>::min());
+  ASSERT_TRUE(rows.ok());
+  EXPECT_TRUE(rows->rows.empty());
+}
+
+TEST(SubgraphTest, IntegerDivisionHelpers) {
+  EXPECT_EQ(FloorDiv(-1, 300), -1);
+  EXPECT_EQ(FloorDiv(-300, 300), -1);
+  EXPECT_EQ(FloorDiv(299, 300), 0);
+  EXPECT_EQ(CeilDiv(1, 300), 1);
+  EXPECT_EQ(CeilDiv(-299, 300), 0);
+  EXPECT_EQ(FloorDiv(std::numeric_limits<int64_t>::min(), 1000),
+            std::numeric_limits<int64_t>::min() / 1000 - 1);
+  EXPECT_EQ(CeilDiv(std::numeric_limits<int64_t>::max(), 1000),
+            std::numeric_limits<int64_t>::max() / 1000 + 1);
+}
+
+}  // namespace
+}  // namespace predlake::sim

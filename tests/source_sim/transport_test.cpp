@@ -36,6 +36,7 @@ class RunningServer {
   httplib::Client Client() {
     httplib::Client c("127.0.0.1", server_->port());
     c.set_keep_alive(true);
+    c.set_tcp_nodelay(true);
     c.set_read_timeout(10, 0);
     return c;
   }

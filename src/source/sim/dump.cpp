@@ -56,7 +56,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   const World& w = engine.world();
   to_ms = std::min(to_ms, engine.HeadMs());
   // Events with ts * 1000 < to_ms, i.e. ts < cut.
-  const int64_t cut = -FloorDiv(-to_ms, 1000);
+  const int64_t cut = CeilDiv(to_ms, 1000);
   SlotCache cache(w);
   std::vector<Item> items;
   auto flush = [&]() {
@@ -76,7 +76,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
       const int64_t e = std::min(cut, a + kChunk);
       for (size_t fi = 0; fi < feeds.size(); ++fi) {
         const Feed& f = feeds[fi];
-        for (int64_t slot = std::max(f.first_slot, -FloorDiv(-a, f.epoch) * f.epoch); slot < e;
+        for (int64_t slot = std::max(f.first_slot, CeilDiv(a, f.epoch) * f.epoch); slot < e;
              slot += f.epoch) {
           const SlotInfo& info = cache.Get(static_cast<int>(fi), slot);
           const SlotState st = info.StateBefore(cut);

@@ -844,7 +844,7 @@ class Executor {
         for (size_t f = 0; f < feeds.size(); ++f) {
           if (!wanted(f)) continue;
           const Feed& feed = feeds[f];
-          int64_t first = std::max(feed.first_slot, -FloorDiv(-from, feed.epoch) * feed.epoch);
+          int64_t first = std::max(feed.first_slot, CeilDiv(from, feed.epoch) * feed.epoch);
           for (int64_t slot = first; slot < to; slot += feed.epoch) {
             if (!cache_.Get(static_cast<int>(f), slot).StateBefore(cut_).exists) continue;
             Row r;

@@ -70,8 +70,6 @@ std::string Address(uint64_t seed, uint64_t purpose, uint64_t key) {
   return s;
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
-
 // Whole tokens, from a small integer table so that no libm result can differ between machines.
 Wei StakeBase(uint64_t h) {
   static const int kBases[] = {5, 10, 20, 50, 100, 150, 200, 300, 500, 800, 1000, 2000};

@@ -210,7 +210,8 @@ class SlotCache {
 // Splits "5m" / "1h" / "30s" / "1d" into seconds; nullopt when malformed.
 std::optional<int64_t> ParseTimeframe(const std::string& timeframe);
 
-// floor(a / b) for b > 0.
-inline int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// floor(a / b) and ceil(a / b) for b > 0, without overflow for any a.
+inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); }
+inline int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 && a > 0 ? 1 : 0); }
 
 }  // namespace predlake::sim
