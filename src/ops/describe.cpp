@@ -1,0 +1,211 @@
+#include "ops/describe.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "common/table_format.hpp"
+#include "common/time.hpp"
+#include "duck/duck.hpp"
+
+namespace predlake::ops {
+
+namespace {
+
+std::optional<std::string> IsoOrNull(std::optional<int64_t> ms) {
+  if (!ms) return std::nullopt;
+  return FormatTime(*ms);
+}
+
+std::string TimeAndMs(int64_t ms) { return FormatTime(ms) + " (" + std::to_string(ms) + ")"; }
+
+nlohmann::json OptJson(std::optional<int64_t> v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json TimeJson(std::optional<int64_t> ms) {
+  return ms ? nlohmann::json(FormatTime(*ms)) : nlohmann::json(nullptr);
+}
+
+Result<std::optional<int64_t>> MetaInt(duck::Connection& conn, const std::string& key) {
+  return conn.QueryInt(
+      "SELECT TRY_CAST(value AS BIGINT) FROM predlake_meta WHERE key = " + duck::QuoteString(key),
+      "read lake meta");
+}
+
+Result<TableSummary> Summarize(duck::Connection& conn, const TableRef& table) {
+  TableSummary s;
+  s.name = table.name;
+  s.kind = table.kind;
+  s.time_column = TimeExpression(table);
+  std::string time = s.time_column.empty() ? "NULL::BIGINT" : s.time_column;
+  ASSIGN_OR_RETURN(auto result,
+                   conn.Query("SELECT count(*)::BIGINT, min(" + time + ")::BIGINT, max(" + time +
+                                  ")::BIGINT FROM " + duck::QuoteIdent(table.name),
+                              "summarize " + table.name));
+  auto chunk = result.NextChunk();
+  if (chunk && chunk->size() > 0) {
+    s.rows = chunk->GetInt64(0, 0);
+    if (!chunk->IsNull(1, 0)) s.first_ms = chunk->GetInt64(1, 0);
+    if (!chunk->IsNull(2, 0)) s.last_ms = chunk->GetInt64(2, 0);
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
+  duck::Connection& conn = lake.conn();
+  Description d;
+  d.lake_dir = lake.dir();
+  ASSIGN_OR_RETURN(d.schema_version, MetaInt(conn, "schema_version"));
+  ASSIGN_OR_RETURN(d.created_at_ms, MetaInt(conn, "created_at_ms"));
+  ASSIGN_OR_RETURN(auto tables, ListTables(conn));
+  for (const TableRef& t : tables) {
+    if (t.kind == TableKind::kBookkeeping) continue;
+    ASSIGN_OR_RETURN(auto summary, Summarize(conn, t));
+    d.tables.push_back(std::move(summary));
+  }
+  ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
+  for (std::string_view table : lake::kRawTables) {
+    WatermarkSummary w;
+    w.table = std::string(table);
+    auto it = marks.find(w.table);
+    if (it != marks.end()) w.mark = it->second;
+    d.watermarks.push_back(std::move(w));
+  }
+  ASSIGN_OR_RETURN(d.checkpoint, lake.GetCheckpoint());
+  ASSIGN_OR_RETURN(d.frontier, etl::ComputeFrontier(lake));
+  ASSIGN_OR_RETURN(d.waiting, etl::Waiting(lake));
+  ASSIGN_OR_RETURN(d.last_runs, ListRuns(conn, run_limit));
+  return d;
+}
+
+void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
+  out << "Lake " << d.lake_dir;
+  if (d.schema_version) out << " (schema " << *d.schema_version;
+  if (d.created_at_ms)
+    out << (d.schema_version ? ", " : " (") << "created " << FormatTime(*d.created_at_ms);
+  if (d.schema_version || d.created_at_ms) out << ")";
+  out << "\n\nTables\n";
+  ResultSet tables;
+  tables.columns = {"table", "kind", "rows", "first", "last", "first_ms", "last_ms"};
+  tables.numeric = {false, false, true, false, false, true, true};
+  for (const TableSummary& t : d.tables) {
+    auto ms = [](std::optional<int64_t> v) -> std::optional<std::string> {
+      if (!v) return std::nullopt;
+      return std::to_string(*v);
+    };
+    tables.rows.push_back({t.name, std::string(TableKindName(t.kind)), std::to_string(t.rows),
+                           IsoOrNull(t.first_ms), IsoOrNull(t.last_ms), ms(t.first_ms),
+                           ms(t.last_ms)});
+  }
+  WriteTable(out, tables, width);
+
+  out << "\nWatermarks (every source event from start up to the watermark is in the table)\n";
+  ResultSet marks;
+  marks.columns = {"table", "start", "watermark", "watermark_ms"};
+  marks.numeric = {false, false, false, true};
+  for (const WatermarkSummary& w : d.watermarks) {
+    if (w.mark) {
+      marks.rows.push_back({w.table, FormatTime(w.mark->start_ms), FormatTime(w.mark->watermark_ms),
+                            std::to_string(w.mark->watermark_ms)});
+    } else {
+      marks.rows.push_back({w.table, std::nullopt, std::string("never fetched"), std::nullopt});
+    }
+  }
+  WriteTable(out, marks, width);
+
+  out << "\n";
+  if (d.checkpoint) {
+    out << "Checkpoint       " << TimeAndMs(d.checkpoint->checkpoint_ms) << ", built from "
+        << FormatTime(d.checkpoint->start_ms) << "\n";
+  } else {
+    out << "Checkpoint       none (the ETL has not run)\n";
+  }
+  if (d.frontier.frontier_ms) {
+    out << "Frontier         " << TimeAndMs(*d.frontier.frontier_ms) << ", held back by "
+        << d.frontier.held_by << "\n";
+  } else {
+    std::string missing;
+    for (const std::string& t : d.frontier.missing) missing += (missing.empty() ? "" : ", ") + t;
+    out << "Frontier         none: never fetched: " << missing << "\n";
+  }
+  if (!d.checkpoint) {
+    out << "Waiting updates  none (the ETL has not run)\n";
+  } else {
+    int64_t total = 0;
+    std::string parts;
+    for (const etl::WaitingEvents& w : d.waiting) {
+      total += w.events;
+      if (w.events == 0) continue;
+      parts += (parts.empty() ? "" : ", ") + w.table + " " + std::to_string(w.events);
+      if (w.oldest_ms) parts += " (oldest " + FormatTime(*w.oldest_ms) + ")";
+    }
+    out << "Waiting updates  " << total;
+    if (!parts.empty()) out << ": " << parts;
+    out << "\n";
+  }
+
+  out << "\nLast runs\n";
+  if (d.last_runs.empty()) {
+    out << "(none)\n";
+  } else {
+    WriteTable(out, RunsResultSet(d.last_runs, /*brief=*/true), width);
+  }
+}
+
+void WriteDescriptionJson(std::ostream& out, const Description& d) {
+  nlohmann::json j = nlohmann::json::object();
+  j["lake_dir"] = d.lake_dir;
+  j["schema_version"] = OptJson(d.schema_version);
+  j["created_at_ms"] = OptJson(d.created_at_ms);
+  nlohmann::json tables = nlohmann::json::array();
+  for (const TableSummary& t : d.tables) {
+    tables.push_back({{"name", t.name},
+                      {"kind", std::string(TableKindName(t.kind))},
+                      {"rows", t.rows},
+                      {"first_ms", OptJson(t.first_ms)},
+                      {"last_ms", OptJson(t.last_ms)},
+                      {"first", TimeJson(t.first_ms)},
+                      {"last", TimeJson(t.last_ms)}});
+  }
+  j["tables"] = std::move(tables);
+  nlohmann::json marks = nlohmann::json::array();
+  for (const WatermarkSummary& w : d.watermarks) {
+    nlohmann::json m = {{"table", w.table}};
+    m["start_ms"] = w.mark ? nlohmann::json(w.mark->start_ms) : nullptr;
+    m["watermark_ms"] = w.mark ? nlohmann::json(w.mark->watermark_ms) : nullptr;
+    m["start"] = w.mark ? nlohmann::json(FormatTime(w.mark->start_ms)) : nullptr;
+    m["watermark"] = w.mark ? nlohmann::json(FormatTime(w.mark->watermark_ms)) : nullptr;
+    marks.push_back(std::move(m));
+  }
+  j["watermarks"] = std::move(marks);
+  if (d.checkpoint) {
+    j["checkpoint"] = {{"start_ms", d.checkpoint->start_ms},
+                       {"checkpoint_ms", d.checkpoint->checkpoint_ms},
+                       {"start", FormatTime(d.checkpoint->start_ms)},
+                       {"checkpoint", FormatTime(d.checkpoint->checkpoint_ms)}};
+  } else {
+    j["checkpoint"] = nullptr;
+  }
+  j["frontier"] = {
+      {"frontier_ms", OptJson(d.frontier.frontier_ms)},
+      {"frontier", TimeJson(d.frontier.frontier_ms)},
+      {"held_back_by", d.frontier.frontier_ms       ? nlohmann::json(d.frontier.held_by)
+                       : d.frontier.missing.empty() ? nlohmann::json(nullptr)
+                                                    : nlohmann::json(d.frontier.missing.front())},
+      {"never_fetched", d.frontier.missing}};
+  nlohmann::json waiting = nlohmann::json::array();
+  for (const etl::WaitingEvents& w : d.waiting) {
+    waiting.push_back({{"table", w.table},
+                       {"events", w.events},
+                       {"oldest_ms", OptJson(w.oldest_ms)},
+                       {"oldest", TimeJson(w.oldest_ms)}});
+  }
+  j["waiting_updates"] = std::move(waiting);
+  nlohmann::json runs = nlohmann::json::array();
+  for (const RunInfo& run : d.last_runs) runs.push_back(RunJson(run));
+  j["last_runs"] = std::move(runs);
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace predlake::ops

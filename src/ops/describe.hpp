@@ -1,0 +1,58 @@
+// `describe`: where the lake stands. Everything is computed with SQL aggregates (count, min, max)
+// over each table; no table is read into memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/status.hpp"
+#include "etl/etl.hpp"
+#include "lake/lake.hpp"
+#include "ops/lake_info.hpp"
+#include "ops/runs.hpp"
+
+namespace predlake::ops {
+
+struct TableSummary {
+  std::string name;
+  TableKind kind = TableKind::kBuilt;
+  int64_t rows = 0;
+  std::string time_column;          // the SQL expression used for first/last, "" when none
+  std::optional<int64_t> first_ms;  // earliest event time; nullopt when empty or no time column
+  std::optional<int64_t> last_ms;   // latest event time
+};
+
+struct WatermarkSummary {
+  std::string table;
+  std::optional<lake::Watermark> mark;  // nullopt: never fetched or imported
+};
+
+struct Description {
+  std::string lake_dir;
+  std::optional<int64_t> schema_version;
+  std::optional<int64_t> created_at_ms;
+  std::vector<TableSummary> tables;          // raw, snapshot, built, then leftover staging tables
+  std::vector<WatermarkSummary> watermarks;  // one per raw table, in lake::kRawTables order
+  std::optional<lake::Checkpoint> checkpoint;
+  // The frontier of the raw tables the ETL reads (etl::kInputTables) and the one holding it back.
+  etl::Frontier frontier;
+  // Update events waiting for a row that is not built (etl::Waiting); empty before the first ETL
+  // run.
+  std::vector<etl::WaitingEvents> waiting;
+  std::vector<RunInfo> last_runs;  // newest first
+};
+
+// Describes the lake open in `lake` (any mode). `run_limit` bounds last_runs. Errors are kData.
+Result<Description> Describe(lake::Lake& lake, int64_t run_limit = 5);
+
+// Text for people: sections Tables, Watermarks, Checkpoint/Frontier/Waiting updates, Last runs.
+// Tables fit `width` columns when it is > 0.
+void WriteDescriptionText(std::ostream& out, const Description& d, int width);
+
+// One JSON document (an object), then a newline. Times appear both as *_ms and ISO-8601.
+void WriteDescriptionJson(std::ostream& out, const Description& d);
+
+}  // namespace predlake::ops

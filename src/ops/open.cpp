@@ -1,0 +1,52 @@
+#include "ops/open.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace predlake::ops {
+
+void RealSleeper::SleepMs(int64_t ms) {
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
+                                                  const lake::OpenOptions& options,
+                                                  const RetryOptions& retry) {
+  SystemClock system_clock;
+  RealSleeper real_sleeper;
+  const Clock& clock = retry.clock ? *retry.clock : system_clock;
+  Sleeper& sleeper = retry.sleeper ? *retry.sleeper : real_sleeper;
+  const int64_t deadline = clock.NowMs() + std::max<int64_t>(retry.max_wait_ms, 0);
+  bool told = false;
+  while (true) {
+    auto lake = lake::Lake::Open(lake_dir, options);
+    if (lake.ok() || lake.status().code() != StatusCode::kBusy) return lake;
+    int64_t now = clock.NowMs();
+    if (now >= deadline) {
+      if (retry.max_wait_ms <= 0) return lake;
+      return Status::Busy(lake.status().message() + "; gave up after waiting " +
+                          FormatDuration(retry.max_wait_ms));
+    }
+    if (!told && retry.on_wait) retry.on_wait(lake.status());
+    told = true;
+    sleeper.SleepMs(std::min(std::max<int64_t>(retry.poll_ms, 1), deadline - now));
+  }
+}
+
+RetryOptions ReaderRetry(Logger& log) {
+  RetryOptions retry;
+  retry.on_wait = [&log](const Status& busy) {
+    log.Info("waiting for the lake: " + busy.message());
+  };
+  return retry;
+}
+
+Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
+                                                const RetryOptions& retry) {
+  lake::OpenOptions options;
+  options.mode = lake::Mode::kRead;
+  return OpenWithRetry(lake_dir, options, retry);
+}
+
+}  // namespace predlake::ops

@@ -1,0 +1,59 @@
+// Opening the lake while other processes come and go (docs/operations.md, "Readers and writers").
+//
+// DuckDB lets one process write a database file or many processes read it, never both at once. A
+// writer (`update`, one run of `update --every`, `etl ...`) holds the file only for the length of
+// its run. Readers therefore open read-only and, when a writer holds the file, retry for a short
+// bounded time before giving up with kBusy naming the writer.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/log.hpp"
+#include "common/status.hpp"
+#include "common/time.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::ops {
+
+// Waits. Injected so that tests of retries and loops do not sleep.
+class Sleeper {
+ public:
+  virtual ~Sleeper() = default;
+  virtual void SleepMs(int64_t ms) = 0;
+};
+
+// Really sleeps (std::this_thread::sleep_for). Thread-safe.
+class RealSleeper final : public Sleeper {
+ public:
+  void SleepMs(int64_t ms) override;
+};
+
+struct RetryOptions {
+  int64_t max_wait_ms = 2000;    // give up after this long; 0 tries once
+  int64_t poll_ms = 100;         // wait between attempts
+  const Clock* clock = nullptr;  // not owned; nullptr: the system clock
+  Sleeper* sleeper = nullptr;    // not owned; nullptr: really sleep
+  // Called once, with the kBusy status, when the first attempt finds the lake busy and a retry
+  // follows (e.g. to tell the user what it waits for). May be empty.
+  std::function<void(const Status&)> on_wait;
+};
+
+// Lake::Open, retried while it answers kBusy, until retry.max_wait_ms has passed; then the last
+// kBusy is returned (its message names the writer when lake.lock records one, and says how long it
+// waited). Any other error is returned at once.
+Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
+                                                  const lake::OpenOptions& options,
+                                                  const RetryOptions& retry = {});
+
+// The retry of the reading commands: up to 2 s, telling `log` (info) what it waits for. `log` is
+// not owned and must outlive the returned options.
+RetryOptions ReaderRetry(Logger& log);
+
+// OpenWithRetry in Mode::kRead: what describe, validate, query and runs use.
+Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
+                                                const RetryOptions& retry = {});
+
+}  // namespace predlake::ops

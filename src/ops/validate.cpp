@@ -1,0 +1,513 @@
+#include "ops/validate.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/time.hpp"
+#include "duck/duck.hpp"
+#include "etl/etl.hpp"
+#include "ops/lake_info.hpp"
+
+namespace predlake::ops {
+
+namespace {
+
+using duck::QuoteIdent;
+using duck::QuoteString;
+
+class Checker {
+ public:
+  Checker(lake::Lake& lake, const ValidateOptions& options)
+      : lake_(lake), conn_(lake.conn()), options_(options) {}
+
+  Result<ValidationReport> Run();
+
+ private:
+  // Counts the rows of `bad_sql` (a query listing the findings) and keeps the first few, ordered by
+  // `order_by`, as examples. No findings is kPass; otherwise `on_found`.
+  Status Fill(CheckResult& check, const std::string& bad_sql, const std::string& order_by,
+              CheckStatus on_found = CheckStatus::kFail);
+
+  const TableRef* Find(std::string_view name) const {
+    for (const TableRef& t : tables_) {
+      if (t.name == name) return &t;
+    }
+    return nullptr;
+  }
+
+  Status DuplicateIds();
+  Status RawRowsOutsideWatermark();
+  Status BuiltRowsPastCheckpoint();
+  Status CheckpointPastFrontier();
+  Status SlotGaps();
+  Status PayoutsWithoutPrediction();
+  Status BronzePayoutFieldsNull();
+  Status BronzeRawParity();
+  Status StaleWaitingUpdates();
+  Status OrphanStagingTables();
+
+  CheckResult& Add(std::string name, std::string description) {
+    CheckResult c;
+    c.name = std::move(name);
+    c.description = std::move(description);
+    report_.checks.push_back(std::move(c));
+    return report_.checks.back();
+  }
+
+  void Skip(CheckResult& check, std::string why) {
+    check.status = CheckStatus::kSkipped;
+    check.note = std::move(why);
+  }
+
+  lake::Lake& lake_;
+  duck::Connection& conn_;
+  ValidateOptions options_;
+  std::vector<TableRef> tables_;
+  std::optional<lake::Checkpoint> checkpoint_;
+  bool has_bronze_ = false;
+  ValidationReport report_;
+};
+
+Status Checker::Fill(CheckResult& check, const std::string& bad_sql, const std::string& order_by,
+                     CheckStatus on_found) {
+  ASSIGN_OR_RETURN(auto count, conn_.QueryInt("SELECT count(*) FROM (" + bad_sql + ") AS findings",
+                                              "validate " + check.name));
+  check.count = count.value_or(0);
+  check.status = check.count > 0 ? on_found : CheckStatus::kPass;
+  ASSIGN_OR_RETURN(check.examples,
+                   QueryText(conn_,
+                             "SELECT * FROM (" + bad_sql + ") AS findings ORDER BY " + order_by +
+                                 " LIMIT " + std::to_string(std::max(options_.max_examples, 0)),
+                             "validate " + check.name));
+  return Status::Ok();
+}
+
+Status Checker::DuplicateIds() {
+  CheckResult& check = Add("duplicate_ids", "IDs stored more than once (count: duplicated IDs)");
+  std::vector<std::string> parts;
+  for (const TableRef& t : tables_) {
+    if (t.kind == TableKind::kBookkeeping || t.kind == TableKind::kStaging) continue;
+    if (!t.HasColumn("ID")) continue;
+    parts.push_back("SELECT " + QuoteString(t.name) +
+                    " AS table_name, CAST(ID AS VARCHAR) AS ID, " + "count(*) AS copies FROM " +
+                    QuoteIdent(t.name) + " GROUP BY ID HAVING count(*) > 1");
+  }
+  if (parts.empty()) {
+    check.note = "no table with an ID column";
+    return Status::Ok();
+  }
+  std::string bad;
+  for (const std::string& p : parts) bad += (bad.empty() ? "" : " UNION ALL ") + p;
+  return Fill(check, bad, "table_name, ID");
+}
+
+Status Checker::RawRowsOutsideWatermark() {
+  CheckResult& check =
+      Add("raw_rows_outside_watermark",
+          "raw rows at or after their table's watermark, before its start, or in a table with no "
+          "watermark (count: rows)");
+  std::string bad;
+  for (std::string_view name : lake::kRawTables) {
+    if (!Find(name)) continue;
+    std::string table(name);
+    bad += (bad.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + QuoteString(table) +
+           " AS table_name, r.ID, r.timestamp, w.start_ms, w.watermark_ms FROM " +
+           QuoteIdent(table) +
+           " AS r LEFT JOIN predlake_watermarks AS w ON w.table_name = " + QuoteString(table) +
+           " WHERE w.table_name IS NULL OR r.timestamp < w.start_ms OR r.timestamp >= "
+           "w.watermark_ms";
+  }
+  if (bad.empty()) {
+    Skip(check, "no raw tables");
+    return Status::Ok();
+  }
+  return Fill(check, bad, "table_name, timestamp, ID");
+}
+
+Status Checker::BuiltRowsPastCheckpoint() {
+  CheckResult& check =
+      Add("built_rows_past_checkpoint",
+          "built rows whose event time, or the time of the last event folded into them, is at or "
+          "after the checkpoint or before its start (count: rows)");
+  if (!has_bronze_) {
+    Skip(check, "no built tables yet");
+    return Status::Ok();
+  }
+  std::string bad;
+  std::vector<std::string> unchecked;
+  for (const TableRef& t : tables_) {
+    if (t.kind != TableKind::kBuilt) continue;
+    bool has_ts = t.HasColumn("timestamp");
+    bool has_last = t.HasColumn("last_event_timestamp");
+    if (!has_ts && !has_last) {
+      unchecked.push_back(t.name);
+      continue;
+    }
+    std::string ts = has_ts ? "\"timestamp\"" : "NULL::BIGINT";
+    std::string last = has_last ? "last_event_timestamp" : "NULL::BIGINT";
+    std::string where = "TRUE";
+    if (checkpoint_) {
+      std::string c = std::to_string(checkpoint_->checkpoint_ms);
+      std::string s = std::to_string(checkpoint_->start_ms);
+      where = ts + " >= " + c + " OR " + ts + " < " + s + " OR " + last + " >= " + c;
+    }
+    std::string id = t.HasColumn("ID") ? "CAST(ID AS VARCHAR)" : "NULL::VARCHAR";
+    bad += (bad.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + QuoteString(t.name) +
+           " AS table_name, " + id + " AS ID, " + ts + "::BIGINT AS timestamp, " + last +
+           "::BIGINT AS last_event_timestamp FROM " + QuoteIdent(t.name) + " WHERE " + where;
+  }
+  if (!unchecked.empty()) {
+    std::string list;
+    for (const std::string& n : unchecked) list += (list.empty() ? "" : ", ") + n;
+    check.note = "not checked (no event time column): " + list;
+  }
+  if (!checkpoint_) {
+    std::string why = "no checkpoint: every built row counts";
+    check.note = check.note.empty() ? why : why + "; " + check.note;
+  }
+  if (bad.empty()) return Status::Ok();
+  return Fill(check, bad, "table_name, timestamp, ID");
+}
+
+Status Checker::CheckpointPastFrontier() {
+  CheckResult& check = Add("checkpoint_past_frontier",
+                           "the checkpoint is ahead of the frontier (the lowest raw watermark)");
+  check.examples.columns = {"checkpoint", "frontier", "held_back_by"};
+  if (!checkpoint_) {
+    check.note = "no checkpoint yet";
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(etl::Frontier f, etl::ComputeFrontier(lake_));
+  bool past = f.frontier_ms ? checkpoint_->checkpoint_ms > *f.frontier_ms
+                            : checkpoint_->checkpoint_ms > checkpoint_->start_ms;
+  if (!past) return Status::Ok();
+  check.status = CheckStatus::kFail;
+  check.count = 1;
+  std::string holder = f.frontier_ms ? f.held_by : (f.missing.empty() ? "" : f.missing.front());
+  check.examples.rows.push_back(
+      {FormatTime(checkpoint_->checkpoint_ms),
+       f.frontier_ms ? std::optional<std::string>(FormatTime(*f.frontier_ms)) : std::nullopt,
+       holder});
+  return Status::Ok();
+}
+
+Status Checker::SlotGaps() {
+  CheckResult& check =
+      Add("slot_gaps",
+          "epochs missing between consecutive slots of a feed in pdr_slots, inside its covered "
+          "window, measured with the feed's own epoch length (count: gaps)");
+  ASSIGN_OR_RETURN(auto unknown,
+                   conn_.QueryInt("WITH " + FeedEpochsCte() +
+                                      " SELECT count(DISTINCT lower(split_part(ID, '-', 1))) FROM "
+                                      "pdr_slots WHERE lower(split_part(ID, '-', 1)) NOT IN "
+                                      "(SELECT contract FROM feed_epochs)",
+                                  "validate slot_gaps"));
+  if (unknown.value_or(0) > 0) {
+    check.note = std::to_string(*unknown) + " feed(s) not checked: epoch length unknown";
+  }
+  std::string bad =
+      "WITH " + FeedEpochsCte() +
+      ", w AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
+      "'pdr_slots'), s AS (SELECT DISTINCT lower(split_part(ID, '-', 1)) AS contract, slot FROM "
+      "pdr_slots, w WHERE pdr_slots.timestamp >= w.start_ms AND pdr_slots.timestamp < "
+      "w.watermark_ms), g AS (SELECT contract, slot, lead(slot) OVER (PARTITION BY contract ORDER "
+      "BY slot) AS next_slot FROM s) SELECT g.contract AS feed, e.epoch_s, g.slot AS after_slot, "
+      "g.next_slot, (g.next_slot - g.slot) // e.epoch_s - 1 AS missing_epochs FROM g JOIN "
+      "feed_epochs AS e USING (contract) WHERE g.next_slot - g.slot > e.epoch_s";
+  return Fill(check, bad, "feed, after_slot");
+}
+
+Status Checker::PayoutsWithoutPrediction() {
+  // A prediction for slot S is made before S, at most two epochs ahead (mainnet's pdr-backend bots
+  // submit in [S - 2E, S - E), the simulated network in [S - E, S)). A payout's missing prediction
+  // is a fault only when that whole span lies inside the predictions' covered window.
+  std::string base =
+      "WITH " + FeedEpochsCte() +
+      ", wp AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
+      "'pdr_predictions'), orphans AS (SELECT p.ID, p.slot, p.timestamp, lower(split_part(p.ID, "
+      "'-', 1)) AS contract FROM pdr_payouts AS p WHERE NOT EXISTS (SELECT 1 FROM pdr_predictions "
+      "AS r WHERE r.ID = p.ID)) SELECT o.ID, o.slot, o.timestamp, e.epoch_s, coalesce(e.epoch_s "
+      "IS NOT NULL AND wp.start_ms IS NOT NULL AND (o.slot - 2 * e.epoch_s) * 1000 >= wp.start_ms "
+      "AND o.slot * 1000 <= wp.watermark_ms, FALSE) AS inside FROM orphans AS o LEFT JOIN "
+      "feed_epochs AS e USING (contract) LEFT JOIN wp ON TRUE";
+  CheckResult& inside =
+      Add("payouts_without_prediction",
+          "payouts whose prediction lies inside the predictions' covered window but is missing "
+          "(count: payouts)");
+  RETURN_IF_ERROR(Fill(inside,
+                       "SELECT ID, slot, timestamp, epoch_s FROM (" + base + ") WHERE inside",
+                       "timestamp, ID"));
+  CheckResult& outside =
+      Add("payouts_without_prediction_outside_window",
+          "payouts whose prediction was made before the predictions' start or after their "
+          "watermark; informational (count: payouts)");
+  return Fill(outside, "SELECT ID, slot, timestamp, epoch_s FROM (" + base + ") WHERE NOT inside",
+              "timestamp, ID", CheckStatus::kInfo);
+}
+
+Status Checker::BronzePayoutFieldsNull() {
+  CheckResult& check = Add("bronze_payout_fields_null",
+                           "bronze predictions whose payout is known but whose predvalue or "
+                           "truevalue is NULL, canceled slots excepted (count: rows)");
+  if (!has_bronze_) {
+    Skip(check, "no built tables yet");
+    return Status::Ok();
+  }
+  const TableRef& bronze = *Find(kBronzePredictions);
+  for (const char* col : {"payout", "predvalue", "truevalue"}) {
+    if (!bronze.HasColumn(col)) {
+      Skip(check, std::string(kBronzePredictions) + " has no column " + col);
+      return Status::Ok();
+    }
+  }
+  // A canceled slot has no trueval, yet its predictions are refunded: a payout with a NULL
+  // truevalue is then expected.
+  std::string not_canceled = "TRUE";
+  if (bronze.HasColumn("canceled")) {
+    not_canceled = "NOT coalesce(canceled, FALSE)";
+  } else if (bronze.HasColumn("status")) {
+    not_canceled = "lower(coalesce(status, '')) <> 'canceled'";
+  }
+  std::string id = bronze.HasColumn("ID") ? "ID" : "NULL::VARCHAR AS ID";
+  std::string slot = bronze.HasColumn("slot") ? "slot" : "NULL::BIGINT AS slot";
+  std::string bad = "SELECT " + id + ", " + slot + ", payout, predvalue, truevalue FROM " +
+                    QuoteIdent(kBronzePredictions) +
+                    " WHERE payout IS NOT NULL AND (predvalue IS NULL OR truevalue IS NULL) AND " +
+                    not_canceled;
+  return Fill(check, bad, "slot, ID");
+}
+
+Status Checker::BronzeRawParity() {
+  CheckResult& check =
+      Add("bronze_raw_parity",
+          "predictions with a time in [start, checkpoint) that are in pdr_predictions but not in "
+          "bronze_pdr_predictions, or the reverse (count: rows)");
+  if (!has_bronze_) {
+    Skip(check, "no built tables yet");
+    return Status::Ok();
+  }
+  if (!checkpoint_) {
+    check.note = "no checkpoint yet: nothing processed";
+    return Status::Ok();
+  }
+  const TableRef& bronze = *Find(kBronzePredictions);
+  if (!bronze.HasColumn("ID") || !bronze.HasColumn("timestamp")) {
+    Skip(check, std::string(kBronzePredictions) + " has no ID or timestamp column");
+    return Status::Ok();
+  }
+  std::string window = " WHERE timestamp >= " + std::to_string(checkpoint_->start_ms) +
+                       " AND timestamp < " + std::to_string(checkpoint_->checkpoint_ms);
+  std::string raw = "SELECT ID, timestamp FROM pdr_predictions" + window;
+  std::string built = "SELECT ID, timestamp FROM " + QuoteIdent(kBronzePredictions) + window;
+  ASSIGN_OR_RETURN(auto raw_count,
+                   conn_.QueryInt("SELECT count(*) FROM (" + raw + ")", "validate parity"));
+  ASSIGN_OR_RETURN(auto built_count,
+                   conn_.QueryInt("SELECT count(*) FROM (" + built + ")", "validate parity"));
+  check.note = "in [" + FormatTime(checkpoint_->start_ms) + ", " +
+               FormatTime(checkpoint_->checkpoint_ms) +
+               "): " + std::to_string(raw_count.value_or(0)) + " raw, " +
+               std::to_string(built_count.value_or(0)) + " bronze";
+  std::string bad = "SELECT 'missing from bronze' AS problem, r.ID, r.timestamp FROM (" + raw +
+                    ") AS r WHERE NOT EXISTS (SELECT 1 FROM (" + built +
+                    ") AS b WHERE b.ID = r.ID) UNION ALL SELECT 'not in raw', b.ID, b.timestamp "
+                    "FROM (" +
+                    built + ") AS b WHERE NOT EXISTS (SELECT 1 FROM (" + raw +
+                    ") AS r WHERE r.ID = b.ID)";
+  return Fill(check, bad, "problem, timestamp, ID");
+}
+
+Status Checker::StaleWaitingUpdates() {
+  CheckResult& check =
+      Add("stale_waiting_updates",
+          "update events of the processed window not applied although their row exists: payouts "
+          "and truevals whose prediction or slot is in raw before the checkpoint but not built, or "
+          "built without the update (count: events)");
+  if (!has_bronze_ || !Find(kBronzeSlots)) {
+    Skip(check, "no built tables yet");
+    return Status::Ok();
+  }
+  if (!checkpoint_) {
+    check.note = "no checkpoint yet: nothing processed";
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(auto waiting, etl::Waiting(lake_));
+  int64_t waiting_total = 0;
+  std::optional<int64_t> oldest;
+  for (const etl::WaitingEvents& w : waiting) {
+    waiting_total += w.events;
+    if (w.oldest_ms && (!oldest || *w.oldest_ms < *oldest)) oldest = w.oldest_ms;
+  }
+  check.note = std::to_string(waiting_total) + " update event(s) wait for a row not built";
+  if (oldest) check.note += " (oldest " + FormatTime(*oldest) + ")";
+  std::string s = std::to_string(checkpoint_->start_ms);
+  std::string c = std::to_string(checkpoint_->checkpoint_ms);
+  // An update whose target is in raw inside [S, C) must have reached the built row: either the
+  // row is missing (it waits forever) or the row lacks what the event carries.
+  std::string slot_id = "split_part(t.ID, '-', 1) || '-' || t.slot";
+  std::string bad =
+      "SELECT 'pdr_payouts' AS table_name, y.ID, y.timestamp, CASE WHEN b.ID IS NULL THEN "
+      "'prediction not built' ELSE 'payout not applied' END AS problem FROM pdr_payouts AS y "
+      "JOIN pdr_predictions AS r ON r.ID = y.ID AND r.timestamp >= " +
+      s + " AND r.timestamp < " + c + " LEFT JOIN " + QuoteIdent(kBronzePredictions) +
+      " AS b ON b.ID = y.ID WHERE y.timestamp >= " + s + " AND y.timestamp < " + c +
+      " AND (b.ID IS NULL OR b.payout IS NULL) UNION ALL SELECT 'pdr_truevals', t.ID, "
+      "t.timestamp, CASE WHEN b.ID IS NULL THEN 'slot not built' ELSE 'trueval not applied' END "
+      "FROM pdr_truevals AS t LEFT JOIN " +
+      QuoteIdent(kBronzeSlots) + " AS b ON b.ID = " + slot_id + " WHERE t.timestamp >= " + s +
+      " AND t.timestamp < " + c +
+      " AND EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.timestamp >= " + s +
+      " AND r.timestamp < " + c +
+      " AND r.slot = t.slot AND lower(r.contract) = "
+      "lower(split_part(t.ID, '-', 1))) AND (b.ID IS NULL OR b.trueval_timestamp IS NULL)";
+  if (!Find(kBronzeSlots)->HasColumn("trueval_timestamp")) {
+    Skip(check, std::string(kBronzeSlots) + " has no trueval_timestamp column");
+    return Status::Ok();
+  }
+  return Fill(check, bad, "timestamp, ID");
+}
+
+Status Checker::OrphanStagingTables() {
+  CheckResult& check = Add("orphan_staging_tables",
+                           "staging tables left behind by a run that died; the next ETL run drops "
+                           "them (count: tables)");
+  check.examples.columns = {"table_name", "rows"};
+  check.examples.numeric = {false, true};
+  // validate holds the lake open, so no ETL run is alive: every staging table is an orphan.
+  for (const TableRef& t : tables_) {
+    if (t.kind != TableKind::kStaging) continue;
+    ++check.count;
+    if (static_cast<int>(check.examples.rows.size()) >= options_.max_examples) continue;
+    ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + QuoteIdent(t.name),
+                                               "validate orphan_staging_tables"));
+    check.examples.rows.push_back({t.name, std::to_string(rows.value_or(0))});
+  }
+  check.status = check.count > 0 ? CheckStatus::kFail : CheckStatus::kPass;
+  return Status::Ok();
+}
+
+Result<ValidationReport> Checker::Run() {
+  ASSIGN_OR_RETURN(tables_, ListTables(conn_));
+  ASSIGN_OR_RETURN(checkpoint_, lake_.GetCheckpoint());
+  has_bronze_ = Find(kBronzePredictions) != nullptr;
+  RETURN_IF_ERROR(DuplicateIds());
+  RETURN_IF_ERROR(RawRowsOutsideWatermark());
+  RETURN_IF_ERROR(BuiltRowsPastCheckpoint());
+  RETURN_IF_ERROR(CheckpointPastFrontier());
+  RETURN_IF_ERROR(SlotGaps());
+  RETURN_IF_ERROR(PayoutsWithoutPrediction());
+  RETURN_IF_ERROR(BronzePayoutFieldsNull());
+  RETURN_IF_ERROR(BronzeRawParity());
+  RETURN_IF_ERROR(StaleWaitingUpdates());
+  RETURN_IF_ERROR(OrphanStagingTables());
+  return std::move(report_);
+}
+
+// Integers of numeric columns become JSON numbers; everything else (decimals included, to keep
+// their exact digits) stays a string.
+nlohmann::json ExampleJson(const ResultSet& rs, size_t col, const std::optional<std::string>& v) {
+  if (!v) return nullptr;
+  bool numeric = col < rs.numeric.size() && rs.numeric[col];
+  if (numeric && !v->empty() && v->size() < 19) {
+    size_t start = (*v)[0] == '-' ? 1 : 0;
+    bool digits = start < v->size() && std::all_of(v->begin() + start, v->end(),
+                                                   [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (digits) return std::stoll(*v);
+  }
+  return *v;
+}
+
+}  // namespace
+
+std::string_view CheckStatusName(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::kPass:
+      return "pass";
+    case CheckStatus::kFail:
+      return "FAIL";
+    case CheckStatus::kInfo:
+      return "info";
+    case CheckStatus::kSkipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+std::vector<std::string> ValidationReport::Failed() const {
+  std::vector<std::string> out;
+  for (const CheckResult& c : checks) {
+    if (c.status == CheckStatus::kFail) out.push_back(c.name);
+  }
+  return out;
+}
+
+Result<ValidationReport> Validate(lake::Lake& lake, const ValidateOptions& options) {
+  Checker checker(lake, options);
+  return checker.Run();
+}
+
+void WriteValidationText(std::ostream& out, const ValidationReport& report, int width) {
+  ResultSet summary;
+  summary.columns = {"check", "status", "count", "note"};
+  summary.numeric = {false, false, true, false};
+  for (const CheckResult& c : report.checks) {
+    summary.rows.push_back(
+        {c.name, std::string(CheckStatusName(c.status)), std::to_string(c.count), c.note});
+  }
+  WriteTable(out, summary, width);
+  for (const CheckResult& c : report.checks) {
+    if (c.count == 0 || c.examples.rows.empty()) continue;
+    out << "\n"
+        << c.name << " (" << CheckStatusName(c.status) << ", " << c.count << "): " << c.description
+        << "\n";
+    WriteTable(out, c.examples, width);
+    if (static_cast<int64_t>(c.examples.rows.size()) < c.count) {
+      out << "(" << c.examples.rows.size() << " of " << c.count << " shown)\n";
+    }
+  }
+  std::vector<std::string> failed = report.Failed();
+  int skipped = 0;
+  int info = 0;
+  for (const CheckResult& c : report.checks) {
+    skipped += c.status == CheckStatus::kSkipped;
+    info += c.status == CheckStatus::kInfo;
+  }
+  const size_t judged = report.checks.size() - skipped - info;
+  out << "\n";
+  if (failed.empty()) {
+    out << "validate: all " << judged << " checks passed";
+  } else {
+    out << "validate: " << failed.size() << " of " << judged << " checks failed:";
+    for (const std::string& name : failed) out << " " << name;
+  }
+  if (info > 0) out << " (" << info << " informational";
+  if (skipped > 0) out << (info > 0 ? ", " : " (") << skipped << " skipped";
+  if (info > 0 || skipped > 0) out << ")";
+  out << "\n";
+}
+
+void WriteValidationJson(std::ostream& out, const ValidationReport& report) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const CheckResult& c : report.checks) {
+    nlohmann::json examples = nlohmann::json::array();
+    for (const auto& row : c.examples.rows) {
+      nlohmann::json obj = nlohmann::json::object();
+      for (size_t i = 0; i < c.examples.columns.size() && i < row.size(); ++i) {
+        obj[c.examples.columns[i]] = ExampleJson(c.examples, i, row[i]);
+      }
+      examples.push_back(std::move(obj));
+    }
+    checks.push_back(
+        {{"name", c.name},
+         {"status", c.status == CheckStatus::kFail ? std::string("fail")
+                                                   : std::string(CheckStatusName(c.status))},
+         {"count", c.count},
+         {"description", c.description},
+         {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)},
+         {"examples", std::move(examples)}});
+  }
+  std::vector<std::string> failed = report.Failed();
+  nlohmann::json j = {{"ok", failed.empty()}, {"failed", failed}, {"checks", std::move(checks)}};
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace predlake::ops

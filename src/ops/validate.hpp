@@ -1,0 +1,81 @@
+// `validate`: named data-quality checks over a lake, each with its count and a few example rows.
+// Every check is a SQL query over the lake (nothing is loaded whole), and every check can fire:
+// tests/ops corrupts lakes on purpose to prove it.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/status.hpp"
+#include "common/table_format.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::ops {
+
+enum class CheckStatus {
+  kPass,     // nothing found
+  kFail,     // the lake breaks an invariant
+  kInfo,     // something worth knowing that is not a fault (count may be > 0)
+  kSkipped,  // cannot be checked on this lake (e.g. no built tables yet); `note` says why
+};
+
+// "pass", "FAIL", "info", "skipped".
+std::string_view CheckStatusName(CheckStatus status);
+
+struct CheckResult {
+  std::string name;         // stable identifier, e.g. "raw_rows_outside_watermark"
+  std::string description;  // one line: what a finding means
+  CheckStatus status = CheckStatus::kPass;
+  int64_t count = 0;   // findings (rows, IDs, gaps, tables: see each check's description)
+  std::string note;    // extra facts, or why it was skipped
+  ResultSet examples;  // up to ValidateOptions::max_examples findings
+};
+
+struct ValidationReport {
+  std::vector<CheckResult> checks;
+  // Names of the failed checks, in order.
+  std::vector<std::string> Failed() const;
+};
+
+struct ValidateOptions {
+  int max_examples = 5;
+  // A waiting update event counts as stale when the row it waits for should have been built this
+  // long ago (its event time is older than checkpoint - stale_after_ms).
+  int64_t stale_after_ms = 24LL * 3600 * 1000;
+};
+
+// The checks, in report order:
+//   duplicate_ids                            IDs stored more than once, in any table with an ID
+//   raw_rows_outside_watermark               raw rows at/after their table's watermark, before its
+//                                            start, or in a table that has no watermark
+//   built_rows_past_checkpoint               built rows whose event (or last folded event) time is
+//                                            at/after the checkpoint or before its start
+//   checkpoint_past_frontier                 the checkpoint is ahead of the lowest raw watermark
+//   slot_gaps                                per feed, missing epochs between consecutive slots of
+//                                            pdr_slots inside its covered window, measured with the
+//                                            feed's own epoch length
+//   payouts_without_prediction               payouts whose prediction falls inside the predictions'
+//                                            covered window but is not there
+//   payouts_without_prediction_outside_window  (info) payouts whose prediction was made before the
+//                                            predictions' start or after their watermark
+//   bronze_payout_fields_null                bronze predictions with a payout but NULL predvalue or
+//                                            truevalue (canceled slots excepted)
+//   bronze_raw_parity                        predictions in [start, checkpoint) present in raw but
+//                                            not in bronze, or the reverse
+//   stale_waiting_updates                    update events waiting for a row that should exist
+//   orphan_staging_tables                    staging tables left by a run that died
+// Built-table checks are kSkipped while bronze_pdr_predictions does not exist. Errors (a query
+// failing) are kData; a failing check is not an error.
+Result<ValidationReport> Validate(lake::Lake& lake, const ValidateOptions& options = {});
+
+// Text for people: one line per check, then the examples of every check with findings, then a
+// summary line. Tables fit `width` when it is > 0.
+void WriteValidationText(std::ostream& out, const ValidationReport& report, int width);
+
+// One JSON document: {"ok": bool, "failed": [names], "checks": [{name, status, count, description,
+// note, examples: [{column: value}]}]}, then a newline.
+void WriteValidationJson(std::ostream& out, const ValidationReport& report);
+
+}  // namespace predlake::ops

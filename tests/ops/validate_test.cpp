@@ -1,0 +1,342 @@
+#include "ops/validate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ops/open.hpp"
+#include "test_lake.hpp"
+
+namespace predlake::ops {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Exec;
+using testing::kFixtureEndMs;
+using testing::kFixtureStartMs;
+using testing::OpenWriter;
+using testing::TempDir;
+
+ValidationReport ValidateDir(const std::string& dir) {
+  auto lake = OpenForRead(dir);
+  EXPECT_TRUE(lake.ok()) << lake.status().message();
+  if (!lake.ok()) return {};
+  auto report = Validate(**lake);
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  return report.ok() ? std::move(report).value() : ValidationReport{};
+}
+
+const CheckResult& Get(const ValidationReport& report, const std::string& name) {
+  for (const CheckResult& c : report.checks) {
+    if (c.name == name) return c;
+  }
+  static CheckResult missing;
+  ADD_FAILURE() << "no check " << name;
+  return missing;
+}
+
+std::string Text(const ValidationReport& report) {
+  std::ostringstream out;
+  WriteValidationText(out, report, 0);
+  return out.str();
+}
+
+// Every test starts from a copy of one fixture lake built by the real ETL.
+class ValidateTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    built_ = new TempDir();
+    testing::MakeFixtureLake(built_->path(), /*build=*/true);
+  }
+  static void TearDownTestSuite() {
+    delete built_;
+    built_ = nullptr;
+  }
+  void SetUp() override {
+    fs::copy_file(fs::path(built_->path()) / "lake.duckdb", fs::path(dir_.path()) / "lake.duckdb");
+  }
+  // Runs SQL on this test's copy and closes it again.
+  void Corrupt(const std::string& sql) {
+    auto lake = OpenWriter(dir_.path());
+    ASSERT_NE(lake, nullptr);
+    Exec(*lake, sql);
+  }
+  ValidationReport Run() { return ValidateDir(dir_.path()); }
+
+  static TempDir* built_;
+  TempDir dir_;
+};
+
+TempDir* ValidateTest::built_ = nullptr;
+
+TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
+  ValidationReport report = Run();
+  EXPECT_TRUE(report.Failed().empty()) << Text(report);
+  ASSERT_EQ(report.checks.size(), 11u);
+  for (const CheckResult& c : report.checks) {
+    EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
+  }
+  // 329 payouts in the file belong to predictions made before the window: informational.
+  const CheckResult& outside = Get(report, "payouts_without_prediction_outside_window");
+  EXPECT_EQ(outside.status, CheckStatus::kInfo);
+  EXPECT_EQ(outside.count, 329);
+  EXPECT_EQ(outside.examples.rows.size(), 5u);
+  // The 1h feeds have slots 3600 s apart: no gap when measured with their own epoch.
+  EXPECT_EQ(Get(report, "slot_gaps").count, 0);
+  EXPECT_NE(Text(report).find("validate: all 10 checks passed (1 informational)"),
+            std::string::npos)
+      << Text(report);
+}
+
+TEST_F(ValidateTest, DuplicateIdsFireInRawAndBuiltTables) {
+  // Raw tables have a primary key, so only a damaged table can hold a duplicate: rebuild one
+  // without it.
+  Corrupt(
+      "CREATE TABLE tv AS SELECT * FROM pdr_truevals; DROP TABLE pdr_truevals; ALTER TABLE tv "
+      "RENAME TO pdr_truevals; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY ID "
+      "LIMIT 1; INSERT INTO bronze_pdr_predictions SELECT * FROM bronze_pdr_predictions ORDER "
+      "BY ID LIMIT 1");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "duplicate_ids");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 2);
+  ASSERT_EQ(c.examples.rows.size(), 2u);
+  EXPECT_EQ(c.examples.columns, (std::vector<std::string>{"table_name", "ID", "copies"}));
+  EXPECT_EQ(c.examples.rows[0][0], "bronze_pdr_predictions");
+  EXPECT_EQ(c.examples.rows[1][0], "pdr_truevals");
+  EXPECT_EQ(c.examples.rows[1][2], "2");
+  EXPECT_EQ(report.Failed().front(), "duplicate_ids");
+}
+
+TEST_F(ValidateTest, RawRowsOutsideTheirWatermarkFire) {
+  Corrupt("INSERT INTO pdr_subscriptions (ID, timestamp) VALUES ('late', " +
+          std::to_string(kFixtureEndMs) + "), ('early', " + std::to_string(kFixtureStartMs - 1) +
+          ")");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "raw_rows_outside_watermark");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 2);
+  ASSERT_EQ(c.examples.rows.size(), 2u);
+  EXPECT_EQ(c.examples.rows[0][1], "early");
+  EXPECT_EQ(c.examples.rows[1][1], "late");
+  EXPECT_EQ(c.examples.rows[1][4], std::to_string(kFixtureEndMs));
+  EXPECT_EQ(report.Failed(), std::vector<std::string>{"raw_rows_outside_watermark"});
+}
+
+TEST_F(ValidateTest, RawRowsOfATableWithoutWatermarkFire) {
+  Corrupt("DELETE FROM predlake_watermarks WHERE table_name = 'pdr_slots'");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "raw_rows_outside_watermark");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 260);
+}
+
+TEST_F(ValidateTest, BuiltRowsPastTheCheckpointFire) {
+  const std::string c = std::to_string(kFixtureEndMs);
+  Corrupt("UPDATE bronze_pdr_predictions SET timestamp = " + c +
+          " WHERE ID = (SELECT min(ID) FROM bronze_pdr_predictions); UPDATE bronze_pdr_slots SET "
+          "last_event_timestamp = " +
+          c + " + 5 WHERE ID = (SELECT min(ID) FROM bronze_pdr_slots)");
+  ValidationReport report = Run();
+  const CheckResult& check = Get(report, "built_rows_past_checkpoint");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_EQ(check.count, 2);
+  ASSERT_EQ(check.examples.rows.size(), 2u);
+  EXPECT_EQ(check.examples.rows[0][0], "bronze_pdr_predictions");
+  EXPECT_EQ(check.examples.rows[1][0], "bronze_pdr_slots");
+}
+
+TEST_F(ValidateTest, BuiltRowsWithoutACheckpointFire) {
+  Corrupt("DELETE FROM predlake_checkpoint");
+  ValidationReport report = Run();
+  const CheckResult& check = Get(report, "built_rows_past_checkpoint");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_GT(check.count, 2369);
+  EXPECT_NE(check.note.find("no checkpoint"), std::string::npos);
+}
+
+TEST_F(ValidateTest, CheckpointPastTheFrontierFires) {
+  Corrupt("UPDATE predlake_watermarks SET watermark_ms = " +
+          std::to_string(kFixtureEndMs - 3600000) + " WHERE table_name = 'pdr_payouts'");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "checkpoint_past_frontier");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 1);
+  ASSERT_EQ(c.examples.rows.size(), 1u);
+  EXPECT_EQ(c.examples.rows[0][0], "2024-07-26T02:00:00Z");
+  EXPECT_EQ(c.examples.rows[0][1], "2024-07-26T01:00:00Z");
+  EXPECT_EQ(c.examples.rows[0][2], "pdr_payouts");
+}
+
+TEST_F(ValidateTest, SlotGapsFireWithTheFeedsOwnEpoch) {
+  // One 5m slot missing in the middle of a feed: one gap of one epoch.
+  Corrupt(
+      "DELETE FROM pdr_slots WHERE ID = '0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600'");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "slot_gaps");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 1);
+  ASSERT_EQ(c.examples.rows.size(), 1u);
+  EXPECT_EQ(c.examples.rows[0][0], "0x18f54cc21b7a2fdd011bea06bba7801b280e3151");
+  EXPECT_EQ(c.examples.rows[0][1], "300");
+  EXPECT_EQ(c.examples.rows[0][2], "1721955300");
+  EXPECT_EQ(c.examples.rows[0][3], "1721955900");
+  EXPECT_EQ(c.examples.rows[0][4], "1");
+}
+
+TEST_F(ValidateTest, SlotGapsUseTheContractsEpochFirstAndIgnoreSlotsOutsideTheWindow) {
+  // With pdr_contracts saying 600 s, a 5m feed's 300 s steps are not gaps, but slots outside the
+  // covered window are not looked at at all.
+  Corrupt(
+      "INSERT INTO pdr_contracts (ID, seconds_per_epoch) VALUES "
+      "('0x18f54cc21b7a2fdd011bea06bba7801b280e3151', 150); INSERT INTO pdr_slots (ID, "
+      "timestamp, slot) VALUES ('0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721970000', "
+      "1721970000000, 1721970000)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "slot_gaps");
+  // Every 300 s step of that feed is now one missing 150 s epoch: 23 gaps.
+  EXPECT_EQ(c.count, 23);
+  ASSERT_FALSE(c.examples.rows.empty());
+  EXPECT_EQ(c.examples.rows[0][1], "150");
+  EXPECT_EQ(Get(report, "raw_rows_outside_watermark").count, 1);
+}
+
+TEST_F(ValidateTest, PayoutsWithoutTheirPredictionInsideTheWindowFire) {
+  const std::string id =
+      "0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600-"
+      "0x35842372c513f8f217b968adc57a9296ba573d5c";
+  Corrupt("DELETE FROM pdr_predictions WHERE ID = '" + id + "'");
+  ValidationReport report = Run();
+  const CheckResult& inside = Get(report, "payouts_without_prediction");
+  EXPECT_EQ(inside.status, CheckStatus::kFail);
+  EXPECT_EQ(inside.count, 1);
+  ASSERT_EQ(inside.examples.rows.size(), 1u);
+  EXPECT_EQ(inside.examples.rows[0][0], id);
+  const CheckResult& outside = Get(report, "payouts_without_prediction_outside_window");
+  EXPECT_EQ(outside.status, CheckStatus::kInfo);
+  EXPECT_EQ(outside.count, 329);
+}
+
+TEST_F(ValidateTest, BronzePayoutWithNullFieldsFiresExceptForCanceledSlots) {
+  Corrupt(
+      "UPDATE bronze_pdr_predictions SET predvalue = NULL WHERE ID = (SELECT min(ID) FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL); UPDATE bronze_pdr_predictions SET "
+      "truevalue = NULL, status = 'canceled' WHERE ID = (SELECT max(ID) FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "bronze_payout_fields_null");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 1);
+  ASSERT_EQ(c.examples.rows.size(), 1u);
+  EXPECT_EQ(c.examples.rows[0][3], std::nullopt);
+}
+
+TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
+  Corrupt(
+      "DELETE FROM bronze_pdr_predictions WHERE ID = (SELECT min(ID) FROM "
+      "bronze_pdr_predictions); INSERT INTO bronze_pdr_predictions (ID, slot, timestamp, "
+      "last_event_timestamp) VALUES ('phantom', 1721955600, 1721955000000, 1721955000000)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "bronze_raw_parity");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 2);
+  ASSERT_EQ(c.examples.rows.size(), 2u);
+  EXPECT_EQ(c.examples.rows[0][0], "missing from bronze");
+  EXPECT_EQ(c.examples.rows[1][0], "not in raw");
+  EXPECT_EQ(c.examples.rows[1][1], "phantom");
+  EXPECT_NE(c.note.find("2369 raw, 2369 bronze"), std::string::npos) << c.note;
+}
+
+TEST_F(ValidateTest, UpdatesNotAppliedToTheirRowFireAsStale) {
+  Corrupt(
+      "UPDATE bronze_pdr_predictions SET payout = NULL WHERE ID = (SELECT min(ID) FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL); UPDATE bronze_pdr_slots SET "
+      "trueval_timestamp = NULL WHERE ID = (SELECT min(ID) FROM bronze_pdr_slots WHERE "
+      "trueval_timestamp IS NOT NULL)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "stale_waiting_updates");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 2);
+  ASSERT_EQ(c.examples.rows.size(), 2u);
+  std::vector<std::string> problems;
+  for (const auto& row : c.examples.rows) problems.push_back(row[3].value_or(""));
+  std::sort(problems.begin(), problems.end());
+  EXPECT_EQ(problems, (std::vector<std::string>{"payout not applied", "trueval not applied"}));
+}
+
+TEST_F(ValidateTest, UpdatesWaitingForARowThatIsInRawFireAsStale) {
+  Corrupt(
+      "DELETE FROM bronze_pdr_predictions WHERE ID = (SELECT min(ID) FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "stale_waiting_updates");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 1);
+  ASSERT_EQ(c.examples.rows.size(), 1u);
+  EXPECT_EQ(c.examples.rows[0][3], "prediction not built");
+}
+
+TEST_F(ValidateTest, OrphanStagingTablesFire) {
+  Corrupt("CREATE TABLE etl_stage_payout_events AS SELECT 1 AS x UNION ALL SELECT 2");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "orphan_staging_tables");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 1);
+  ASSERT_EQ(c.examples.rows.size(), 1u);
+  EXPECT_EQ(c.examples.rows[0][0], "etl_stage_payout_events");
+  EXPECT_EQ(c.examples.rows[0][1], "2");
+}
+
+TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
+  Corrupt("DELETE FROM predlake_watermarks WHERE table_name = 'pdr_slots'");
+  ValidationReport report = Run();
+  std::ostringstream out;
+  WriteValidationJson(out, report);
+  auto j = nlohmann::json::parse(out.str());
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
+  ASSERT_EQ(j["checks"].size(), 11u);
+  const auto& raw = j["checks"][1];
+  EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
+  EXPECT_EQ(raw["status"], "fail");
+  EXPECT_EQ(raw["count"], 260);
+  ASSERT_EQ(raw["examples"].size(), 5u);
+  EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
+  EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
+  EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
+  EXPECT_NE(Text(report).find("validate: 1 of 10 checks failed: raw_rows_outside_watermark"),
+            std::string::npos);
+}
+
+TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
+  TempDir dir;
+  {
+    auto lake = OpenWriter(dir.path());
+    ASSERT_NE(lake, nullptr);
+    testing::LoadFixtures(*lake);
+    Exec(*lake,
+         "DROP TABLE bronze_pdr_predictions; DROP TABLE bronze_pdr_slots; DROP TABLE "
+         "gold_predictoor_daily; DROP TABLE gold_feed_daily; DROP TABLE gold_feed_sales_daily");
+  }
+  ValidationReport report = ValidateDir(dir.path());
+  EXPECT_TRUE(report.Failed().empty()) << Text(report);
+  for (const char* name : {"built_rows_past_checkpoint", "bronze_payout_fields_null",
+                           "bronze_raw_parity", "stale_waiting_updates"}) {
+    EXPECT_EQ(Get(report, name).status, CheckStatus::kSkipped) << name;
+  }
+  EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
+  EXPECT_NE(Text(report).find("(1 informational, 4 skipped)"), std::string::npos) << Text(report);
+}
+
+TEST(Validate, NewEmptyLakePasses) {
+  TempDir dir;
+  { ASSERT_NE(OpenWriter(dir.path()), nullptr); }
+  ValidationReport report = ValidateDir(dir.path());
+  EXPECT_TRUE(report.Failed().empty()) << Text(report);
+  for (const CheckResult& c : report.checks) EXPECT_EQ(c.count, 0) << c.name;
+}
+
+}  // namespace
+}  // namespace predlake::ops
