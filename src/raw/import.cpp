@@ -1,0 +1,365 @@
+#include "raw/import.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "raw/csv.hpp"
+#include "raw/store.hpp"
+
+namespace predlake::raw {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kBatchRows = 50'000;
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Columns that pdr-backend exports may lack.
+bool Optional(const TableDef& table, std::string_view column) {
+  if (table.name == "pdr_predictions") {
+    return column == "predvalue" || column == "truevalue" || column == "payout";
+  }
+  return table.name == "pdr_slots" && column == "status";
+}
+
+// The table a file name names: <table>.csv or <table>_*.csv.
+const TableDef* TableFromName(const fs::path& file) {
+  std::string name = Lower(file.filename().string());
+  if (!EndsWith(name, ".csv")) return nullptr;
+  for (const TableDef& t : RawTables()) {
+    std::string base(t.name);
+    if (name == base + ".csv" || name.rfind(base + "_", 0) == 0) return &t;
+  }
+  return nullptr;
+}
+
+// The table whose columns a header holds (all required ones, nothing from another table only).
+Result<const TableDef*> TableFromHeader(const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path));
+  std::vector<std::string> header;
+  Status error;
+  if (!reader->Next(header, error)) {
+    return error.ok() ? Status::Data(path + ":1: empty file, expected a header row") : error;
+  }
+  std::set<std::string> names;
+  for (const std::string& h : header) names.insert(Lower(h));
+  const TableDef* found = nullptr;
+  for (const TableDef& t : RawTables()) {
+    bool all = std::all_of(t.columns.begin(), t.columns.end(), [&](const ColumnDef& c) {
+      return Optional(t, c.name) || names.count(Lower(c.name)) > 0;
+    });
+    bool exact = all && std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+                   return std::any_of(t.columns.begin(), t.columns.end(),
+                                      [&](const ColumnDef& c) { return Lower(c.name) == n; });
+                 });
+    if (exact) {
+      if (found != nullptr)
+        found = nullptr;  // ambiguous: require a telling file name
+      else
+        found = &t;
+    }
+  }
+  if (found == nullptr) {
+    return Status::Data(path +
+                        ": cannot tell which raw table it holds; name it <table>.csv or "
+                        "<table>_*.csv (pdr_predictions, pdr_truevals, pdr_payouts, "
+                        "pdr_subscriptions, pdr_slots)");
+  }
+  return found;
+}
+
+using FileSets = std::map<size_t, std::vector<std::string>>;  // RawTables() index -> files
+
+size_t IndexOf(const TableDef* t) { return static_cast<size_t>(t - RawTables().data()); }
+
+Status Discover(const std::vector<std::string>& paths, FileSets& out) {
+  std::set<std::string> seen;
+  auto add = [&](const TableDef* t, const fs::path& p) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(p, ec);
+    std::string key = ec ? p.string() : canonical.string();
+    if (seen.insert(key).second) out[IndexOf(t)].push_back(p.string());
+  };
+  if (paths.empty()) return Status::Usage("raw import: no PATH given");
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) return Status::Usage(path + ": no such file or directory");
+    if (fs::is_regular_file(st)) {
+      const TableDef* t = TableFromName(path);
+      if (t == nullptr) {
+        ASSIGN_OR_RETURN(t, TableFromHeader(path));
+      }
+      add(t, path);
+      continue;
+    }
+    if (!fs::is_directory(st)) return Status::Usage(path + ": not a file or directory");
+    size_t found = 0;
+    for (const TableDef& t : RawTables()) {
+      std::vector<fs::path> files;
+      fs::path sub = fs::path(path) / std::string(t.name);
+      if (fs::is_directory(sub, ec)) {
+        for (const auto& e : fs::directory_iterator(sub, ec)) {
+          if (e.is_regular_file() && EndsWith(Lower(e.path().filename().string()), ".csv")) {
+            files.push_back(e.path());
+          }
+        }
+      }
+      for (const auto& e : fs::directory_iterator(path, ec)) {
+        if (e.is_regular_file() && TableFromName(e.path()) == &t) files.push_back(e.path());
+      }
+      std::sort(files.begin(), files.end());
+      for (const fs::path& f : files) add(&t, f);
+      found += files.size();
+    }
+    if (ec) return Status::Data(path + ": cannot list: " + ec.message());
+    if (found == 0) {
+      return Status::Usage(path +
+                           ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or "
+                           "<table>_*.csv for pdr_predictions, pdr_truevals, pdr_payouts, "
+                           "pdr_subscriptions or pdr_slots)");
+    }
+  }
+  return Status::Ok();
+}
+
+// Parses one field into `cell`; returns a description of what is wrong, or "".
+std::string ParseCell(const std::string& text, ColumnType type, Cell& cell) {
+  if (text.empty()) {
+    cell = std::monostate();
+    return "";
+  }
+  switch (type) {
+    case ColumnType::kVarchar:
+      cell = text;
+      return "";
+    case ColumnType::kBoolean: {
+      std::string v = Lower(text);
+      if (v == "true" || v == "1") {
+        cell = true;
+      } else if (v == "false" || v == "0") {
+        cell = false;
+      } else {
+        return "expected true or false, got '" + text.substr(0, 40) + "'";
+      }
+      return "";
+    }
+    case ColumnType::kBigint: {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size()) {
+        return "expected an integer, got '" + text.substr(0, 40) + "'";
+      }
+      cell = v;
+      return "";
+    }
+    case ColumnType::kDecimal:
+      if (!IsDecimalText(text))
+        return "expected a decimal number, got '" + text.substr(0, 40) + "'";
+      cell = text;
+      return "";
+  }
+  return "unknown column type";
+}
+
+struct TableState {
+  const TableDef* def = nullptr;
+  ImportTableReport report;
+  std::vector<Row> batch;
+};
+
+class Importer {
+ public:
+  Importer(Stager& stager, Progress* progress) : stager_(stager), progress_(progress) {}
+
+  Status ReadFile(TableState& table, const std::string& path) {
+    ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path));
+    const TableDef& def = *table.def;
+    std::vector<std::string> fields;
+    Status error;
+    if (!reader->Next(fields, error)) {
+      return error.ok() ? Status::Data(path + ":1: empty file, expected a header row") : error;
+    }
+    // Which table column each field fills (-1: ignored).
+    std::vector<int> target(fields.size(), -1);
+    std::vector<bool> present(def.columns.size(), false);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      std::string name = Lower(fields[i]);
+      for (size_t c = 0; c < def.columns.size(); ++c) {
+        if (Lower(def.columns[c].name) != name) continue;
+        if (present[c]) {
+          return Status::Data(path + ":1: column `" + fields[i] + "` appears twice");
+        }
+        present[c] = true;
+        target[i] = static_cast<int>(c);
+      }
+    }
+    for (size_t c = 0; c < def.columns.size(); ++c) {
+      if (!present[c] && !Optional(def, def.columns[c].name)) {
+        return Status::Data(path + ":1: missing column `" + std::string(def.columns[c].name) +
+                            "` for " + std::string(def.name));
+      }
+    }
+    while (reader->Next(fields, error)) {
+      const std::string where = path + ":" + std::to_string(reader->line()) + ": ";
+      if (fields.size() == 1 && fields[0].empty() && target.size() > 1) continue;  // blank line
+      if (fields.size() != target.size()) {
+        return Status::Data(where + "expected " + std::to_string(target.size()) + " fields, got " +
+                            std::to_string(fields.size()));
+      }
+      Row row(def.columns.size());
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (target[i] < 0) continue;
+        const ColumnDef& col = def.columns[static_cast<size_t>(target[i])];
+        std::string what = ParseCell(fields[i], col.type, row[static_cast<size_t>(target[i])]);
+        if (!what.empty()) {
+          return Status::Data(where + "column `" + std::string(col.name) + "`: " + what);
+        }
+      }
+      if (!std::holds_alternative<std::string>(row[0])) {
+        return Status::Data(where + "empty ID");
+      }
+      const Cell& ts = row[def.timestamp_column];
+      if (!std::holds_alternative<int64_t>(ts)) return Status::Data(where + "empty timestamp");
+      min_ts_ = std::min(min_ts_, std::get<int64_t>(ts));
+      max_ts_ = std::max(max_ts_, std::get<int64_t>(ts));
+      table.batch.push_back(std::move(row));
+      if (table.batch.size() >= kBatchRows) RETURN_IF_ERROR(Flush(table));
+    }
+    RETURN_IF_ERROR(error);
+    return Flush(table);
+  }
+
+  Status Flush(TableState& table) {
+    if (table.batch.empty()) return Status::Ok();
+    ASSIGN_OR_RETURN(StoreCounts counts, stager_.Store(*table.def, table.batch));
+    table.report.rows_in += counts.rows_in;
+    table.report.rows_out += counts.rows_out;
+    table.batch.clear();
+    if (progress_ != nullptr) {
+      progress_->Update("raw import: " + table.report.table + " " +
+                        std::to_string(table.report.rows_in) + " rows");
+    }
+    return Status::Ok();
+  }
+
+  bool any_rows() const { return min_ts_ <= max_ts_; }
+  int64_t min_ts() const { return min_ts_; }
+  int64_t max_ts() const { return max_ts_; }
+
+ private:
+  Stager& stager_;
+  Progress* progress_;
+  int64_t min_ts_ = INT64_MAX;
+  int64_t max_ts_ = INT64_MIN;
+};
+
+std::string Window(int64_t from_ms, int64_t to_ms) {
+  return "[" + FormatTime(from_ms) + ", " + FormatTime(to_ms) + ")";
+}
+
+Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& options,
+                                         const FileSets& sets, int64_t run_id,
+                                         std::vector<TableState>& tables, Progress* progress) {
+  ImportReport report;
+  report.run_id = run_id;
+  ASSIGN_OR_RETURN(Stager stager, Stager::Create(lake.conn()));
+  ASSIGN_OR_RETURN(duck::Transaction tx, duck::Transaction::Begin(lake.conn()));
+  Importer importer(stager, progress);
+  for (const auto& [index, files] : sets) {
+    TableState state;
+    state.def = &RawTables()[index];
+    state.report.table = std::string(state.def->name);
+    state.report.files = files;
+    tables.push_back(std::move(state));
+  }
+  for (TableState& t : tables) {
+    for (const std::string& file : t.report.files) {
+      RETURN_IF_ERROR(importer.ReadFile(t, file));
+    }
+  }
+  if (!options.from_ms && !importer.any_rows()) {
+    return Status::Data(
+        "raw import: the files hold no rows; pass --from and --to to record the "
+        "window they cover");
+  }
+  report.from_ms = options.from_ms.value_or(importer.min_ts());
+  report.to_ms = options.to_ms.value_or(importer.any_rows() ? importer.max_ts() + 1 : 0);
+  if (report.from_ms >= report.to_ms) {
+    return Status::Usage("raw import: the window " + Window(report.from_ms, report.to_ms) +
+                         " is empty (--from must be before --to)");
+  }
+  for (TableState& t : tables) {
+    ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(t.report.table));
+    t.report.before = before;
+    lake::Watermark after{report.from_ms, report.to_ms};
+    if (before) {
+      if (report.from_ms > before->watermark_ms || report.to_ms < before->start_ms) {
+        return Status::Data(
+            t.report.table + ": the import covers " + Window(report.from_ms, report.to_ms) +
+            " but the table holds " + Window(before->start_ms, before->watermark_ms) +
+            "; importing would leave a gap between them (declare a window that touches it with "
+            "--from/--to, or fetch the gap first)");
+      }
+      after = {std::min(before->start_ms, report.from_ms),
+               std::max(before->watermark_ms, report.to_ms)};
+    }
+    t.report.after = after;
+    RETURN_IF_ERROR(lake.SetWatermark(t.report.table, after, run_id));
+  }
+  lake::RunSummary summary;
+  summary.window_start_ms = report.from_ms;
+  summary.window_end_ms = report.to_ms;
+  for (const TableState& t : tables) {
+    summary.tables[t.report.table] = {t.report.rows_in, t.report.rows_out, 0, 0};
+  }
+  size_t files = 0;
+  for (const TableState& t : tables) files += t.report.files.size();
+  summary.detail_json = "{\"files\":" + std::to_string(files) + "}";
+  RETURN_IF_ERROR(lake.FinishRun(run_id, summary));
+  RETURN_IF_ERROR(tx.Commit());
+  for (TableState& t : tables) report.tables.push_back(t.report);
+  return report;
+}
+
+}  // namespace
+
+Result<ImportReport> Import(lake::Lake& lake, const ImportOptions& options, Progress* progress) {
+  if (options.from_ms && options.to_ms && *options.from_ms >= *options.to_ms) {
+    return Status::Usage("raw import: --from must be before --to");
+  }
+  FileSets sets;
+  RETURN_IF_ERROR(Discover(options.paths, sets));
+  ASSIGN_OR_RETURN(int64_t run_id, lake.BeginRun(options.command));
+  std::vector<TableState> tables;
+  auto report = ImportInTransaction(lake, options, sets, run_id, tables, progress);
+  if (progress != nullptr) progress->Finish();
+  if (!report.ok()) {
+    lake::RunSummary summary;
+    summary.window_start_ms = options.from_ms;
+    summary.window_end_ms = options.to_ms;
+    Status recorded = lake.FailRun(run_id, report.status(), summary);
+    if (!recorded.ok()) {
+      return Status(report.status().code(),
+                    report.status().message() +
+                        " (and recording the failure failed: " + recorded.message() + ")");
+    }
+  }
+  return report;
+}
+
+}  // namespace predlake::raw

@@ -1,0 +1,57 @@
+// `raw import`: loads pdr-backend CSV exports (a lake_data folder or single files) into the raw
+// tables, in one transaction, and records the window they cover as watermarks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/progress.hpp"
+#include "common/status.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::raw {
+
+struct ImportOptions {
+  // Folders (searched for <table>/*.csv, <table>.csv and <table>_*.csv per raw table) or CSV
+  // files (their table from the name <table>.csv / <table>_*.csv, else from the header).
+  std::vector<std::string> paths;
+  // The window the files cover. Defaults: the smallest timestamp of the imported rows, and the
+  // largest plus 1 ms (over all tables).
+  std::optional<int64_t> from_ms;
+  std::optional<int64_t> to_ms;
+  std::string command = "raw import";
+};
+
+struct ImportTableReport {
+  std::string table;
+  std::vector<std::string> files;
+  int64_t rows_in = 0;   // rows read
+  int64_t rows_out = 0;  // rows stored (the others were present already)
+  std::optional<lake::Watermark> before;
+  lake::Watermark after;
+};
+
+struct ImportReport {
+  int64_t run_id = 0;
+  int64_t from_ms = 0;
+  int64_t to_ms = 0;
+  std::vector<ImportTableReport> tables;  // the tables that had files, in raw table order
+};
+
+// Imports everything or nothing. Columns are matched by header name (case-insensitive, any
+// order; unknown columns are ignored); ID, timestamp and the table's other event columns are
+// required, while pdr_predictions' predvalue/truevalue/payout and pdr_slots' status may be absent
+// (NULL). Empty fields are NULL; booleans are true/false/1/0 in any case; amounts are decimal text
+// stored exactly. Rows whose ID is present already are skipped.
+//
+// Watermarks: a table without one gets [from, to); a table whose coverage [start, W) overlaps or
+// touches [from, to) gets [min, max); a window that would leave a gap is an error.
+//
+// Errors (nothing is imported, the run is recorded as failed): kUsage for a path that does not
+// exist or holds no CSV files, or from >= to; kData "FILE:LINE: what" for a malformed file, a
+// missing column or a bad value, and for a gap between the window and a table's coverage.
+Result<ImportReport> Import(lake::Lake& lake, const ImportOptions& options, Progress* progress);
+
+}  // namespace predlake::raw
