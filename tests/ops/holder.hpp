@@ -1,0 +1,37 @@
+// A second process holding a lake open for writing, for the reader/writer tests here and in
+// tests/e2e (a real second process: DuckDB's file lock is per process).
+//
+// The test executable is its own helper: LakeHolder.Hold (holder_test.cpp), run with the
+// environment variable PREDLAKE_HOLD_LAKE=<lake_dir>, opens that lake for writing (command
+// "ops holder"), creates <lake_dir>/holder.ready, and keeps it open until <lake_dir>/holder.stop
+// appears or PREDLAKE_HOLD_MS (default 10000, at most 60000) has passed. Without the variable the
+// test is skipped.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace predlake::ops::testing {
+
+class Holder {
+ public:
+  // Starts the helper on `lake_dir` and waits until it holds the lake (fails the test when it does
+  // not within 20 s).
+  Holder(const std::string& lake_dir, int64_t hold_ms);
+  // Stops the helper (if still running) and reaps it.
+  ~Holder();
+  Holder(const Holder&) = delete;
+  Holder& operator=(const Holder&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Waits for the helper to exit; returns its exit status (-1 on error).
+  int Wait();
+
+ private:
+  std::string dir_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace predlake::ops::testing

@@ -1,0 +1,125 @@
+#include "ops/open.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "holder.hpp"
+#include "test_lake.hpp"
+
+namespace predlake::ops {
+namespace {
+
+using testing::Holder;
+using testing::TempDir;
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST(OpenForRead, MissingLakeIsADataErrorAtOnce) {
+  TempDir dir;
+  auto lake = OpenForRead(dir.path() + "/nothing_here");
+  ASSERT_FALSE(lake.ok());
+  EXPECT_EQ(lake.status().code(), StatusCode::kData);
+  EXPECT_NE(lake.status().message().find("no lake at"), std::string::npos);
+}
+
+TEST(OpenForRead, BusyLakeNamesTheWriterAfterABoundedWait) {
+  TempDir dir;
+  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  Holder holder(dir.path(), 20000);
+  ASSERT_GT(holder.pid(), 0);
+  RetryOptions retry;
+  retry.max_wait_ms = 300;
+  int waits = 0;
+  retry.on_wait = [&](const Status& st) {
+    ++waits;
+    EXPECT_EQ(st.code(), StatusCode::kBusy);
+  };
+  int64_t t0 = SteadyMs();
+  auto lake = OpenForRead(dir.path(), retry);
+  int64_t elapsed = SteadyMs() - t0;
+  ASSERT_FALSE(lake.ok());
+  EXPECT_EQ(lake.status().code(), StatusCode::kBusy);
+  const std::string& msg = lake.status().message();
+  EXPECT_NE(msg.find("pid " + std::to_string(holder.pid())), std::string::npos) << msg;
+  EXPECT_NE(msg.find("`ops holder`"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("gave up after waiting 300ms"), std::string::npos) << msg;
+  EXPECT_EQ(waits, 1);
+  EXPECT_GE(elapsed, 290);
+  EXPECT_LT(elapsed, 5000);
+}
+
+TEST(OpenForRead, ReaderGetsInOnceTheWriterLetsGo) {
+  TempDir dir;
+  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  Holder holder(dir.path(), 400);
+  ASSERT_GT(holder.pid(), 0);
+  RetryOptions retry;
+  retry.max_wait_ms = 15000;
+  retry.poll_ms = 20;
+  auto lake = OpenForRead(dir.path(), retry);
+  ASSERT_TRUE(lake.ok()) << lake.status().message();
+  EXPECT_EQ(holder.Wait(), 0);
+}
+
+TEST(OpenForRead, ManyReadersAtOnce) {
+  TempDir dir;
+  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  auto a = OpenForRead(dir.path());
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  auto b = OpenForRead(dir.path());
+  ASSERT_TRUE(b.ok()) << b.status().message();
+}
+
+// A clock that moves only when the sleeper sleeps.
+class FakeTime final : public Clock, public Sleeper {
+ public:
+  int64_t NowMs() const override { return now_; }
+  void SleepMs(int64_t ms) override {
+    now_ += ms;
+    ++sleeps_;
+  }
+  int sleeps() const { return sleeps_; }
+
+ private:
+  int64_t now_ = 1000;
+  int sleeps_ = 0;
+};
+
+TEST(OpenWithRetry, NonBusyErrorsAreNotRetried) {
+  FakeTime time;
+  RetryOptions retry;
+  retry.clock = &time;
+  retry.sleeper = &time;
+  lake::OpenOptions options;
+  auto lake = OpenWithRetry("/nonexistent/predlake", options, retry);
+  ASSERT_FALSE(lake.ok());
+  EXPECT_EQ(time.sleeps(), 0);
+}
+
+TEST(OpenWithRetry, WriterWaitsForTheHolderWithInjectedTime) {
+  TempDir dir;
+  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  Holder holder(dir.path(), 20000);
+  FakeTime time;
+  RetryOptions retry;
+  retry.clock = &time;
+  retry.sleeper = &time;
+  retry.max_wait_ms = 1000;
+  retry.poll_ms = 100;
+  lake::OpenOptions options;
+  options.mode = lake::Mode::kWrite;
+  options.command = "second writer";
+  auto lake = OpenWithRetry(dir.path(), options, retry);
+  ASSERT_FALSE(lake.ok());
+  EXPECT_EQ(lake.status().code(), StatusCode::kBusy);
+  EXPECT_EQ(time.sleeps(), 10);
+  EXPECT_NE(lake.status().message().find("`ops holder`"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace predlake::ops
