@@ -305,6 +305,7 @@ struct Row {
   int64_t slot = 0;
   int user = -1;  // predictoor (predictions, payouts) or buyer (subscriptions)
   uint64_t tx = 0;
+  // Subscriptions: the event index. User rows: 1 when `user` is a buyer. NftData rows: which key.
   int event_index = 0;
 };
 
@@ -617,7 +618,6 @@ class Executor {
     return std::move(out_);
   }
 
-  // Exposed for tests of ordering through the public API only; see Collect.
  private:
   Result<Query> ParseArgs(const FieldDef& def, const Field& f) {
     Query q;
@@ -996,8 +996,8 @@ class Executor {
     return n;
   }
 
-  // The value of a filterable field; `s` receives strings, the return value ints and bools.
-  int64_t AttrInt(Type t, F code, const Row& r) {
+  // The value of an Int or Boolean filter field of row `r`.
+  int64_t AttrInt(F code, const Row& r) {
     const Feed& feed = w_.feeds()[static_cast<size_t>(r.feed)];
     switch (code) {
       case F::kTimestamp:
@@ -1021,7 +1021,6 @@ class Executor {
         return p != nullptr && p->value;
       }
       default:
-        (void)t;
         return 0;
     }
   }
@@ -1073,7 +1072,7 @@ class Executor {
       if (cache_.Get(r.feed, r.slot).canceled) return f.op == Op::kNot || f.op == Op::kNotIn;
     }
     if (f.vtype == VType::kInt || f.vtype == VType::kBool) {
-      const int64_t v = AttrInt(type, f.code, r);
+      const int64_t v = AttrInt(f.code, r);
       auto value = [&](const Scalar& s) { return f.vtype == VType::kBool ? int64_t{s.b} : s.i; };
       switch (f.op) {
         case Op::kEq:
