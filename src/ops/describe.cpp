@@ -17,12 +17,12 @@ std::optional<std::string> IsoOrNull(std::optional<int64_t> ms) {
 
 std::string TimeAndMs(int64_t ms) { return FormatTime(ms) + " (" + std::to_string(ms) + ")"; }
 
-nlohmann::json OptJson(std::optional<int64_t> v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+nlohmann::ordered_json OptJson(std::optional<int64_t> v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::json TimeJson(std::optional<int64_t> ms) {
-  return ms ? nlohmann::json(FormatTime(*ms)) : nlohmann::json(nullptr);
+nlohmann::ordered_json TimeJson(std::optional<int64_t> ms) {
+  return ms ? nlohmann::ordered_json(FormatTime(*ms)) : nlohmann::ordered_json(nullptr);
 }
 
 Result<std::optional<int64_t>> MetaInt(duck::Connection& conn, const std::string& key) {
@@ -79,6 +79,20 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
   return d;
 }
 
+namespace {
+
+// People read describe's tables: an unknown value is left blank rather than shown as NULL.
+void WriteBlankingNulls(std::ostream& out, ResultSet rs, int width) {
+  for (auto& row : rs.rows) {
+    for (auto& cell : row) {
+      if (!cell) cell = "";
+    }
+  }
+  WriteTable(out, rs, width);
+}
+
+}  // namespace
+
 void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
   out << "Lake " << d.lake_dir;
   if (d.schema_version) out << " (schema " << *d.schema_version;
@@ -98,7 +112,7 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
                            IsoOrNull(t.first_ms), IsoOrNull(t.last_ms), ms(t.first_ms),
                            ms(t.last_ms)});
   }
-  WriteTable(out, tables, width);
+  WriteBlankingNulls(out, std::move(tables), width);
 
   out << "\nWatermarks (every source event from start up to the watermark is in the table)\n";
   ResultSet marks;
@@ -112,7 +126,7 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
       marks.rows.push_back({w.table, std::nullopt, std::string("never fetched"), std::nullopt});
     }
   }
-  WriteTable(out, marks, width);
+  WriteBlankingNulls(out, std::move(marks), width);
 
   out << "\n";
   if (d.checkpoint) {
@@ -149,16 +163,17 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
   if (d.last_runs.empty()) {
     out << "(none)\n";
   } else {
-    WriteTable(out, RunsResultSet(d.last_runs, /*brief=*/true), width);
+    WriteBlankingNulls(out, RunsResultSet(d.last_runs, /*brief=*/true), width);
   }
 }
 
 void WriteDescriptionJson(std::ostream& out, const Description& d) {
-  nlohmann::json j = nlohmann::json::object();
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["lake_dir"] = d.lake_dir;
   j["schema_version"] = OptJson(d.schema_version);
   j["created_at_ms"] = OptJson(d.created_at_ms);
-  nlohmann::json tables = nlohmann::json::array();
+  j["created"] = TimeJson(d.created_at_ms);
+  nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const TableSummary& t : d.tables) {
     tables.push_back({{"name", t.name},
                       {"kind", std::string(TableKindName(t.kind))},
@@ -169,13 +184,13 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
                       {"last", TimeJson(t.last_ms)}});
   }
   j["tables"] = std::move(tables);
-  nlohmann::json marks = nlohmann::json::array();
+  nlohmann::ordered_json marks = nlohmann::ordered_json::array();
   for (const WatermarkSummary& w : d.watermarks) {
-    nlohmann::json m = {{"table", w.table}};
-    m["start_ms"] = w.mark ? nlohmann::json(w.mark->start_ms) : nullptr;
-    m["watermark_ms"] = w.mark ? nlohmann::json(w.mark->watermark_ms) : nullptr;
-    m["start"] = w.mark ? nlohmann::json(FormatTime(w.mark->start_ms)) : nullptr;
-    m["watermark"] = w.mark ? nlohmann::json(FormatTime(w.mark->watermark_ms)) : nullptr;
+    nlohmann::ordered_json m = {{"table", w.table}};
+    m["start_ms"] = w.mark ? nlohmann::ordered_json(w.mark->start_ms) : nullptr;
+    m["watermark_ms"] = w.mark ? nlohmann::ordered_json(w.mark->watermark_ms) : nullptr;
+    m["start"] = w.mark ? nlohmann::ordered_json(FormatTime(w.mark->start_ms)) : nullptr;
+    m["watermark"] = w.mark ? nlohmann::ordered_json(FormatTime(w.mark->watermark_ms)) : nullptr;
     marks.push_back(std::move(m));
   }
   j["watermarks"] = std::move(marks);
@@ -190,11 +205,12 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
   j["frontier"] = {
       {"frontier_ms", OptJson(d.frontier.frontier_ms)},
       {"frontier", TimeJson(d.frontier.frontier_ms)},
-      {"held_back_by", d.frontier.frontier_ms       ? nlohmann::json(d.frontier.held_by)
-                       : d.frontier.missing.empty() ? nlohmann::json(nullptr)
-                                                    : nlohmann::json(d.frontier.missing.front())},
+      {"held_back_by", d.frontier.frontier_ms ? nlohmann::ordered_json(d.frontier.held_by)
+                       : d.frontier.missing.empty()
+                           ? nlohmann::ordered_json(nullptr)
+                           : nlohmann::ordered_json(d.frontier.missing.front())},
       {"never_fetched", d.frontier.missing}};
-  nlohmann::json waiting = nlohmann::json::array();
+  nlohmann::ordered_json waiting = nlohmann::ordered_json::array();
   for (const etl::WaitingEvents& w : d.waiting) {
     waiting.push_back({{"table", w.table},
                        {"events", w.events},
@@ -202,10 +218,10 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
                        {"oldest", TimeJson(w.oldest_ms)}});
   }
   j["waiting_updates"] = std::move(waiting);
-  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const RunInfo& run : d.last_runs) runs.push_back(RunJson(run));
   j["last_runs"] = std::move(runs);
-  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace predlake::ops

@@ -32,18 +32,18 @@ std::string FormatSeconds(int64_t ms) {
   return buf;
 }
 
-nlohmann::json OptJson(std::optional<int64_t> v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+nlohmann::ordered_json OptJson(std::optional<int64_t> v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::json TimeJson(std::optional<int64_t> ms) {
-  return ms ? nlohmann::json(FormatTime(*ms)) : nlohmann::json(nullptr);
+nlohmann::ordered_json TimeJson(std::optional<int64_t> ms) {
+  return ms ? nlohmann::ordered_json(FormatTime(*ms)) : nlohmann::ordered_json(nullptr);
 }
 
 // The recorded JSON text, or the text itself as a string when it does not parse (never lose it).
-nlohmann::json EmbeddedJson(const std::string& text) {
+nlohmann::ordered_json EmbeddedJson(const std::string& text) {
   if (text.empty()) return nullptr;
-  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  auto parsed = nlohmann::ordered_json::parse(text, nullptr, false);
   if (parsed.is_discarded()) return text;
   return parsed;
 }
@@ -143,15 +143,15 @@ ResultSet RunsResultSet(const std::vector<RunInfo>& runs, bool brief) {
   return rs;
 }
 
-nlohmann::json RunJson(const RunInfo& run) {
-  nlohmann::json tables = nlohmann::json::object();
+nlohmann::ordered_json RunJson(const RunInfo& run) {
+  nlohmann::ordered_json tables = nlohmann::ordered_json::object();
   for (const RunTableCounts& t : run.tables) {
     tables[t.table] = {{"rows_in", t.counts.rows_in},
                        {"rows_out", t.counts.rows_out},
                        {"rows_updated", t.counts.rows_updated},
                        {"rows_deleted", t.counts.rows_deleted}};
   }
-  nlohmann::json j = nlohmann::json::object();
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["run_id"] = run.run_id;
   j["command"] = run.command;
   j["status"] = run.status;
@@ -160,14 +160,15 @@ nlohmann::json RunJson(const RunInfo& run) {
   j["ended_at_ms"] = OptJson(run.ended_at_ms);
   j["ended"] = TimeJson(run.ended_at_ms);
   j["duration_ms"] =
-      run.ended_at_ms ? nlohmann::json(*run.ended_at_ms - run.started_at_ms) : nullptr;
+      run.ended_at_ms ? nlohmann::ordered_json(*run.ended_at_ms - run.started_at_ms) : nullptr;
   j["window_start_ms"] = OptJson(run.window_start_ms);
   j["window_end_ms"] = OptJson(run.window_end_ms);
   j["checkpoint_before_ms"] = OptJson(run.checkpoint_before_ms);
   j["checkpoint_after_ms"] = OptJson(run.checkpoint_after_ms);
   j["watermarks_before"] = EmbeddedJson(run.watermarks_before);
   j["watermarks_after"] = EmbeddedJson(run.watermarks_after);
-  j["error"] = run.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.error);
+  j["error"] =
+      run.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(run.error);
   j["pid"] = OptJson(run.pid);
   j["detail"] = EmbeddedJson(run.detail);
   j["tables"] = std::move(tables);
@@ -175,9 +176,9 @@ nlohmann::json RunJson(const RunInfo& run) {
 }
 
 void WriteRunsJson(std::ostream& out, const std::vector<RunInfo>& runs) {
-  nlohmann::json arr = nlohmann::json::array();
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const RunInfo& run : runs) arr.push_back(RunJson(run));
-  out << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out << arr.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace predlake::ops

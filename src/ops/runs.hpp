@@ -53,7 +53,7 @@ ResultSet RunsResultSet(const std::vector<RunInfo>& runs, bool brief = false);
 
 // The JSON object of one run: every field of RunInfo, times both as ms and ISO-8601, watermarks and
 // detail parsed as JSON, tables as {"name": {"rows_in": ..}}.
-nlohmann::json RunJson(const RunInfo& run);
+nlohmann::ordered_json RunJson(const RunInfo& run);
 
 // One JSON document: an array of RunJson objects, then a newline.
 void WriteRunsJson(std::ostream& out, const std::vector<RunInfo>& runs);

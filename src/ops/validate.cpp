@@ -404,7 +404,8 @@ Result<ValidationReport> Checker::Run() {
 
 // Integers of numeric columns become JSON numbers; everything else (decimals included, to keep
 // their exact digits) stays a string.
-nlohmann::json ExampleJson(const ResultSet& rs, size_t col, const std::optional<std::string>& v) {
+nlohmann::ordered_json ExampleJson(const ResultSet& rs, size_t col,
+                                   const std::optional<std::string>& v) {
   if (!v) return nullptr;
   bool numeric = col < rs.numeric.size() && rs.numeric[col];
   if (numeric && !v->empty() && v->size() < 19) {
@@ -486,11 +487,11 @@ void WriteValidationText(std::ostream& out, const ValidationReport& report, int 
 }
 
 void WriteValidationJson(std::ostream& out, const ValidationReport& report) {
-  nlohmann::json checks = nlohmann::json::array();
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
   for (const CheckResult& c : report.checks) {
-    nlohmann::json examples = nlohmann::json::array();
+    nlohmann::ordered_json examples = nlohmann::ordered_json::array();
     for (const auto& row : c.examples.rows) {
-      nlohmann::json obj = nlohmann::json::object();
+      nlohmann::ordered_json obj = nlohmann::ordered_json::object();
       for (size_t i = 0; i < c.examples.columns.size() && i < row.size(); ++i) {
         obj[c.examples.columns[i]] = ExampleJson(c.examples, i, row[i]);
       }
@@ -502,12 +503,14 @@ void WriteValidationJson(std::ostream& out, const ValidationReport& report) {
                                                    : std::string(CheckStatusName(c.status))},
          {"count", c.count},
          {"description", c.description},
-         {"note", c.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.note)},
+         {"note",
+          c.note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.note)},
          {"examples", std::move(examples)}});
   }
   std::vector<std::string> failed = report.Failed();
-  nlohmann::json j = {{"ok", failed.empty()}, {"failed", failed}, {"checks", std::move(checks)}};
-  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  nlohmann::ordered_json j = {
+      {"ok", failed.empty()}, {"failed", failed}, {"checks", std::move(checks)}};
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace predlake::ops
