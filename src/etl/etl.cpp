@@ -45,17 +45,21 @@ std::string DescribeCounts(const std::map<std::string, lake::TableCounts>& table
   return out;
 }
 
-// Runs `body` as one ledger run: BeginRun first; on failure the staging tables are dropped (best
-// effort: the next run drops them anyway) and the failure is recorded.
+// Runs `body` as one ledger run: BeginRun, orphan staging tables dropped, the body; on failure the
+// staging tables are dropped (best effort: the next run drops them anyway) and the failure is
+// recorded.
 template <typename Body>
 Result<RunReport> AsRun(lake::Lake& lake, const std::string& command, Body body) {
   ASSIGN_OR_RETURN(int64_t run_id, lake.BeginRun(command));
   RunReport report;
   report.run_id = run_id;
   report.command = command;
-  Status st = body(report);
-  if (st.ok()) return report;
+  // Whatever a killed run left is dropped first, even when this run turns out to have nothing to
+  // do.
   Pipeline cleanup(lake, Job::kUpdate, {}, RunOptions{nullptr, {}}, command);
+  Status st = cleanup.DropStaging();
+  if (st.ok()) st = body(report);
+  if (st.ok()) return report;
   (void)cleanup.DropStaging();
   Status recorded = lake.FailRun(run_id, st, SummaryOf(report));
   if (!recorded.ok()) {
@@ -135,6 +139,7 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
     RETURN_IF_ERROR(tx.Commit());
   }
   // The run has succeeded; leftover staging tables are dropped by the next run.
+  report.step_ms = pipeline.timings();
   if (pipeline.CheckFault("drop_staging").ok()) (void)pipeline.DropStaging();
   return Status::Ok();
 }
@@ -255,6 +260,7 @@ Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& opti
       RETURN_IF_ERROR(pipeline->CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }
+    report.step_ms = pipeline->timings();
     if (pipeline->CheckFault("drop_staging").ok()) (void)pipeline->DropStaging();
     return Status::Ok();
   });
@@ -284,6 +290,7 @@ Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& o
       RETURN_IF_ERROR(faults.CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }
+    if (pipeline) report.step_ms = pipeline->timings();
     if (pipeline && faults.CheckFault("drop_staging").ok()) (void)pipeline->DropStaging();
     return Status::Ok();
   });

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/progress.hpp"
@@ -82,6 +83,8 @@ struct RunReport {
   std::optional<int64_t> window_end_ms;
   std::map<std::string, lake::TableCounts> tables;
   std::string message;
+  // Wall-clock milliseconds per pipeline step of this run, in order (for diagnosis and benchmarks).
+  std::vector<std::pair<std::string, double>> step_ms;
 };
 
 // Update events that wait for a row that is not built (yet): e.g. payouts of predictions made

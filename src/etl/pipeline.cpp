@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <cstdlib>
 
 #include "duck/duck.hpp"
@@ -93,6 +94,14 @@ std::vector<std::string> StepNames() {
   return names;
 }
 
+std::vector<std::string> JobStepNames(Job job) {
+  std::vector<std::string> names;
+  for (const StepSpec& s : kSteps) {
+    if (s.jobs & MaskOf(job)) names.emplace_back(s.name);
+  }
+  return names;
+}
+
 Result<std::string> RenderSql(std::string_view sql, const Params& params, std::string_view step) {
   std::string out;
   out.reserve(sql.size() + 64);
@@ -175,10 +184,14 @@ Status Pipeline::Publish() {
   for (const StepSpec& s : kSteps) {
     if (s.kind != StepKind::kPublish || !(s.jobs & MaskOf(job_))) continue;
     RETURN_IF_ERROR(CheckFault(s.name));
-    if (options_.progress) options_.progress->Update(command_ + ": publish");
+    if (options_.progress) options_.progress->Update(command_ + ": " + std::string(s.name));
+    auto start = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(std::string_view text, StepSql(s.name));
     ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, s.name));
     RETURN_IF_ERROR(lake_.conn().Execute(sql, "etl step " + std::string(s.name)));
+    timings_.emplace_back(std::string(s.name), std::chrono::duration<double, std::milli>(
+                                                   std::chrono::steady_clock::now() - start)
+                                                   .count());
   }
   return Status::Ok();
 }
@@ -198,6 +211,15 @@ Status Pipeline::DropStaging() {
 }
 
 Status Pipeline::RunStep(std::string_view name, int index, int total) {
+  auto start = std::chrono::steady_clock::now();
+  Status st = RunStepBody(name, index, total);
+  timings_.emplace_back(
+      std::string(name),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return st;
+}
+
+Status Pipeline::RunStepBody(std::string_view name, int index, int total) {
   RETURN_IF_ERROR(CheckFault(name));
   if (options_.progress) {
     options_.progress->Update(command_ + ": " + std::string(name) + " (" + std::to_string(index) +

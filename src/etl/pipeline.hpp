@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.hpp"
@@ -29,6 +30,10 @@ using Params = std::map<std::string, int64_t, std::less<>>;
 // the step.
 Result<std::string> RenderSql(std::string_view sql, const Params& params, std::string_view step);
 
+// The names of the steps `job` runs, in order, including the builtin ones ("cleanup", "commit",
+// "drop_staging").
+std::vector<std::string> JobStepNames(Job job);
+
 // The SQL text of an embedded step file; kInternal when there is none.
 Result<std::string_view> StepSql(std::string_view stem);
 
@@ -51,9 +56,12 @@ class Pipeline {
 
   const std::map<std::string, lake::TableCounts>& counts() const { return counts_; }
   const Params& params() const { return params_; }
+  // Milliseconds per step run so far, in order.
+  const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
 
  private:
   Status RunStep(std::string_view name, int index, int total);
+  Status RunStepBody(std::string_view name, int index, int total);
   Status RunParams(std::string_view name, const std::string& sql);
   Status RunSummary(const std::string& sql);
 
@@ -63,6 +71,7 @@ class Pipeline {
   RunOptions options_;
   std::string command_;
   std::map<std::string, lake::TableCounts> counts_;
+  std::vector<std::pair<std::string, double>> timings_;
 };
 
 }  // namespace predlake::etl

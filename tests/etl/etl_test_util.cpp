@@ -40,7 +40,7 @@ std::unique_ptr<lake::Lake> TempLake::Open() {
   options.mode = lake::Mode::kWrite;
   options.command = "test";
   options.clock = &clock_;
-  options.threads = 2;
+  options.threads = 1;
   auto lake = lake::Lake::Open(dir_, options);
   EXPECT_TRUE(lake.ok()) << lake.status().message();
   return lake.ok() ? std::move(lake).value() : nullptr;
@@ -92,8 +92,11 @@ void FeedAll(lake::Lake& lake, int64_t start, int64_t to) {
   for (std::string_view t : lake::kRawTables) {
     std::string table(t);
     auto it = marks->find(table);
-    int64_t from = it == marks->end() ? start : it->second.watermark_ms;
-    if (to > from || it == marks->end()) Feed(lake, table, start, from, to);
+    if (it == marks->end()) {
+      Feed(lake, table, start, start, to);
+    } else if (to > it->second.watermark_ms) {
+      Feed(lake, table, it->second.start_ms, it->second.watermark_ms, to);
+    }
   }
 }
 

@@ -54,7 +54,8 @@ void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options = {});
 // Inserts the source rows of `table` with timestamp in [from, to) into the raw table and sets its
 // watermark to {start, to}.
 void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to);
-// Feeds every input table (and pdr_slots) from its current watermark (or start) to `to`.
+// Feeds every raw table from its current watermark to `to` (a table without a watermark starts
+// at `start`).
 void FeedAll(lake::Lake& lake, int64_t start, int64_t to);
 
 // A copy of every built table without run_id, as test_snap_<table>.
