@@ -171,6 +171,91 @@ TEST_F(FixtureEtl, TheFrontierIsTheLowestInputWatermark) {
   EXPECT_EQ(CheckpointMs(*lake_), kFixtureStart + 30 * kMinute);
 }
 
+TEST_F(FixtureEtl, RollbackIntoFoldedUpdatesRestoresTheEarlierValues) {
+  // Snapshots at several checkpoints, then a run to the end (which folds later payouts and
+  // truevals into those rows), then rollbacks to each checkpoint, latest first and also directly.
+  const int64_t points[] = {kFixtureStart + 17 * kMinute, kFixtureStart + 45 * kMinute,
+                            kFixtureStart + 46 * kMinute + 1, kFixtureStart + 90 * kMinute};
+  for (int i = 0; i < 4; ++i) {
+    RunUpdate(points[i]);
+    Snapshot(*lake_, "at" + std::to_string(i));
+  }
+  RunUpdate(std::nullopt);
+  for (int64_t p : points) {
+    // Rows that existed at the checkpoint and were changed by later events.
+    ASSERT_GT(Count("timestamp < " + std::to_string(p) +
+                    " AND last_event_timestamp >= " + std::to_string(p)),
+              50);
+  }
+  for (int i = 3; i >= 2; --i) {
+    auto r = Drop(*lake_, points[i], {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r->changed);
+    EXPECT_EQ(CheckpointMs(*lake_), points[i]);
+    EXPECT_EQ(DiffSnapshot(*lake_, "at" + std::to_string(i)), "") << "rollback to " << points[i];
+  }
+  RunUpdate(std::nullopt);
+  auto r = Drop(*lake_, points[0], {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GT(r->tables["bronze_pdr_predictions"].rows_updated, 0);
+  EXPECT_GT(r->tables["bronze_pdr_predictions"].rows_deleted, 0);
+  EXPECT_EQ(DiffSnapshot(*lake_, "at0"), "");
+  // Forward again: the same values as before the rollbacks.
+  RunUpdate(points[1]);
+  EXPECT_EQ(DiffSnapshot(*lake_, "at1"), "");
+}
+
+TEST_F(FixtureEtl, DropAtOrAfterTheCheckpointChangesNothing) {
+  RunUpdate(kFixtureStart + 30 * kMinute);
+  Snapshot(*lake_, "before");
+  for (int64_t t : {kFixtureStart + 30 * kMinute, kFixtureEnd}) {
+    auto r = Drop(*lake_, t, {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_FALSE(r->changed);
+    EXPECT_NE(r->message.find("nothing to roll back"), std::string::npos) << r->message;
+    EXPECT_EQ(CheckpointMs(*lake_), kFixtureStart + 30 * kMinute);
+  }
+  EXPECT_EQ(DiffSnapshot(*lake_, "before"), "");
+}
+
+TEST_F(FixtureEtl, DropBeforeTheStartEmptiesTheBuiltTables) {
+  RunUpdate(std::nullopt);
+  auto r = Drop(*lake_, kFixtureStart - kMinute, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(CheckpointMs(*lake_), -1);
+  for (std::string_view t : kBuiltTables) {
+    EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM " + std::string(t)), 0) << t;
+  }
+  // Raw is untouched, and the next update builds everything again.
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM pdr_predictions"), 2369);
+  RunUpdate(std::nullopt);
+  EXPECT_EQ(Count("true"), 2369);
+}
+
+TEST_F(FixtureEtl, RawDropPullsTheCheckpointBackAndARefillRestoresTheTables) {
+  RunUpdate(std::nullopt);
+  Snapshot(*lake_, "full");
+  const int64_t t = kFixtureStart + 70 * kMinute;
+  auto r = RawDrop(*lake_, t, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(CheckpointMs(*lake_), t);
+  EXPECT_EQ(
+      QueryInt(*lake_, "SELECT count(*) FROM pdr_payouts WHERE timestamp >= " + std::to_string(t)),
+      0);
+  EXPECT_EQ(Count("timestamp >= " + std::to_string(t)), 0);
+  auto marks = lake_->Watermarks();
+  ASSERT_TRUE(marks.ok());
+  for (const auto& [table, mark] : *marks) EXPECT_EQ(mark.watermark_ms, t) << table;
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM predlake_runs WHERE command = 'raw drop' AND "
+                     "status = 'succeeded' AND checkpoint_after_ms = " +
+                         std::to_string(t)),
+            1);
+  FeedAll(*lake_, kFixtureStart, kFixtureEnd);
+  RunUpdate(std::nullopt);
+  EXPECT_EQ(DiffSnapshot(*lake_, "full"), "");
+}
+
 TEST(EtlErrors, MissingWatermarksAreNamedAndRecorded) {
   TempLake dir("missing");
   auto lake = dir.Open();
