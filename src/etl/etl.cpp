@@ -30,19 +30,17 @@ lake::RunSummary SummaryOf(const RunReport& report) {
   return summary;
 }
 
-// Counts of the built tables as one short phrase: "+2369 predictions, 20 updated, ...".
+// The bronze counts as one phrase: "predictions 2369 new, 20 updated; slots 270 new, 3 updated".
 std::string DescribeCounts(const std::map<std::string, lake::TableCounts>& tables) {
-  auto get = [&](const char* table) {
+  auto part = [&](const char* table, const char* label) {
     auto it = tables.find(table);
-    return it == tables.end() ? lake::TableCounts{} : it->second;
+    lake::TableCounts c = it == tables.end() ? lake::TableCounts{} : it->second;
+    std::string out = std::string(label) + " " + std::to_string(c.rows_out) + " new, " +
+                      std::to_string(c.rows_updated) + " updated";
+    if (c.rows_deleted > 0) out += ", " + std::to_string(c.rows_deleted) + " deleted";
+    return out;
   };
-  lake::TableCounts p = get("bronze_pdr_predictions");
-  lake::TableCounts s = get("bronze_pdr_slots");
-  std::string out = "predictions +" + std::to_string(p.rows_out) + " ~" +
-                    std::to_string(p.rows_updated) + " -" + std::to_string(p.rows_deleted) +
-                    ", slots +" + std::to_string(s.rows_out) + " ~" +
-                    std::to_string(s.rows_updated) + " -" + std::to_string(s.rows_deleted);
-  return out;
+  return part("bronze_pdr_predictions", "predictions") + "; " + part("bronze_pdr_slots", "slots");
 }
 
 // Runs `body` as one ledger run: BeginRun, orphan staging tables dropped, the body; on failure the

@@ -1,0 +1,49 @@
+#include "cli/command.hpp"
+#include "etl/etl.hpp"
+#include "ops/open.hpp"
+
+namespace predlake::cli {
+namespace {
+
+struct Options {
+  std::string to;  // empty: lake_ss.fin_timestr
+};
+
+Status EtlUpdate(Context& ctx, const Options& o) {
+  etl::UpdateOptions options;
+  if (o.to.empty()) {
+    ASSIGN_OR_RETURN(int64_t fin_ms, ctx.FinMs());
+    options.to_ms = fin_ms;
+  } else {
+    ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
+    options.to_ms = to_ms;
+  }
+  ASSIGN_OR_RETURN(int64_t st_ms, ctx.StartMs());
+  options.st_ms = st_ms;
+  lake::OpenOptions open;
+  open.mode = lake::Mode::kWrite;
+  open.command = "etl update";
+  open.clock = &ctx.clock();
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
+                   ops::OpenWithRetry(ctx.LakeDir(), open, ops::ReaderRetry(ctx.log())));
+  std::unique_ptr<Progress> progress = ctx.MakeProgress();
+  options.progress = progress.get();
+  ASSIGN_OR_RETURN(etl::RunReport report, etl::Update(*lake, options));
+  progress->Finish();
+  ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
+  return Status::Ok();
+}
+
+}  // namespace
+
+PREDLAKE_COMMAND(etl_update) {
+  return MakeCommand<Options>(
+      "etl update", "process [checkpoint, frontier): build the bronze and gold tables",
+      [](CLI::App& app, Options& o) {
+        AddTimeOption(app, "--to", o.to,
+                      "end of the window (default lake_ss.fin_timestr; capped at the frontier)");
+      },
+      EtlUpdate);
+}
+
+}  // namespace predlake::cli
