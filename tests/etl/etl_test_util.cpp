@@ -3,8 +3,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 
+#include "config/config.hpp"
 #include "duck/duck.hpp"
+#include "source/sim/dump.hpp"
+#include "source/sim/subgraph.hpp"
+#include "source/sim/world.hpp"
 
 namespace predlake::etl::testing {
 
@@ -74,6 +79,45 @@ void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options) {
   if (options.null_some_stakes) {
     Exec(lake, "UPDATE test_src_pdr_predictions SET stake = NULL WHERE hash(ID) % 5 = 0");
   }
+}
+
+SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed) {
+  config::SimConfig cfg;
+  cfg.seed = seed;
+  cfg.now = "2024-07-26_02:00";
+  cfg.start = "2024-07-24";
+  cfg.indexing_lag_ms = 0;
+  cfg.num_predictoors = 12;
+  cfg.pairs = {"BTC/USDT", "ETH/USDT"};
+  cfg.timeframes = {"5m", "1h"};
+  SimWorld world;
+  auto now = ParseTime(cfg.now, 0);
+  EXPECT_TRUE(now.ok());
+  if (!now.ok()) return world;
+  auto engine = sim::Engine::Create(cfg, *now);
+  EXPECT_TRUE(engine.ok()) << engine.status().message();
+  if (!engine.ok()) return world;
+  world.begin_ms = (*engine)->world().start_s() * 1000;
+  world.end_ms = *now;
+  for (const std::string& table : sim::DumpTableNames()) {
+    std::string path = (fs::path(dir) / (table + ".csv")).string();
+    {
+      std::ofstream out(path);
+      Status st = sim::Dump(**engine, table, *now, out);
+      EXPECT_TRUE(st.ok()) << st.message();
+    }
+    Exec(lake, "DROP TABLE IF EXISTS " + SourceTable(table));
+    Exec(lake, "CREATE TABLE " + SourceTable(table) + " AS FROM " + table + " LIMIT 0");
+    Exec(lake, "INSERT INTO " + SourceTable(table) + " BY NAME SELECT * FROM read_csv(" +
+                   duck::QuoteString(path) + ", header = true, all_varchar = true)");
+  }
+  for (const sim::Feed& f : (*engine)->world().feeds()) {
+    Exec(lake, "INSERT INTO pdr_contracts VALUES (" + duck::QuoteString(f.contract) + ", " +
+                   duck::QuoteString(f.pair) + ", " + duck::QuoteString(f.timeframe) + ", " +
+                   duck::QuoteString(f.source) + ", " + std::to_string(f.epoch) + ", " +
+                   std::to_string(f.timeout) + ")");
+  }
+  return world;
 }
 
 void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to) {

@@ -51,6 +51,17 @@ struct SourceOptions {
 // Creates test_src_<raw table> from the reference fixtures (amounts parsed from text, exactly).
 void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options = {});
 
+// The span of a simulated world loaded by LoadSimSources.
+struct SimWorld {
+  int64_t begin_ms = 0;  // the world's start: no event before it
+  int64_t end_ms = 0;    // the simulated now (the dump's end)
+};
+
+// Creates test_src_<raw table> from `sim dump` of a small simulated world (2 pairs x {5m, 1h}, 12
+// predictoors, two days ending 2024-07-26 02:00, seed `seed`), written as CSV files into `dir`,
+// and fills pdr_contracts with the world's feeds (epochs and trueval timeouts).
+SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed);
+
 // Inserts the source rows of `table` with timestamp in [from, to) into the raw table and sets its
 // watermark to {start, to}.
 void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to);

@@ -5,7 +5,8 @@
 // rebuild to that checkpoint. Failed or killed runs leave built tables, checkpoint and watermarks
 // exactly as they were.
 //
-// PREDLAKE_ETL_SEEDS (default 24, 8 under sanitizers) and PREDLAKE_ETL_OPS (default 14) scale it.
+// PREDLAKE_ETL_SEEDS (fixture seeds: default 24, 8 under sanitizers), PREDLAKE_ETL_SIM_SEEDS
+// (simulated worlds: default 8, 3 under sanitizers) and PREDLAKE_ETL_OPS (default 14) scale it.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -25,6 +26,10 @@ int EnvInt(const char* name, int fallback) {
 }
 
 int SeedCount() { return EnvInt("PREDLAKE_ETL_SEEDS", std::getenv("PREDLAKE_SANITIZED") ? 8 : 24); }
+
+int SimSeedCount() {
+  return EnvInt("PREDLAKE_ETL_SIM_SEEDS", std::getenv("PREDLAKE_SANITIZED") ? 3 : 8);
+}
 
 // splitmix64: the same schedule on every platform.
 class Rng {
@@ -46,8 +51,6 @@ class Rng {
 };
 
 constexpr int64_t kMinute = 60'000;
-constexpr int64_t kLo = kFixtureStart - 10 * kMinute;
-constexpr int64_t kHi = kFixtureEnd + 10 * kMinute;
 
 // The observable state a failed run must not change.
 struct State {
@@ -72,31 +75,28 @@ State Observe(lake::Lake& lake) {
 }
 
 class EtlProperty : public ::testing::TestWithParam<int> {
+ public:
+  // The schedule, then the final comparison.
+  void Run();
+  // Fills test_src_* and sets begin_/end_ (the span of the data) and the contracts snapshot.
+  virtual void LoadSources() = 0;
+
  protected:
   void SetUp() override {
     seed_ = static_cast<uint64_t>(GetParam());
     rng_ = std::make_unique<Rng>(seed_);
     lake_ = dir_.Open();
     ASSERT_TRUE(lake_);
-    SourceOptions sources;
-    sources.null_some_stakes = seed_ % 3 == 1;
-    LoadFixtureSources(*lake_, sources);
-    // Half the seeds know some contracts with short trueval timeouts, so that slots get canceled
-    // (some before a late trueval arrives); the others use the default timeout.
-    if (seed_ % 2 == 0) {
-      Exec(*lake_,
-           "INSERT INTO pdr_contracts SELECT contract, any_value(pair), any_value(timeframe), "
-           "any_value(source), CASE any_value(timeframe) WHEN '5m' THEN 300 ELSE 3600 END, "
-           "(hash(contract || '" +
-               std::to_string(seed_) +
-               "') % 7) * 60 FROM test_src_pdr_predictions GROUP BY contract "
-               "HAVING hash(contract || 'k" +
-               std::to_string(seed_) + "') % 3 <> 0");
-    }
-    st_ms_ = rng_->Uniform(kFixtureStart - 5 * kMinute, kFixtureStart + 20 * kMinute);
+    LoadSources();
+    ASSERT_FALSE(HasFatalFailure());
+    // Random times fall on a grid of 1/120 of the span (a minute for the fixtures), plus margins.
+    step_ = (end_ - begin_) / 120;
+    lo_ = begin_ - 10 * step_;
+    hi_ = end_ + 10 * step_;
+    st_ms_ = rng_->Uniform(begin_ - 5 * step_, begin_ + 20 * step_);
     // Raw tables start at slightly different times.
     for (std::string_view t : lake::kRawTables) {
-      int64_t start = kFixtureStart + (rng_->Chance(30) ? rng_->Uniform(0, 3) * kMinute : 0);
+      int64_t start = begin_ + (rng_->Chance(30) ? rng_->Uniform(0, 3) * step_ : 0);
       Feed(*lake_, std::string(t), start, start, start);
     }
   }
@@ -113,7 +113,7 @@ class EtlProperty : public ::testing::TestWithParam<int> {
                                   "OFFSET " +
                                   std::to_string(rng_->Uniform(0, n - 1)));
     }
-    return rng_->Uniform(kLo, kHi);
+    return rng_->Uniform(lo_, hi_);
   }
 
   UpdateOptions Options(std::string fail_at = "") {
@@ -129,8 +129,7 @@ class EtlProperty : public ::testing::TestWithParam<int> {
     ASSERT_TRUE(marks.ok());
     for (const auto& [table, mark] : *marks) {
       if (!rng_->Chance(60)) continue;
-      int64_t to =
-          std::min<int64_t>(kFixtureEnd, mark.watermark_ms + rng_->Uniform(0, 70) * kMinute);
+      int64_t to = std::min<int64_t>(end_, mark.watermark_ms + rng_->Uniform(0, 70) * step_);
       if (to > mark.watermark_ms) Feed(*lake_, table, mark.start_ms, mark.watermark_ms, to);
     }
     log_ += "feed; ";
@@ -190,17 +189,17 @@ class EtlProperty : public ::testing::TestWithParam<int> {
     int64_t checkpoint = CheckpointMs(*lake_);
     int kind;
     int64_t t = 0;
-    if (checkpoint > kLo && rng_->Chance(50)) {
+    if (checkpoint > lo_ && rng_->Chance(50)) {
       kind = static_cast<int>(rng_->Uniform(2, 3));
-      t = rng_->Uniform(kLo, checkpoint - 1);
+      t = rng_->Uniform(lo_, checkpoint - 1);
     } else {
-      int64_t base = std::max(checkpoint, kFixtureStart + 25 * kMinute);
+      int64_t base = std::max(checkpoint, begin_ + 25 * step_);
       kind = 4;
-      if (base < kFixtureEnd) {
-        FeedAll(*lake_, kFixtureStart, rng_->Uniform(base + 1, kFixtureEnd));
+      if (base < end_) {
+        FeedAll(*lake_, begin_, rng_->Uniform(base + 1, end_));
         kind = rng_->Chance(80) ? static_cast<int>(rng_->Uniform(0, 1)) : 4;
       }
-      if (kind == 0) t = rng_->Uniform(base + 1, kHi);
+      if (kind == 0) t = rng_->Uniform(base + 1, hi_);
     }
     // A step the job runs (raw drop runs the rollback's steps, then delete_raw).
     std::vector<std::string> steps = JobStepNames(kind <= 1   ? Job::kUpdate
@@ -297,6 +296,7 @@ class EtlProperty : public ::testing::TestWithParam<int> {
     return c.ok() && c.value() ? c.value()->start_ms : -1;
   }
 
+  int64_t begin_ = 0, end_ = 0, step_ = 0, lo_ = 0, hi_ = 0;
   uint64_t seed_ = 0;
   std::unique_ptr<Rng> rng_;
   TempLake dir_{"property"};
@@ -308,11 +308,11 @@ class EtlProperty : public ::testing::TestWithParam<int> {
   int kills_budget_ = 2;
 };
 
-TEST_P(EtlProperty, IncrementalEqualsRebuild) {
+void EtlProperty::Run() {
   RunSchedule(EnvInt("PREDLAKE_ETL_OPS", 14));
   ASSERT_FALSE(HasFatalFailure());
   // Finish: all raw up to the end, one more update, then compare with a rebuild.
-  FeedAll(*lake_, kFixtureStart, kFixtureEnd);
+  FeedAll(*lake_, begin_, end_);
   log_ += "final update; ";
   Status st = RunJob(1, 0, "");
   ASSERT_TRUE(st.ok()) << st.message() << "\n" << log_;
@@ -334,7 +334,60 @@ TEST_P(EtlProperty, IncrementalEqualsRebuild) {
                                  std::to_string(Start())));
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, EtlProperty, ::testing::Range(0, SeedCount()));
+// The reference fixtures. Two seeds in three null some prediction stakes (the stake then comes from
+// the payout); half know some contracts with short trueval timeouts, so that slots get canceled,
+// some before a late trueval arrives; the others use the default timeout.
+class FixtureProperty : public EtlProperty {
+ public:
+  void LoadSources() override {
+    begin_ = kFixtureStart;
+    end_ = kFixtureEnd;
+    SourceOptions sources;
+    sources.null_some_stakes = seed_ % 3 == 1;
+    LoadFixtureSources(*lake_, sources);
+    if (seed_ % 2 == 0) {
+      Exec(*lake_,
+           "INSERT INTO pdr_contracts SELECT contract, any_value(pair), any_value(timeframe), "
+           "any_value(source), CASE any_value(timeframe) WHEN '5m' THEN 300 ELSE 3600 END, "
+           "(hash(contract || '" +
+               std::to_string(seed_) +
+               "') % 7) * 60 FROM test_src_pdr_predictions GROUP BY contract "
+               "HAVING hash(contract || 'k" +
+               std::to_string(seed_) + "') % 3 <> 0");
+    }
+  }
+};
+
+TEST_P(FixtureProperty, IncrementalEqualsRebuild) { Run(); }
+INSTANTIATE_TEST_SUITE_P(Seeds, FixtureProperty, ::testing::Range(0, SeedCount()));
+
+// Two days of the simulated network (a world per seed): canceled slots, payouts claimed up to days
+// later, subscriptions, both timeframes, the real contracts snapshot.
+class SimProperty : public EtlProperty {
+ public:
+  void LoadSources() override {
+    SimWorld world = LoadSimSources(*lake_, dir_.dir(), seed_);
+    begin_ = world.begin_ms;
+    end_ = world.end_ms;
+  }
+};
+
+TEST_P(SimProperty, IncrementalEqualsRebuild) {
+  Run();
+  ASSERT_FALSE(HasFatalFailure());
+  // The slots' status and trueval agree with the simulator's own slot state at the end.
+  EXPECT_GT(QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_slots WHERE status = 'canceled'"), 0);
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM bronze_pdr_slots b JOIN pdr_slots s USING (ID) "
+                     "WHERE b.status <> lower(s.status) OR (b.status = 'paying' AND "
+                     "(b.truevalue <> s.truevalue OR b.roundSumStakes <> s.roundSumStakes))"),
+            0);
+  EXPECT_GT(QueryInt(*lake_,
+                     "SELECT count(*) FROM bronze_pdr_slots b JOIN pdr_slots s USING (ID) "
+                     "WHERE b.status = 'paying'"),
+            100);
+}
+INSTANTIATE_TEST_SUITE_P(Seeds, SimProperty, ::testing::Range(0, SimSeedCount()));
 
 // Every step of every job, failed on purpose, leaves the lake as it was; the rerun then succeeds
 // and matches a rebuild.
