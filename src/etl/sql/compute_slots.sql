@@ -40,7 +40,9 @@ rows AS (
          a.first.source AS source,
          coalesce(c.seconds_per_epoch, etl_timeframe_s(a.first.timeframe)) AS seconds_per_epoch,
          coalesce(c.trueval_submit_timeout, etl_default_timeout_s()) AS trueval_submit_timeout,
-         (a.slot + seconds_per_epoch + trueval_submit_timeout) * 1000 AS deadline_timestamp,
+         -- Spelled out: a lateral alias would lose to pdr_contracts' column of the same name.
+         (a.slot + coalesce(c.seconds_per_epoch, etl_timeframe_s(a.first.timeframe)) +
+          coalesce(c.trueval_submit_timeout, etl_default_timeout_s())) * 1000 AS deadline_timestamp,
          a.n_predictions,
          a.predicted_stake,
          t.t.truevalue AS truevalue,
