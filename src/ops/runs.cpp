@@ -130,6 +130,8 @@ ResultSet RunsResultSet(const std::vector<RunInfo>& runs, bool brief) {
     if (run.ended_at_ms) duration = FormatSeconds(*run.ended_at_ms - run.started_at_ms);
     std::optional<std::string> error;
     if (!run.error.empty()) error = run.error;
+    std::optional<std::string> tables;
+    if (!run.tables.empty()) tables = SummarizeTables(run.tables);
     if (brief) {
       rs.rows.push_back({std::to_string(run.run_id), run.command, run.status,
                          FormatTime(run.started_at_ms), duration, error});
@@ -138,7 +140,7 @@ ResultSet RunsResultSet(const std::vector<RunInfo>& runs, bool brief) {
     rs.rows.push_back({std::to_string(run.run_id), run.command, run.status,
                        FormatTime(run.started_at_ms), duration, IsoOrNull(run.window_start_ms),
                        IsoOrNull(run.window_end_ms), IsoOrNull(run.checkpoint_before_ms),
-                       IsoOrNull(run.checkpoint_after_ms), SummarizeTables(run.tables), error});
+                       IsoOrNull(run.checkpoint_after_ms), tables, error});
   }
   return rs;
 }
