@@ -180,6 +180,8 @@ struct TableState {
   const TableDef* def = nullptr;
   ImportTableReport report;
   std::vector<Row> batch;
+  // Imported rows with timestamp <= this may be stored already (see Stager::Flush).
+  std::optional<int64_t> conflicts_up_to;
 };
 
 class Importer {
@@ -246,7 +248,8 @@ class Importer {
 
   Status Flush(TableState& table) {
     if (table.batch.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(StoreCounts counts, stager_.Store(*table.def, table.batch));
+    ASSIGN_OR_RETURN(StoreCounts counts,
+                     stager_.Store(*table.def, table.batch, table.conflicts_up_to));
     table.report.rows_in += counts.rows_in;
     table.report.rows_out += counts.rows_out;
     table.batch.clear();
@@ -268,28 +271,39 @@ class Importer {
   int64_t max_ts_ = INT64_MIN;
 };
 
-std::string Window(int64_t from_ms, int64_t to_ms) {
-  return "[" + FormatTime(from_ms) + ", " + FormatTime(to_ms) + ")";
-}
-
+// One attempt at the whole import. With `safe`, every row goes through ON CONFLICT; otherwise
+// rows after a table's last stored timestamp take a plain INSERT, and `plain_insert_failed` tells
+// whether the attempt failed because one of them was present (repeated across the files).
 Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& options,
-                                         const FileSets& sets, int64_t run_id,
-                                         std::vector<TableState>& tables, Progress* progress) {
+                                         const FileSets& sets, int64_t run_id, bool safe,
+                                         bool& plain_insert_failed, Progress* progress) {
   ImportReport report;
   report.run_id = run_id;
   ASSIGN_OR_RETURN(Stager stager, Stager::Create(lake.conn()));
   ASSIGN_OR_RETURN(duck::Transaction tx, duck::Transaction::Begin(lake.conn()));
   Importer importer(stager, progress);
+  std::vector<TableState> tables;
   for (const auto& [index, files] : sets) {
     TableState state;
     state.def = &RawTables()[index];
     state.report.table = std::string(state.def->name);
     state.report.files = files;
+    if (safe) {
+      state.conflicts_up_to = Stager::kAllMayConflict;
+    } else {
+      ASSIGN_OR_RETURN(state.conflicts_up_to,
+                       lake.conn().QueryInt("SELECT max(timestamp) FROM " + state.report.table,
+                                            "find the last stored row of " + state.report.table));
+    }
     tables.push_back(std::move(state));
   }
   for (TableState& t : tables) {
     for (const std::string& file : t.report.files) {
-      RETURN_IF_ERROR(importer.ReadFile(t, file));
+      Status st = importer.ReadFile(t, file);
+      if (!st.ok()) {
+        plain_insert_failed = stager.plain_insert_failed();
+        return st;
+      }
     }
   }
   if (!options.from_ms && !importer.any_rows()) {
@@ -300,7 +314,7 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
   report.from_ms = options.from_ms.value_or(importer.min_ts());
   report.to_ms = options.to_ms.value_or(importer.any_rows() ? importer.max_ts() + 1 : 0);
   if (report.from_ms >= report.to_ms) {
-    return Status::Usage("raw import: the window " + Window(report.from_ms, report.to_ms) +
+    return Status::Usage("raw import: the window " + FormatWindow(report.from_ms, report.to_ms) +
                          " is empty (--from must be before --to)");
   }
   for (TableState& t : tables) {
@@ -310,8 +324,8 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     if (before) {
       if (report.from_ms > before->watermark_ms || report.to_ms < before->start_ms) {
         return Status::Data(
-            t.report.table + ": the import covers " + Window(report.from_ms, report.to_ms) +
-            " but the table holds " + Window(before->start_ms, before->watermark_ms) +
+            t.report.table + ": the import covers " + FormatWindow(report.from_ms, report.to_ms) +
+            " but the table holds " + FormatWindow(before->start_ms, before->watermark_ms) +
             "; importing would leave a gap between them (declare a window that touches it with "
             "--from/--to, or fetch the gap first)");
       }
@@ -345,8 +359,12 @@ Result<ImportReport> Import(lake::Lake& lake, const ImportOptions& options, Prog
   FileSets sets;
   RETURN_IF_ERROR(Discover(options.paths, sets));
   ASSIGN_OR_RETURN(int64_t run_id, lake.BeginRun(options.command));
-  std::vector<TableState> tables;
-  auto report = ImportInTransaction(lake, options, sets, run_id, tables, progress);
+  bool plain_insert_failed = false;
+  auto report =
+      ImportInTransaction(lake, options, sets, run_id, false, plain_insert_failed, progress);
+  if (!report.ok() && plain_insert_failed) {
+    report = ImportInTransaction(lake, options, sets, run_id, true, plain_insert_failed, progress);
+  }
   if (progress != nullptr) progress->Finish();
   if (!report.ok()) {
     lake::RunSummary summary;

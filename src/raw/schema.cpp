@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "common/time.hpp"
+
 namespace predlake::raw {
 
 const std::vector<TableDef>& RawTables() {
@@ -100,20 +102,25 @@ bool IsDecimalText(std::string_view s) {
   return i == s.size();
 }
 
+std::string FormatWindow(int64_t from_ms, int64_t to_ms) {
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) about "literal" + std::string.
+  std::string out = "[";
+  out += FormatTime(from_ms);
+  out += ", ";
+  out += FormatTime(to_ms);
+  out += ')';
+  return out;
+}
+
+Status AppendCell(duck::Appender& appender, const Cell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return appender.AppendNull();
+  if (const auto* i = std::get_if<int64_t>(&cell)) return appender.Append(*i);
+  if (const auto* b = std::get_if<bool>(&cell)) return appender.Append(*b);
+  return appender.Append(std::string_view(std::get<std::string>(cell)));
+}
+
 Status AppendRow(duck::Appender& appender, const Row& row) {
-  for (const Cell& cell : row) {
-    Status st;
-    if (std::holds_alternative<std::monostate>(cell)) {
-      st = appender.AppendNull();
-    } else if (const auto* i = std::get_if<int64_t>(&cell)) {
-      st = appender.Append(*i);
-    } else if (const auto* b = std::get_if<bool>(&cell)) {
-      st = appender.Append(*b);
-    } else {
-      st = appender.Append(std::string_view(std::get<std::string>(cell)));
-    }
-    RETURN_IF_ERROR(st);
-  }
+  for (const Cell& cell : row) RETURN_IF_ERROR(AppendCell(appender, cell));
   return appender.EndRow();
 }
 

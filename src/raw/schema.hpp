@@ -43,6 +43,12 @@ using Row = std::vector<Cell>;
 // '-', 1 to 20 integer digits, optionally '.' and digits, optionally an exponent (e[+-]digits).
 bool IsDecimalText(std::string_view text);
 
+// "[2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z)", for messages.
+std::string FormatWindow(int64_t from_ms, int64_t to_ms);
+
+// Appends one cell (a decimal as its text).
+Status AppendCell(duck::Appender& appender, const Cell& cell);
+
 // Appends `row` (which must have one cell per column of the appender's table) and ends the row.
 Status AppendRow(duck::Appender& appender, const Row& row);
 

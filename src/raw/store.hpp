@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.hpp"
@@ -29,14 +33,26 @@ class Stager {
   // Appends `rows` to the staging table of `table`. Rows accumulate until Flush.
   Status Stage(const TableDef& table, const std::vector<Row>& rows);
 
-  // Moves the staged rows of `table` into it and empties the staging table. Insert-only tables
-  // skip IDs already present (ON CONFLICT DO NOTHING); upsert tables (pdr_slots) replace the
-  // stored values of a present ID when they differ. Call inside the transaction that also records
-  // the watermark covering the rows.
-  Result<StoreCounts> Flush(const TableDef& table);
+  // Moves the staged rows of `table` into it and empties the staging table. Call inside the
+  // transaction that also records the watermark covering the rows.
+  //
+  // Rows with timestamp <= `conflicts_up_to` may already be stored: insert-only tables skip such
+  // IDs (ON CONFLICT DO NOTHING); upsert tables (pdr_slots) replace the stored values when they
+  // differ. Rows after it (all rows when nullopt) are known to be new and take a plain INSERT:
+  // DuckDB 1.4's ON CONFLICT costs time in proportion to the table, a plain INSERT into a keyed
+  // table only in proportion to the rows. Should such a row exist after all, the primary key
+  // refuses it: the call fails, plain_insert_failed() turns true, and the caller rolls back and
+  // repeats with conflicts_up_to = kAllMayConflict.
+  Result<StoreCounts> Flush(const TableDef& table, std::optional<int64_t> conflicts_up_to);
 
   // Stage + Flush.
-  Result<StoreCounts> Store(const TableDef& table, const std::vector<Row>& rows);
+  Result<StoreCounts> Store(const TableDef& table, const std::vector<Row>& rows,
+                            std::optional<int64_t> conflicts_up_to = kAllMayConflict);
+
+  // True once a plain INSERT (of rows expected to be new) failed.
+  bool plain_insert_failed() const { return plain_insert_failed_; }
+
+  static constexpr int64_t kAllMayConflict = INT64_MAX;
 
   // Empties every staging table (after a rolled-back transaction, for instance).
   Status Clear();
@@ -45,9 +61,16 @@ class Stager {
   explicit Stager(duck::Connection* conn) : conn_(conn) {}
   duck::Connection* conn_;
   std::vector<int64_t> staged_;  // rows staged per table, RawTables() order
+  std::vector<int64_t> min_ts_;  // smallest staged timestamp per table
+  bool plain_insert_failed_ = false;
 };
 
 // The staging table's name for a raw table.
 std::string StagingName(const TableDef& table);
+
+// Splits decimal text into its integer part and its signed fraction ("-12.5" -> {-12, "-0.5"};
+// "7" -> {7, "0.0"}), or nullopt when the text has an exponent or more than 18 digits before or
+// after the point (such values are staged as text). Exposed for tests.
+std::optional<std::pair<int64_t, std::string>> SplitDecimal(std::string_view text);
 
 }  // namespace predlake::raw

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "raw/contracts.hpp"
 #include "raw/fetch.hpp"
@@ -79,11 +81,9 @@ struct Work {
   TableReport report;
   int64_t start_ms = 0;      // the watermark's start
   int64_t watermark_ms = 0;  // committed so far
+  // Fetched rows with timestamp <= this may be stored already (see Stager::Flush).
+  std::optional<int64_t> conflicts_up_to;
 };
-
-std::string Window(int64_t from_ms, int64_t end_ms) {
-  return "[" + FormatTime(from_ms) + ", " + FormatTime(end_ms) + ")";
-}
 
 std::string ShortName(std::string_view table) {
   return std::string(table.substr(table.rfind('_') + 1));
@@ -103,7 +103,12 @@ void ShowProgress(Progress* progress, const std::vector<Work>& work) {
     int64_t span = r.end_ms - r.from_ms;
     int64_t pct =
         span <= 0 ? 100 : std::clamp<int64_t>((w.watermark_ms - r.from_ms) * 100 / span, 0, 100);
-    line += " " + ShortName(r.table) + " " + std::to_string(pct) + "% " + Count(r.rows_in);
+    line += ' ';
+    line += ShortName(r.table);
+    line += ' ';
+    line += std::to_string(pct);
+    line += "% ";
+    line += Count(r.rows_in);
   }
   progress->Update(line);
 }
@@ -149,7 +154,7 @@ struct FetchJob {
 void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
                 const UpdateOptions& options, const TransportFactory& factory,
                 const std::atomic<bool>& stop, PageQueue& queue, gql::ClientStats& stats) {
-  const std::string context = job.table + " " + Window(job.from_ms, job.end_ms);
+  const std::string context = job.table + " " + FormatWindow(job.from_ms, job.end_ms);
   Status error;
   try {
     auto transport = MakeTransport(factory);
@@ -177,6 +182,82 @@ void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
   }
   if (!error.ok()) queue.Push(Item{index, std::nullopt, error});
   queue.ProducerDone();
+}
+
+// Lowers DuckDB's worker thread count for the lifetime of the object, then restores it.
+class ThreadsSetting {
+ public:
+  static Result<ThreadsSetting> Limit(duck::Connection& conn, int threads) {
+    ASSIGN_OR_RETURN(std::optional<int64_t> before,
+                     conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)",
+                                   "read the threads setting"));
+    ThreadsSetting s(&conn, before.value_or(0));
+    if (s.before_ > threads) {
+      RETURN_IF_ERROR(
+          conn.Execute("SET threads = " + std::to_string(threads), "limit DuckDB threads"));
+    }
+    return s;
+  }
+  ThreadsSetting(ThreadsSetting&& other) noexcept
+      : conn_(std::exchange(other.conn_, nullptr)), before_(other.before_) {}
+  ThreadsSetting& operator=(ThreadsSetting&&) = delete;
+  ~ThreadsSetting() {
+    if (conn_ != nullptr && before_ > 0) {
+      (void)conn_->Execute("SET threads = " + std::to_string(before_), "restore DuckDB threads");
+    }
+  }
+
+ private:
+  ThreadsSetting(duck::Connection* conn, int64_t before) : conn_(conn), before_(before) {}
+  duck::Connection* conn_;
+  int64_t before_;
+};
+
+// Stores the pages of `batch` (none of them an error) in one transaction with the watermarks they
+// justify, calling `before_commit` last inside it. On success `work` holds the new state; on
+// failure it is unchanged and the transaction rolled back.
+Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& batch, int64_t run_id,
+                  std::vector<Work>& work,
+                  const std::function<Status(const std::vector<Work>&)>& before_commit) {
+  std::vector<Work> pending = work;
+  std::vector<bool> touched(work.size(), false);
+  ASSIGN_OR_RETURN(duck::Transaction tx, duck::Transaction::Begin(lake.conn()));
+  Status st;
+  for (const Item& item : batch) {
+    Work& w = pending[item.work];
+    const Page& page = *item.page;
+    st = stager.Stage(*w.spec->table, page.rows);
+    if (!st.ok()) {
+      st = st.WithContext(w.report.table + " page " + std::to_string(page.number));
+      break;
+    }
+    touched[item.work] = true;
+    w.watermark_ms = std::max(w.watermark_ms, page.watermark_ms);
+    w.report.pages += 1;
+  }
+  for (size_t i = 0; i < pending.size() && st.ok(); ++i) {
+    if (!touched[i]) continue;
+    Work& w = pending[i];
+    auto counts = stager.Flush(*w.spec->table, w.conflicts_up_to);
+    if (!counts.ok()) {
+      st = counts.status();
+      break;
+    }
+    w.report.rows_in += counts->rows_in;
+    w.report.rows_out += counts->rows_out;
+    w.report.rows_updated += counts->rows_updated;
+    w.report.after = {w.start_ms, w.watermark_ms};
+    st = lake.SetWatermark(w.report.table, w.report.after, run_id);
+  }
+  if (st.ok() && before_commit) st = before_commit(pending);
+  if (st.ok()) st = tx.Commit();
+  if (!st.ok()) {
+    (void)tx.Rollback();
+    (void)stager.Clear();
+    return st;
+  }
+  work = std::move(pending);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -256,7 +337,16 @@ Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
     r.from_ms = w.watermark_ms;
     if (w.spec->table->upsert) r.from_ms = std::max(w.start_ms, w.watermark_ms - slot_lookback);
     r.end_ms = report.end_ms;
+    // An end before the watermark (an earlier --to, or a head that went back) fetches nothing.
+    r.from_ms = std::min(r.from_ms, r.end_ms);
     r.after = {w.start_ms, w.watermark_ms};
+    // Stored rows at or after the window's start (a tie group stored by an interrupted run, rows
+    // an import left past its window, the slots re-read) are the only ones a fetch can meet again.
+    auto hi = lake.conn().QueryInt("SELECT max(timestamp) FROM " + r.table +
+                                       " WHERE timestamp >= " + std::to_string(r.from_ms),
+                                   "find stored rows in the window of " + r.table);
+    if (!hi.ok()) return fail(hi.status());
+    w.conflicts_up_to = *hi;
   }
 
   {
@@ -268,6 +358,10 @@ Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
   }
   auto stager = Stager::Create(lake.conn());
   if (!stager.ok()) return fail(stager.status());
+  // Each statement here moves a few thousand rows: DuckDB's worker threads would only add task
+  // handoffs, and the fetching threads need the cores. Restored when the run ends.
+  auto duck_threads = ThreadsSetting::Limit(lake.conn(), 1);
+  if (!duck_threads.ok()) return fail(duck_threads.status());
 
   std::atomic<bool> stop{false};
   PageQueue queue(static_cast<size_t>(std::max(1, options.queue_pages)) * work.size(),
@@ -282,6 +376,7 @@ Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
 
   Status error;
   bool finished = false;
+  bool safe_mode = false;
   const size_t max_batch = static_cast<size_t>(std::max(1, options.max_pages_per_commit));
   ShowProgress(progress, work);
   while (!finished) {
@@ -292,42 +387,30 @@ Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
     std::vector<Item> batch = queue.Pop(max_batch, std::chrono::milliseconds(100), finished);
     if (batch.empty() && !finished) continue;
 
-    // Counts and watermarks of this batch take effect only if its transaction commits.
-    std::vector<Work> pending = work;
-    Status st;
-    auto tx = duck::Transaction::Begin(lake.conn());
-    if (!tx.ok()) st = tx.status();
+    std::vector<Item> pages;
     for (Item& item : batch) {
-      if (!st.ok()) break;
       if (!item.error.ok()) {
         if (error.ok()) error = item.error;
-        continue;
+      } else {
+        pages.push_back(std::move(item));
       }
-      Work& w = pending[item.work];
-      const Page& page = *item.page;
-      auto counts = stager->Store(*w.spec->table, page.rows);
-      if (!counts.ok()) {
-        st = counts.status().WithContext(w.report.table + " page " + std::to_string(page.number));
-        break;
-      }
-      w.watermark_ms = std::max(w.watermark_ms, page.watermark_ms);
-      w.report.after = {w.start_ms, w.watermark_ms};
-      w.report.pages += 1;
-      w.report.rows_in += counts->rows_in;
-      w.report.rows_out += counts->rows_out;
-      w.report.rows_updated += counts->rows_updated;
-      st = lake.SetWatermark(w.report.table, w.report.after, run_id);
     }
-    if (st.ok() && finished && error.ok() && own_run) {
-      st = lake.FinishRun(run_id, Summarize(pending, report));
+    auto finish = [&](const std::vector<Work>& pending) -> Status {
+      if (!finished || !error.ok() || !own_run) return Status::Ok();
+      return lake.FinishRun(run_id, Summarize(pending, report));
+    };
+    Status st = StoreBatch(lake, *stager, pages, run_id, work, finish);
+    if (!st.ok() && stager->plain_insert_failed() && !safe_mode) {
+      // A row believed new was stored already (the source moved an event in time?): from now on
+      // every row goes through ON CONFLICT.
+      safe_mode = true;
+      for (Work& w : work) w.conflicts_up_to = Stager::kAllMayConflict;
+      st = StoreBatch(lake, *stager, pages, run_id, work, finish);
     }
-    if (st.ok()) st = tx->Commit();
     if (!st.ok()) {
       if (error.ok()) error = st;
-      (void)stager->Clear();
       break;
     }
-    work = std::move(pending);
     ShowProgress(progress, work);
     if (!error.ok()) break;
   }

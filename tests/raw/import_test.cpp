@@ -262,6 +262,22 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
   EXPECT_EQ(r.status().message(), dir.Sub("missing") + ": no such file or directory");
 }
 
+TEST(RawImportTest, RowsRepeatedAcrossFilesAreStoredOnce) {
+  TempDir dir;
+  const std::string payouts = ReadAll(kFixtures + "/pdr_payouts.csv");
+  Write(dir.Sub("lake_data/pdr_payouts/pdr_payouts_a.csv"), payouts);
+  Write(dir.Sub("lake_data/pdr_payouts/pdr_payouts_b.csv"), payouts);
+  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  ImportOptions o;
+  o.paths = {dir.Sub("lake_data")};
+  auto r = Import(*lake, o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tables[0].rows_in, 2 * 2349);
+  EXPECT_EQ(r->tables[0].rows_out, 2349);
+  EXPECT_EQ(Count(*lake, "SELECT count(*) FROM pdr_payouts"), 2349);
+  EXPECT_EQ(Count(*lake, "SELECT count(*) FROM predlake_runs WHERE status = 'succeeded'"), 1);
+}
+
 TEST(RawImportTest, BooleansAndEmptyFiles) {
   TempDir dir;
   Write(dir.Sub("pdr_payouts.csv"),

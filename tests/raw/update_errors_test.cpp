@@ -232,3 +232,50 @@ TEST(RawUpdateErrorsTest, SelectedTablesOnly) {
 
 }  // namespace
 }  // namespace predlake::raw
+
+namespace predlake::raw {
+namespace {
+
+TEST(RawUpdateErrorsTest, AnEventStoredUnderAnotherTimestampFallsBackToConflictChecks) {
+  Fixture f;
+  // Store one payout the sim will deliver, but at a time before the window, where the fast path
+  // does not expect it.
+  auto first = f.Run([](const std::string&, gql::HttpResponse&) {},
+                     [&] {
+                       UpdateOptions o = f.Options();
+                       o.tables = {"pdr_payouts"};
+                       o.end_ms = Ms("2024-07-25_03:00");
+                       return o;
+                     }());
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto moved =
+      f.lake->conn().Query("SELECT ID FROM pdr_payouts ORDER BY timestamp DESC, ID LIMIT 1", "t");
+  ASSERT_TRUE(moved.ok());
+  std::string id = *moved->ToText()[0][0];
+  ASSERT_TRUE(
+      f.lake->conn()
+          .Execute("UPDATE pdr_payouts SET timestamp = 1000 WHERE ID = " + duck::QuoteString(id),
+                   "t")
+          .ok());
+  ASSERT_TRUE(f.lake->conn()
+                  .Execute("DELETE FROM pdr_payouts WHERE timestamp >= " +
+                               std::to_string(Ms("2024-07-25_02:00")) + " AND ID <> " +
+                               duck::QuoteString(id),
+                           "t")
+                  .ok());
+  ASSERT_TRUE(
+      f.lake->SetWatermark("pdr_payouts", {Ms(f.world.start), Ms("2024-07-25_02:00")}, 0).ok());
+  UpdateOptions o = f.Options();
+  o.tables = {"pdr_payouts"};
+  auto r = f.Run([](const std::string&, gql::HttpResponse&) {}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto dump = rawtest::SimRows(*f.engine, "pdr_payouts", r->end_ms);
+  auto count = f.lake->conn().QueryInt("SELECT count(*) FROM pdr_payouts", "t");
+  EXPECT_EQ(**count, static_cast<int64_t>(dump.size()));
+  auto ts = f.lake->conn().QueryInt(
+      "SELECT timestamp FROM pdr_payouts WHERE ID = " + duck::QuoteString(id), "t");
+  EXPECT_EQ(**ts, 1000);
+}
+
+}  // namespace
+}  // namespace predlake::raw

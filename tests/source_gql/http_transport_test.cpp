@@ -205,3 +205,35 @@ TEST(HttpTransportTest, ClientOverHttpRecoversFrom503) {
 
 }  // namespace
 }  // namespace predlake::gql
+
+namespace predlake::gql {
+namespace {
+
+TEST(IsLoopbackUrlTest, RecognisesLoopbackHosts) {
+  EXPECT_TRUE(IsLoopbackUrl("http://127.0.0.1:8000/subgraphs/name/x"));
+  EXPECT_TRUE(IsLoopbackUrl("http://LOCALHOST/x"));
+  EXPECT_TRUE(IsLoopbackUrl("http://[::1]:80/x"));
+  EXPECT_TRUE(IsLoopbackUrl("http://user:pw@127.1.2.3"));
+  EXPECT_FALSE(IsLoopbackUrl("https://v4.subgraph.sapphire-mainnet.oceanprotocol.com/x"));
+  EXPECT_FALSE(IsLoopbackUrl("https://127.example.com/x"));
+  EXPECT_FALSE(IsLoopbackUrl("localhost"));
+}
+
+TEST(HttpTransportTest, AsksForGzipOnlyWhenUseful) {
+  LocalServer s;
+  std::string encoding = "unset";
+  s.server().Post("/subgraph", [&](const httplib::Request& req, httplib::Response& res) {
+    encoding = req.get_header_value("Accept-Encoding");
+    res.set_content("{}", "application/json");
+  });
+  s.Start();
+  ASSERT_TRUE(HttpTransport(s.Url()).Post("{}").ok());
+  EXPECT_EQ(encoding, "");
+  HttpOptions o;
+  o.accept_compressed = true;
+  ASSERT_TRUE(HttpTransport(s.Url(), o).Post("{}").ok());
+  EXPECT_NE(encoding.find("gzip"), std::string::npos) << encoding;
+}
+
+}  // namespace
+}  // namespace predlake::gql

@@ -52,6 +52,27 @@ std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ms) {
   return std::max<int64_t>(wait, 0);
 }
 
+bool IsLoopbackUrl(std::string_view url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string_view rest = url.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
+  std::string_view host;
+  if (!rest.empty() && rest[0] == '[') {
+    host = rest.substr(0, rest.find(']') + 1);
+  } else {
+    host = rest.substr(0, rest.find(':'));
+  }
+  std::string lower(host);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const bool ipv4 = !lower.empty() && std::all_of(lower.begin(), lower.end(), [](char ch) {
+    return ch == '.' || std::isdigit(static_cast<unsigned char>(ch));
+  });
+  return lower == "localhost" || lower == "[::1]" || (ipv4 && lower.rfind("127.", 0) == 0);
+}
+
 struct HttpTransport::Impl {
   CURL* curl = nullptr;
   curl_slist* headers = nullptr;
@@ -106,7 +127,9 @@ HttpTransport::HttpTransport(std::string url, HttpOptions options)
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_ms));
   // Signals cannot be used for timeouts in a multi-threaded process.
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  if (options_.accept_compressed.value_or(!IsLoopbackUrl(url_))) {
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  }
   curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -16,7 +16,13 @@ struct HttpOptions {
   int64_t timeout_ms = 60'000;          // the whole exchange
   size_t max_body_bytes = 256u << 20;   // a larger answer is a transport error, not an OOM
   std::string user_agent = "predlake";
+  // Ask for gzip-compressed answers. nullopt: yes, except for loopback hosts (localhost,
+  // 127.x.x.x, [::1]), where compressing costs the server more time than it saves.
+  std::optional<bool> accept_compressed;
 };
+
+// True for URLs whose host is localhost, 127.x.x.x or [::1].
+bool IsLoopbackUrl(std::string_view url);
 
 // Parses a Retry-After header value: delta seconds ("120") or an HTTP date ("Wed, 21 Oct 2015
 // 07:28:00 GMT", converted against `now_ms`). Returns the wait in ms (never negative), or nullopt

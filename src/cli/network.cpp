@@ -1,0 +1,25 @@
+#include "cli/network.hpp"
+
+#include <memory>
+
+#include "source/gql/http_transport.hpp"
+#include "source/sim/subgraph.hpp"
+#include "source/sim/transport.hpp"
+
+namespace predlake::cli {
+
+Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx) {
+  if (ctx.network() == "sim") {
+    ASSIGN_OR_RETURN(std::shared_ptr<const sim::Engine> engine,
+                     sim::Engine::Create(ctx.config().sim, ctx.now_ms()));
+    return raw::TransportFactory([engine]() -> std::unique_ptr<gql::Transport> {
+      return std::make_unique<sim::InProcessTransport>(engine);
+    });
+  }
+  ASSIGN_OR_RETURN(std::string url, ctx.SubgraphUrl());
+  return raw::TransportFactory([url]() -> std::unique_ptr<gql::Transport> {
+    return std::make_unique<gql::HttpTransport>(url);
+  });
+}
+
+}  // namespace predlake::cli

@@ -1,0 +1,17 @@
+// How commands reach the subgraph of the chosen network (DESIGN.md section 2, "Networks").
+#pragma once
+
+#include "cli/command.hpp"
+#include "common/status.hpp"
+#include "raw/update.hpp"
+
+namespace predlake::cli {
+
+// A thread-safe factory of transports to ctx.network(): for `sim`, the in-process simulated
+// subgraph (one engine, built from sim_ss at the command's now and shared by every transport, so
+// sim_ss.faults apply); for sapphire-mainnet/testnet, an HttpTransport (libcurl, HTTPS) to
+// web3_pp.<network>.subgraph_url. Returns kConfig when a real network has no URL, and the
+// simulator's kConfig/kUsage for a bad sim_ss.
+Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx);
+
+}  // namespace predlake::cli

@@ -1,0 +1,149 @@
+#include "raw/store.hpp"
+
+#include <gtest/gtest.h>
+
+#include "raw_test_util.hpp"
+
+namespace predlake::raw {
+namespace {
+
+using rawtest::TempDir;
+
+TEST(SplitDecimalTest, SplitsPlainTextOnly) {
+  using P = std::pair<int64_t, std::string>;
+  EXPECT_EQ(SplitDecimal("292.091212458287"), P(292, "0.091212458287"));
+  EXPECT_EQ(SplitDecimal("-12.5"), P(-12, "-0.5"));
+  EXPECT_EQ(SplitDecimal("-0.25"), P(0, "-0.25"));
+  EXPECT_EQ(SplitDecimal("7"), P(7, "0.0"));
+  EXPECT_EQ(SplitDecimal("0.000000000000000001"), P(0, "0.000000000000000001"));
+  EXPECT_EQ(SplitDecimal("999999999999999999.999999999999999999"),
+            P(999999999999999999, "0.999999999999999999"));
+  EXPECT_EQ(SplitDecimal("1e-5"), std::nullopt);
+  EXPECT_EQ(SplitDecimal("1234567890123456789"), std::nullopt);    // 19 integer digits
+  EXPECT_EQ(SplitDecimal("0.1234567890123456789"), std::nullopt);  // 19 fraction digits
+  EXPECT_EQ(SplitDecimal("1."), std::nullopt);
+  EXPECT_EQ(SplitDecimal(""), std::nullopt);
+  EXPECT_EQ(SplitDecimal("-"), std::nullopt);
+}
+
+TEST(IsDecimalTextTest, AcceptsWhatDuckDbCastsExactly) {
+  for (const char* ok :
+       {"0", "-1", "1.5", "292.091212458287", "1e-5", "2.5E+3", "12345678901234567890.5"}) {
+    EXPECT_TRUE(IsDecimalText(ok)) << ok;
+  }
+  for (const char* bad : {"", "-", ".5", "1.", "1e", "1e999", "nan", "inf", "1,5", " 1", "0x10",
+                          "123456789012345678901"}) {
+    EXPECT_FALSE(IsDecimalText(bad)) << bad;
+  }
+}
+
+struct StoreFixture {
+  TempDir dir;
+  std::unique_ptr<lake::Lake> lake = rawtest::OpenLake(dir.path());
+  Stager stager = std::move(Stager::Create(lake->conn())).value();
+
+  std::vector<std::string> Column(const std::string& sql) {
+    std::vector<std::string> out;
+    auto r = lake->conn().Query(sql, "t");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    for (auto& row : r->ToText()) out.push_back(row[0].value_or("NULL"));
+    return out;
+  }
+};
+
+Row Payout(const std::string& id, const std::string& payout, int64_t ts = 1000) {
+  return {id,     std::string("BTC/USDT"), std::string("0xu"), int64_t{1}, ts, payout, true,
+          Cell(), std::string("1")};
+}
+
+TEST(StagerTest, DecimalsAreExactWhicheverWayTheyAreStaged) {
+  StoreFixture f;
+  std::vector<Row> rows = {
+      Payout("a", "292.091212458287"),
+      Payout("b", "-12.5"),
+      Payout("c", "1e-5"),
+      Payout("d", "12345678901234567890.123456789012345678"),
+      Payout("e", "0.1234567890123456789"),  // rounded to the column's 18 digits by DuckDB
+      Payout("f", "0"),
+      Payout("g", "-0.000000000000000001")};
+  rows.push_back(Payout("h", "5"));
+  rows.back()[8] = Cell();  // NULL stake
+  auto counts = f.stager.Store(*FindTable("pdr_payouts"), rows);
+  ASSERT_TRUE(counts.ok()) << counts.status().message();
+  EXPECT_EQ(counts->rows_in, 8);
+  EXPECT_EQ(counts->rows_out, 8);
+  EXPECT_EQ(f.Column("SELECT CAST(payout AS VARCHAR) FROM pdr_payouts ORDER BY ID"),
+            (std::vector<std::string>{
+                "292.091212458287000000", "-12.500000000000000000", "0.000010000000000000",
+                "12345678901234567890.123456789012345678", "0.123456789012345679",
+                "0.000000000000000000", "-0.000000000000000001", "5.000000000000000000"}));
+  EXPECT_EQ(f.Column("SELECT coalesce(CAST(stake AS VARCHAR), 'NULL') FROM pdr_payouts WHERE "
+                     "ID = 'h'"),
+            std::vector<std::string>{"NULL"});
+}
+
+TEST(StagerTest, RepeatedIdsAreStoredOnce) {
+  StoreFixture f;
+  const TableDef& payouts = *FindTable("pdr_payouts");
+  auto first = f.stager.Store(payouts, {Payout("a", "1"), Payout("b", "2"), Payout("a", "1")});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->rows_in, 3);
+  EXPECT_EQ(first->rows_out, 2);
+  auto second = f.stager.Store(payouts, {Payout("b", "2"), Payout("c", "3")});
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->rows_out, 1);
+  EXPECT_EQ(f.Column("SELECT ID FROM pdr_payouts ORDER BY ID"),
+            (std::vector<std::string>{"a", "b", "c"}));
+  // Insert-only: a stored event is never rewritten.
+  auto changed = f.stager.Store(payouts, {Payout("a", "99")});
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(changed->rows_out, 0);
+  EXPECT_EQ(f.Column("SELECT CAST(payout AS INTEGER) FROM pdr_payouts WHERE ID = 'a'"),
+            std::vector<std::string>{"1"});
+}
+
+TEST(StagerTest, SlotsKeepTheirLatestState) {
+  StoreFixture f;
+  const TableDef& slots = *FindTable("pdr_slots");
+  auto slot = [](const std::string& id, Cell truevalue, const std::string& status) {
+    return Row{id,        int64_t{300000},  int64_t{300},
+               truevalue, std::string("0"), std::string("10.5"),
+               status};
+  };
+  auto a =
+      f.stager.Store(slots, {slot("x-300", Cell(), "Pending"), slot("y-300", Cell(), "Pending")});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->rows_out, 2);
+  EXPECT_EQ(a->rows_updated, 0);
+  auto b = f.stager.Store(slots, {slot("x-300", true, "Paying"), slot("y-300", Cell(), "Pending"),
+                                  slot("x-300", true, "Paying")});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->rows_out, 0);
+  EXPECT_EQ(b->rows_updated, 1);
+  EXPECT_EQ(f.Column("SELECT ID || ' ' || coalesce(CAST(truevalue AS VARCHAR), '-') || ' ' || "
+                     "status FROM pdr_slots ORDER BY ID"),
+            (std::vector<std::string>{"x-300 true Paying", "y-300 - Pending"}));
+}
+
+TEST(StagerTest, RolledBackStoreLeavesNothing) {
+  StoreFixture f;
+  {
+    auto tx = std::move(duck::Transaction::Begin(f.lake->conn())).value();
+    ASSERT_TRUE(f.stager.Store(*FindTable("pdr_payouts"), {Payout("a", "1")}).ok());
+  }
+  EXPECT_EQ(f.Column("SELECT count(*) FROM pdr_payouts"), std::vector<std::string>{"0"});
+  ASSERT_TRUE(f.stager.Clear().ok());
+  auto again = f.stager.Store(*FindTable("pdr_payouts"), {Payout("a", "1")});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->rows_out, 1);
+}
+
+TEST(StagerTest, RowOfTheWrongWidthIsAnInternalError) {
+  StoreFixture f;
+  auto r = f.stager.Store(*FindTable("pdr_payouts"), {Row{std::string("a")}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+}
+
+}  // namespace
+}  // namespace predlake::raw
