@@ -1,6 +1,7 @@
 #include "etl/etl.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "common/time.hpp"
@@ -118,6 +119,7 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
                    {"F", to},
                    {"CUT", from},
                    {"RUN", report.run_id},
+                   {"ALL_GROUPS", job == Job::kRebuild ? 1 : 0},
                    {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
   Pipeline pipeline(lake, job, std::move(params), options, report.command);
   RETURN_IF_ERROR(pipeline.Stage());
@@ -131,13 +133,17 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
   {
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
     RETURN_IF_ERROR(pipeline.Publish());
+    auto commit_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
     RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
     RETURN_IF_ERROR(tx.Commit());
+    report.step_ms = pipeline.timings();
+    report.step_ms.emplace_back("commit", std::chrono::duration<double, std::milli>(
+                                              std::chrono::steady_clock::now() - commit_start)
+                                              .count());
   }
   // The run has succeeded; leftover staging tables are dropped by the next run.
-  report.step_ms = pipeline.timings();
   if (pipeline.CheckFault("drop_staging").ok()) (void)pipeline.DropStaging();
   return Status::Ok();
 }
@@ -166,9 +172,13 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
   report.window_end_ms = checkpoint->checkpoint_ms;
   // Rows from the cut on are deleted and older rows are computed as of it; a cut at or before the
   // start therefore leaves nothing.
-  Params params = {{"S", start},           {"C", from_ms},
-                   {"F", from_ms},         {"CUT", from_ms},
-                   {"RUN", report.run_id}, {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
+  Params params = {{"S", start},
+                   {"C", from_ms},
+                   {"F", from_ms},
+                   {"CUT", from_ms},
+                   {"RUN", report.run_id},
+                   {"ALL_GROUPS", 0},
+                   {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
   std::optional<Pipeline> pipeline;
   pipeline.emplace(lake, Job::kRollback, std::move(params), options, report.command);
   RETURN_IF_ERROR(pipeline->Stage());

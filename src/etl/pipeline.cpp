@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 
 #include "duck/duck.hpp"
 #include "etl/embedded_sql.hpp"
@@ -36,29 +37,38 @@ constexpr StepSpec kSteps[] = {
     {"cleanup", StepKind::kBuiltin, kAll},
     {"macros", StepKind::kExec, kAll},
     {"stage_create", StepKind::kExec, kAll},
+    // Slots: fold the window's events into live slots, compute new (or rolled back) ones.
     {"events", StepKind::kExec, kUpdate},
     {"range_events", StepKind::kParams, kUpdate},
     {"fold_slots", StepKind::kExec, kUpdate},
-    {"range_new_predictions", StepKind::kParams, kUpdate | kRebuild},
-    {"slot_keys", StepKind::kExec, kUpdate | kRebuild},
+    {"range_new_predictions", StepKind::kParams, kUpdate},
+    {"slot_keys", StepKind::kExec, kUpdate},
     {"slot_keys_rollback", StepKind::kExec, kRollback},
-    {"range_slot_keys", StepKind::kParams, kAll},
+    {"range_slot_keys", StepKind::kParams, kUpdate | kRollback},
+    {"range_slot_keys_rebuild", StepKind::kParams, kRebuild},
     {"compute_slots", StepKind::kExec, kAll},
     {"slot_changes", StepKind::kExec, kUpdate},
-    {"prediction_keys", StepKind::kExec, kUpdate | kRebuild},
-    {"prediction_keys_rollback", StepKind::kExec, kRollback},
+    // Predictions: compute new (or rolled back) ones, fold the window's events into live ones.
+    {"prediction_source", StepKind::kExec, kUpdate | kRebuild},
+    {"prediction_source_rollback", StepKind::kExec, kRollback},
     {"range_prediction_keys", StepKind::kParams, kAll},
     {"compute_predictions", StepKind::kExec, kAll},
     {"range_prediction_events", StepKind::kParams, kUpdate},
     {"fold_predictions", StepKind::kExec, kUpdate},
+    {"range_publish", StepKind::kParams, kAll},
+    // Gold: predictoor groups by delta (or from scratch), then feed groups and sales days.
+    {"gold_predictoor_delta", StepKind::kExec, kUpdate | kRollback},
+    {"gold_predictoor", StepKind::kExec, kUpdate | kRollback},
+    {"gold_predictoor_full", StepKind::kExec, kRebuild},
     {"gold_keys", StepKind::kExec, kAll},
     {"range_gold", StepKind::kParams, kAll},
-    {"gold_predictoor", StepKind::kExec, kAll},
     {"gold_feed", StepKind::kExec, kAll},
     {"gold_sales", StepKind::kExec, kAll},
-    {"range_publish", StepKind::kParams, kAll},
     {"summary", StepKind::kSummary, kAll},
-    {"publish", StepKind::kPublish, kAll},
+    // Inside the publish transaction.
+    {"publish_bronze", StepKind::kPublish, kUpdate | kRollback},
+    {"publish_bronze_rebuild", StepKind::kPublish, kRebuild},
+    {"publish_gold", StepKind::kPublish, kAll},
     {"commit", StepKind::kBuiltin, kAll},
     {"drop_staging", StepKind::kBuiltin, kAll},
 };
@@ -131,7 +141,7 @@ Result<std::string> RenderSql(std::string_view sql, const Params& params, std::s
     }
     // Typed BIGINT so that arithmetic on small values (days * 86400000) cannot overflow INTEGER,
     // and parenthesised so that a negative value stays one operand.
-    out += "(" + std::to_string(it->second) + "::BIGINT)";
+    out.append("(").append(std::to_string(it->second)).append("::BIGINT)");
     pos = close + 1;
   }
 }
@@ -172,11 +182,19 @@ Status Pipeline::Stage() {
     }
   }
   int index = 0;
+  // The cleanup runs on its own; everything after it is staged in one transaction, so that a
+  // failure or kill while staging leaves nothing behind and a run commits its staging only once.
+  std::optional<duck::Transaction> tx;
   for (const StepSpec& s : kSteps) {
     if (!(s.jobs & mask)) continue;
     if (s.kind == StepKind::kPublish) break;
+    if (!tx && s.kind != StepKind::kBuiltin) {
+      ASSIGN_OR_RETURN(auto begun, duck::Transaction::Begin(lake_.conn()));
+      tx.emplace(std::move(begun));
+    }
     RETURN_IF_ERROR(RunStep(s.name, ++index, total));
   }
+  if (tx) RETURN_IF_ERROR(tx->Commit());
   return Status::Ok();
 }
 

@@ -1,26 +1,23 @@
--- Computes the slot rows listed in etl_stage_slot_keys from raw, as of F: the slot's predictions
--- with S <= timestamp < F (first one, count, stake), its earliest trueval event in that span, its
--- epoch and timeout from the contracts snapshot (else the epoch from the timeframe and the default
--- timeout), and the status at F. Raw tables are read only in the keys' slot range.
--- Parameters: S, F, RUN, k_lo, k_hi.
+-- Computes slot rows from raw, as of F: those listed in etl_stage_slot_keys, or (rebuild,
+-- ALL_GROUPS = 1) every slot with a prediction in the range. A slot's row holds its predictions
+-- with S <= timestamp < F (the first one's pair, timeframe and source; count; stake), its earliest
+-- trueval event in that span, its epoch and timeout from the contracts snapshot (else the epoch of
+-- its timeframe and the default timeout), and its status at F. Raw tables are read only in the
+-- slot range [k_lo, k_hi]; slots of that range that are not keys are aggregated too and dropped by
+-- the final join (cheaper than filtering every prediction by key).
+-- Parameters: S, F, RUN, ALL_GROUPS, k_lo, k_hi.
 INSERT INTO etl_stage_slots BY NAME
-WITH keys AS (
-  SELECT ID, is_new FROM etl_stage_slot_keys
-),
-preds AS (
-  SELECT split_part(p.ID, '-', 1) || '-' || p.slot AS slot_id, p.*
-  FROM pdr_predictions AS p
-  WHERE p.timestamp >= ${S} AND p.timestamp < ${F} AND p.slot BETWEEN ${k_lo} AND ${k_hi}
-),
-agg AS (
-  SELECT slot_id, any_value(slot) AS slot, count(*) AS n_predictions,
-         sum(stake) AS predicted_stake, min(timestamp) AS first_timestamp,
+WITH agg AS (
+  SELECT etl_contract(ID, contract) AS contract, slot,
+         count(*) AS n_predictions,
+         sum(stake) AS predicted_stake,
+         min(timestamp) AS first_timestamp,
          max(timestamp) AS last_timestamp,
          arg_min({'pair': pair, 'timeframe': timeframe, 'source': source},
                  {'ts': timestamp, 'id': ID}) AS first
-  FROM preds
-  WHERE slot_id IN (SELECT ID FROM keys)
-  GROUP BY slot_id
+  FROM pdr_predictions
+  WHERE timestamp >= ${S} AND timestamp < ${F} AND slot BETWEEN ${k_lo} AND ${k_hi}
+  GROUP BY ALL
 ),
 tvs AS (
   SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id,
@@ -32,8 +29,8 @@ tvs AS (
   GROUP BY slot_id
 ),
 rows AS (
-  SELECT a.slot_id AS ID,
-         split_part(a.slot_id, '-', 1) AS contract,
+  SELECT a.contract || '-' || a.slot AS ID,
+         a.contract,
          a.slot,
          a.first.pair AS pair,
          a.first.timeframe AS timeframe,
@@ -53,8 +50,8 @@ rows AS (
          a.first_timestamp AS timestamp,
          a.last_timestamp
   FROM agg AS a
-  LEFT JOIN tvs AS t ON t.slot_id = a.slot_id
-  LEFT JOIN pdr_contracts AS c ON c.ID = split_part(a.slot_id, '-', 1)
+  LEFT JOIN pdr_contracts AS c ON c.ID = a.contract
+  LEFT JOIN tvs AS t ON t.slot_id = a.contract || '-' || a.slot
 )
 SELECT r.* EXCLUDE (last_timestamp),
        etl_slot_status(r.trueval_timestamp, r.deadline_timestamp, ${F}) AS status,
@@ -63,7 +60,8 @@ SELECT r.* EXCLUDE (last_timestamp),
                 etl_status_timestamp(r.trueval_timestamp, r.deadline_timestamp, ${F}))
          AS last_event_timestamp,
        ${RUN} AS run_id,
-       k.is_new
+       coalesce(k.is_new, true) AS is_new
 FROM rows AS r
-JOIN keys AS k ON k.ID = r.ID
+LEFT JOIN etl_stage_slot_keys AS k ON k.ID = r.ID
+WHERE ${ALL_GROUPS} = 1 OR k.ID IS NOT NULL
 ORDER BY r.timestamp, r.ID;

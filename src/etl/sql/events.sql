@@ -4,7 +4,7 @@
 -- event with no row of its own). Parameters: C, F, CUT.
 INSERT INTO etl_stage_slot_events
 WITH preds AS (
-  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id, slot,
+  SELECT etl_contract(ID, contract) || '-' || slot AS slot_id, slot,
          count(*) AS n_predictions, sum(stake) AS predicted_stake,
          max(timestamp) AS max_prediction_timestamp
   FROM pdr_predictions

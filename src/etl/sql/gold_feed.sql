@@ -1,31 +1,31 @@
--- Recomputes the affected (day, feed) groups from the built predictions and slots as they will be
--- after this run, reading only the days concerned. Metric definitions: docs/etl.md.
--- Parameters: RUN, d_lo, d_hi.
+-- Recomputes the affected (day, feed) groups from the predictoor groups and the slots as they will
+-- be after this run (etl_view_gold_predictoor, etl_view_slots), reading only the days concerned:
+-- sums over a feed's predictoors equal sums over its predictions. Metric definitions:
+-- docs/etl.md. Parameters: RUN, d_lo, d_hi.
 INSERT INTO etl_stage_gold_feed BY NAME
 WITH preds AS (
-  SELECT etl_day(b.slot) AS day,
-         b.contract,
-         min(b.pair) AS pair,
-         min(b.timeframe) AS timeframe,
-         min(b.source) AS source,
-         count(DISTINCT b.user) AS predictoors,
-         count(*) AS predictions,
-         count(*) FILTER (WHERE b.status = 'pending') AS pending,
-         count(*) FILTER (WHERE b.status = 'canceled') AS canceled,
-         count(*) FILTER (WHERE b.status = 'paying' AND b.predvalue IS NULL) AS unrevealed,
-         count(*) FILTER (WHERE b.status = 'paying' AND b.predvalue IS NOT NULL
-                            AND b.truevalue IS NOT NULL) AS resolved,
-         count(*) FILTER (WHERE b.status = 'paying' AND b.predvalue = b.truevalue) AS correct,
-         sum(b.stake) AS stake,
-         sum(b.payout) AS payout,
-         sum(b.payout - b.stake) FILTER (WHERE b.status = 'paying' AND b.predvalue IS NOT NULL
-                                           AND b.truevalue IS NOT NULL) AS profit
-  FROM etl_view_predictions AS b
-  WHERE b.slot BETWEEN ${d_lo} * 86400 AND ${d_hi} * 86400 + 86399
+  SELECT g.day,
+         g.contract,
+         min(g.pair) AS pair,
+         min(g.timeframe) AS timeframe,
+         min(g.source) AS source,
+         count(*) AS predictoors,
+         sum(g.predictions) AS predictions,
+         sum(g.pending) AS pending,
+         sum(g.canceled) AS canceled,
+         sum(g.unrevealed) AS unrevealed,
+         sum(g.resolved) AS resolved,
+         sum(g.correct) AS correct,
+         sum(g.stake) AS stake,
+         sum(g.payout) AS payout,
+         sum(g.profit) AS profit
+  FROM etl_view_gold_predictoor AS g
+  WHERE g.day BETWEEN DATE '1970-01-01' + CAST(${d_lo} AS INTEGER)
+                  AND DATE '1970-01-01' + CAST(${d_hi} AS INTEGER)
     AND EXISTS (
       SELECT 1 FROM etl_stage_gold_feed_keys AS k
-      WHERE k.day = etl_day(b.slot) AND k.contract IS NOT DISTINCT FROM b.contract)
-  GROUP BY etl_day(b.slot), b.contract
+      WHERE k.day = g.day AND k.contract IS NOT DISTINCT FROM g.contract)
+  GROUP BY g.day, g.contract
 ),
 slots AS (
   SELECT etl_day(s.slot) AS day,

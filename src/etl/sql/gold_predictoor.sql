@@ -1,32 +1,40 @@
--- Recomputes the affected (day, predictoor, feed) groups from the built predictions as they will
--- be after this run (etl_view_predictions), reading only the days concerned. Metric definitions:
--- docs/etl.md. Parameters: RUN, d_lo, d_hi.
+-- The new rows of the changed (day, predictoor, feed) groups: the live row plus the delta. A sum is
+-- NULL while none of its amounts is known (its *_known count is 0); groups left without
+-- predictions are only deleted. Metric definitions: docs/etl.md. Parameters: RUN.
 INSERT INTO etl_stage_gold_predictoor BY NAME
-SELECT etl_day(b.slot) AS day,
-       b.user,
-       b.contract,
-       min(b.pair) AS pair,
-       min(b.timeframe) AS timeframe,
-       min(b.source) AS source,
-       count(*) AS predictions,
-       count(*) FILTER (WHERE b.status = 'pending') AS pending,
-       count(*) FILTER (WHERE b.status = 'canceled') AS canceled,
-       count(*) FILTER (WHERE b.status = 'paying' AND b.predvalue IS NULL) AS unrevealed,
-       count(*) FILTER (WHERE b.status = 'paying' AND b.predvalue IS NOT NULL
-                          AND b.truevalue IS NOT NULL) AS resolved,
-       count(*) FILTER (WHERE b.status = 'paying' AND b.predvalue = b.truevalue) AS correct,
+WITH merged AS (
+  SELECT d.day, d.user, d.contract,
+         coalesce(g.pair, d.pair) AS pair,
+         coalesce(g.timeframe, d.timeframe) AS timeframe,
+         coalesce(g.source, d.source) AS source,
+         coalesce(g.predictions, 0) + d.predictions AS predictions,
+         coalesce(g.pending, 0) + d.pending AS pending,
+         coalesce(g.canceled, 0) + d.canceled AS canceled,
+         coalesce(g.unrevealed, 0) + d.unrevealed AS unrevealed,
+         coalesce(g.resolved, 0) + d.resolved AS resolved,
+         coalesce(g.correct, 0) + d.correct AS correct,
+         coalesce(g.stake, 0) + coalesce(d.stake, 0) AS stake,
+         coalesce(g.stake_known, 0) + d.stake_known AS stake_known,
+         coalesce(g.payout, 0) + coalesce(d.payout, 0) AS payout,
+         coalesce(g.payout_known, 0) + d.payout_known AS payout_known,
+         coalesce(g.profit, 0) + coalesce(d.profit, 0) AS profit,
+         coalesce(g.profit_known, 0) + d.profit_known AS profit_known,
+         coalesce(g.revenue, 0) + coalesce(d.revenue, 0) AS revenue,
+         coalesce(g.revenue_known, 0) + d.revenue_known AS revenue_known
+  FROM etl_stage_gold_predictoor_delta AS d
+  LEFT JOIN gold_predictoor_daily AS g
+    ON g.day = d.day AND g.user IS NOT DISTINCT FROM d.user
+   AND g.contract IS NOT DISTINCT FROM d.contract
+)
+SELECT day, user, contract, pair, timeframe, source, predictions, pending, canceled, unrevealed,
+       resolved, correct,
        CASE WHEN resolved > 0 THEN correct::DOUBLE / resolved END AS accuracy,
-       sum(b.stake) AS stake,
-       sum(b.payout) AS payout,
-       sum(b.payout - b.stake) FILTER (WHERE b.status = 'paying' AND b.predvalue IS NOT NULL
-                                         AND b.truevalue IS NOT NULL) AS profit,
-       sum(b.revenue) FILTER (WHERE b.status = 'paying') AS revenue,
+       CASE WHEN stake_known > 0 THEN stake END AS stake,
+       CASE WHEN payout_known > 0 THEN payout END AS payout,
+       CASE WHEN profit_known > 0 THEN profit END AS profit,
+       CASE WHEN revenue_known > 0 THEN revenue END AS revenue,
+       stake_known, payout_known, profit_known, revenue_known,
        ${RUN} AS run_id
-FROM etl_view_predictions AS b
-WHERE b.slot BETWEEN ${d_lo} * 86400 AND ${d_hi} * 86400 + 86399
-  AND EXISTS (
-    SELECT 1 FROM etl_stage_gold_predictoor_keys AS k
-    WHERE k.day = etl_day(b.slot) AND k.user IS NOT DISTINCT FROM b.user
-      AND k.contract IS NOT DISTINCT FROM b.contract)
-GROUP BY etl_day(b.slot), b.user, b.contract
+FROM merged
+WHERE predictions > 0
 ORDER BY day, contract, user;

@@ -5,6 +5,10 @@ CREATE OR REPLACE TEMP MACRO etl_timeframe_s(tf) AS
   TRY_CAST(regexp_extract(tf, '^([0-9]+)[smhd]$', 1) AS BIGINT) *
   CASE right(tf, 1) WHEN 's' THEN 1 WHEN 'm' THEN 60 WHEN 'h' THEN 3600 WHEN 'd' THEN 86400 END;
 
+-- The contract of a prediction: its contract column (the ID's part before the first '-' when that
+-- is missing). Truevals, payouts and subscriptions have no such column: theirs is the ID prefix.
+CREATE OR REPLACE TEMP MACRO etl_contract(id, contract) AS coalesce(contract, split_part(id, '-', 1));
+
 -- The trueval submit timeout of a contract the contracts snapshot does not know.
 CREATE OR REPLACE TEMP MACRO etl_default_timeout_s() AS ${DEFAULT_TIMEOUT_S};
 

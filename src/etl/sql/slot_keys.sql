@@ -1,10 +1,10 @@
 -- Slots that get their first prediction in the window [C, F): new rows to compute.
 -- Parameters: S, C, F, CUT, np_lo, np_hi.
 INSERT INTO etl_stage_slot_keys
-SELECT DISTINCT split_part(p.ID, '-', 1) || '-' || p.slot AS ID, p.slot, true
+SELECT DISTINCT etl_contract(p.ID, p.contract) || '-' || p.slot AS ID, p.slot, true
 FROM pdr_predictions AS p
 WHERE p.timestamp >= greatest(${S}, ${C}) AND p.timestamp < ${F}
   AND NOT EXISTS (
     SELECT 1 FROM bronze_pdr_slots AS l
-    WHERE l.ID = split_part(p.ID, '-', 1) || '-' || p.slot
+    WHERE l.ID = etl_contract(p.ID, p.contract) || '-' || p.slot
       AND l.slot BETWEEN ${np_lo} AND ${np_hi} AND l.timestamp < ${CUT});

@@ -1,6 +1,7 @@
 -- Fresh staging tables for one run (the runner has dropped whatever a crashed run left). They are
--- ordinary tables, created and filled outside the publish transaction; only the publish step
--- touches the live tables. Every name starts with etl_stage_ so that orphans are easy to find.
+-- ordinary tables, filled outside the publish transaction; only the publish step touches the live
+-- tables. Every name starts with etl_stage_ so that orphans are easy to find. Parameters: CUT,
+-- ALL_GROUPS.
 
 -- Update events of the window, reduced to one row per target slot / prediction.
 CREATE TABLE etl_stage_slot_events (
@@ -34,7 +35,7 @@ CREATE TABLE etl_stage_slot_changes (
   status_timestamp BIGINT
 );
 
--- Rows to compute from raw as of the run's end: new rows, or (rollback) rows to recompute.
+-- Rows to compute from raw as of the run's end: new slots, or (rollback) rows to recompute.
 CREATE TABLE etl_stage_slot_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
 CREATE TABLE etl_stage_prediction_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
 
@@ -43,7 +44,10 @@ CREATE TABLE etl_stage_slots AS SELECT *, false AS is_new FROM bronze_pdr_slots 
 CREATE TABLE etl_stage_predictions AS
   SELECT *, false AS is_new FROM bronze_pdr_predictions LIMIT 0;
 
--- Gold groups to replace, and their new rows.
+-- Gold: the signed contributions of the changed predictions per group, the groups to replace,
+-- and their new rows.
+CREATE TABLE etl_stage_gold_predictoor_delta AS
+  SELECT * EXCLUDE (accuracy, run_id) FROM gold_predictoor_daily LIMIT 0;
 CREATE TABLE etl_stage_gold_predictoor_keys (day DATE, user VARCHAR, contract VARCHAR);
 CREATE TABLE etl_stage_gold_predictoor AS FROM gold_predictoor_daily LIMIT 0;
 CREATE TABLE etl_stage_gold_feed_keys (day DATE, contract VARCHAR);
@@ -51,9 +55,9 @@ CREATE TABLE etl_stage_gold_feed AS FROM gold_feed_daily LIMIT 0;
 CREATE TABLE etl_stage_gold_sales_keys (day DATE);
 CREATE TABLE etl_stage_gold_sales AS FROM gold_feed_sales_daily LIMIT 0;
 
--- The built tables as they will be after the publish: the live rows that stay (those before CUT
--- that no staged row replaces) plus the staged rows. Later steps read these, so they see old and
--- new rows in one query; filters on slot reach the live tables' scans.
+-- The tables as they will be after the publish: the live rows that stay plus the staged rows.
+-- Later steps read these, so they see old and new rows in one query; filters on slot and day reach
+-- the live tables' scans.
 CREATE OR REPLACE TEMP VIEW etl_view_slots AS
   SELECT * FROM bronze_pdr_slots AS l
   WHERE l.timestamp < ${CUT}
@@ -61,9 +65,12 @@ CREATE OR REPLACE TEMP VIEW etl_view_slots AS
   UNION ALL
   SELECT * EXCLUDE (is_new) FROM etl_stage_slots;
 
-CREATE OR REPLACE TEMP VIEW etl_view_predictions AS
-  SELECT * FROM bronze_pdr_predictions AS l
-  WHERE l.timestamp < ${CUT}
-    AND NOT EXISTS (SELECT 1 FROM etl_stage_predictions AS s WHERE s.ID = l.ID)
+CREATE OR REPLACE TEMP VIEW etl_view_gold_predictoor AS
+  SELECT * FROM gold_predictoor_daily AS g
+  WHERE ${ALL_GROUPS} = 0
+    AND NOT EXISTS (
+      SELECT 1 FROM etl_stage_gold_predictoor_keys AS k
+      WHERE k.day = g.day AND k.user IS NOT DISTINCT FROM g.user
+        AND k.contract IS NOT DISTINCT FROM g.contract)
   UNION ALL
-  SELECT * EXCLUDE (is_new) FROM etl_stage_predictions;
+  SELECT * FROM etl_stage_gold_predictoor;

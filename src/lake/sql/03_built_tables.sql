@@ -75,6 +75,11 @@ CREATE TABLE IF NOT EXISTS gold_predictoor_daily (
   payout DECIMAL(38, 18),
   profit DECIMAL(38, 18),
   revenue DECIMAL(38, 18),
+  -- How many predictions each amount above sums (it is NULL when none is known).
+  stake_known BIGINT,
+  payout_known BIGINT,
+  profit_known BIGINT,
+  revenue_known BIGINT,
   run_id BIGINT
 );
 

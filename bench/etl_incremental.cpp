@@ -1,0 +1,405 @@
+// module: predlake_etl
+// The incremental ETL against a rebuild and against one plain DuckDB query (docs/etl.md,
+// "Performance"). For each lake size it builds raw tables with N predictions (20 feeds, 5m and 1h,
+// ~3,500 predictions an hour, truevals, payouts claimed seconds to two days later, a few canceled
+// slots, subscriptions), runs the ETL up to one hour before the end, adds the last hour of raw
+// events and then, in the same process, times:
+//   incremental  `etl update` over that hour (new predictions plus the truevals and payouts that
+//                touch the last two days), rolled back with `etl drop` between repetitions;
+//   rebuild      `etl rebuild` of the whole lake;
+//   bronze_query the fastest single query we found that produces the same bronze_pdr_predictions
+//                rows (CREATE TABLE AS, ordered like the ETL's output; checked equal).
+// Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000); e.g. 1000000,10000000. The lake
+// lives under PREDLAKE_BENCH_DIR (default the system temp folder) and is removed at the end unless
+// PREDLAKE_BENCH_KEEP is set. A summary with the ratios is printed after the benchmarks.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/time.hpp"
+#include "etl/etl.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::etl {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kHourMs = 3'600'000;
+constexpr int64_t kT0 = 1'704'067'200'000;  // 2024-01-01T00:00:00Z
+constexpr double kPredictionsPerHour = 3'510;
+
+// The synthetic network, as SQL over range()/generate_series, parameterised by {T0} (s), {END}
+// (s, exclusive: events from then on are not generated). Deterministic (hash-based).
+constexpr const char* kGenerate = R"sql(
+CREATE OR REPLACE TABLE bench_feeds AS
+SELECT '0x' || lpad(printf('%x', 4096 + i), 40, '0') AS contract,
+       ['BTC/USDT', 'ETH/USDT', 'BNB/USDT', 'XRP/USDT', 'ADA/USDT', 'DOGE/USDT', 'SOL/USDT',
+        'LTC/USDT', 'TRX/USDT', 'DOT/USDT'][i % 10 + 1] AS pair,
+       CASE WHEN i < 10 THEN '5m' ELSE '1h' END AS timeframe,
+       CASE WHEN i < 10 THEN 300 ELSE 3600 END AS epoch,
+       1800 AS timeout
+FROM range(20) t(i);
+
+INSERT INTO pdr_contracts
+SELECT contract, pair, timeframe, 'binance', epoch, timeout FROM bench_feeds;
+
+CREATE OR REPLACE TABLE bench_slots AS
+SELECT f.contract, f.pair, f.timeframe, f.epoch, f.timeout, s.slot,
+       hash(f.contract, s.slot) % 100 = 0 AS canceled,
+       hash(f.contract, s.slot, 'tv') % 2 = 0 AS truevalue,
+       (s.slot + f.epoch + 3 + hash(f.contract, s.slot, 'tvt') % 37) * 1000 AS tv_ts,
+       (s.slot + f.epoch + f.timeout) * 1000 AS cancel_ts
+FROM bench_feeds f,
+     generate_series(({T0} // f.epoch + 1) * f.epoch, {END} + f.epoch, f.epoch) s(slot);
+
+CREATE OR REPLACE TABLE bench_preds AS
+SELECT s.*, u.i AS k,
+       '0x' || lpad(printf('%x', 65536 + u.i), 40, '0') AS user,
+       (s.slot - s.epoch) * 1000 + hash(s.contract, s.slot, u.i) % (s.epoch * 1000) AS ts,
+       ((1 + hash(s.contract, s.slot, u.i, 's') % 100000) / 100)::DECIMAL(38, 18) AS stake,
+       hash(s.contract, s.slot, u.i, 'v') % 2 = 0 AS predvalue,
+       hash(s.contract, s.slot, u.i, 'c') % 100 AS claim
+FROM bench_slots s, range(30) u(i)
+WHERE hash(s.contract, s.slot, u.i, 'p') % 10 <> 0;
+DELETE FROM bench_preds WHERE ts >= {END} * 1000 OR ts < {T0} * 1000;
+
+CREATE OR REPLACE TABLE bench_src_pdr_predictions AS
+SELECT contract || '-' || slot || '-' || user AS ID, contract, pair, timeframe,
+       NULL::BOOLEAN AS predvalue, stake, NULL::BOOLEAN AS truevalue, ts AS timestamp,
+       'binance' AS source, NULL::DECIMAL(38, 18) AS payout, slot, user
+FROM bench_preds ORDER BY ts;
+
+CREATE OR REPLACE TABLE bench_src_pdr_truevals AS
+SELECT s.contract || '-' || s.slot AS ID, s.pair AS token, s.tv_ts AS timestamp, s.truevalue,
+       s.slot, ((hash(s.contract, s.slot, 'r') % 1000) / 100)::DECIMAL(38, 18) AS revenue,
+       sum(p.stake) FILTER (WHERE p.predvalue) AS roundSumStakesUp, sum(p.stake) AS roundSumStakes
+FROM bench_slots s JOIN bench_preds p USING (contract, slot)
+WHERE NOT s.canceled AND s.tv_ts < {END} * 1000
+GROUP BY ALL ORDER BY s.tv_ts;
+
+-- 85% claim: half within two minutes of the resolution, the others up to two days later.
+CREATE OR REPLACE TABLE bench_src_pdr_payouts AS
+SELECT ID, token, user, slot, timestamp, payout, predvalue, truevalue, stake FROM (
+  SELECT p.contract || '-' || p.slot || '-' || p.user AS ID, p.pair AS token, p.user, p.slot,
+         (CASE WHEN p.canceled THEN p.cancel_ts ELSE p.tv_ts END) +
+           CASE WHEN p.claim < 50 THEN 1000 + hash(p.contract, p.slot, p.k, 'd') % 119000
+                ELSE hash(p.contract, p.slot, p.k, 'd') % 172800000 END AS timestamp,
+         CASE WHEN p.canceled THEN p.stake
+              WHEN p.predvalue = p.truevalue THEN p.stake * 2 ELSE 0 END AS payout,
+         p.predvalue, p.predvalue AS truevalue, p.stake
+  FROM bench_preds p WHERE p.claim < 85)
+WHERE timestamp < {END} * 1000 ORDER BY timestamp;
+
+CREATE OR REPLACE TABLE bench_src_pdr_subscriptions AS
+SELECT f.contract || '-0x' || lpad(printf('%x', h), 64, '0') || '-' || j AS ID, f.pair,
+       f.timeframe, 'binance' AS source, '0x' || lpad(printf('%x', h), 64, '0') AS tx_id,
+       3.5::DECIMAL(38, 18) AS last_price_value, h * 3600000 + j * 1000000 AS timestamp,
+       '0x' || lpad(printf('%x', 255 + j), 40, '0') AS user
+FROM bench_feeds f, generate_series({T0} // 3600, {END} // 3600 - 1) t(h), range(2) r(j)
+ORDER BY timestamp;
+
+CREATE OR REPLACE TABLE bench_src_pdr_slots AS FROM pdr_slots LIMIT 0;
+DROP TABLE bench_slots;
+DROP TABLE bench_preds;
+)sql";
+
+// Moves the source rows with timestamp in [{FROM}, {TO}) into the raw tables.
+constexpr const char* kLoad = R"sql(
+INSERT INTO pdr_predictions SELECT * FROM bench_src_pdr_predictions
+  WHERE timestamp >= {FROM} AND timestamp < {TO} ORDER BY timestamp;
+INSERT INTO pdr_truevals BY NAME SELECT * FROM bench_src_pdr_truevals
+  WHERE timestamp >= {FROM} AND timestamp < {TO} ORDER BY timestamp;
+INSERT INTO pdr_payouts SELECT * FROM bench_src_pdr_payouts
+  WHERE timestamp >= {FROM} AND timestamp < {TO} ORDER BY timestamp;
+INSERT INTO pdr_subscriptions SELECT * FROM bench_src_pdr_subscriptions
+  WHERE timestamp >= {FROM} AND timestamp < {TO} ORDER BY timestamp;
+)sql";
+
+// The baseline: bronze_pdr_predictions from raw in one statement, as fast as we could make it.
+constexpr const char* kBaseline = R"sql(
+CREATE OR REPLACE TABLE bench_bronze AS
+WITH tv AS (
+  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id,
+         arg_min({'truevalue': truevalue, 'revenue': revenue, 'ts': timestamp},
+                 {'ts': timestamp, 'id': ID}) AS t
+  FROM pdr_truevals WHERE timestamp >= {S} AND timestamp < {F}
+  GROUP BY ALL
+)
+SELECT p.ID, coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot AS slot_id,
+       coalesce(p.contract, split_part(p.ID, '-', 1)) AS contract,
+       p.slot, p.user, p.pair, p.timeframe, p.source, y.predvalue, tv.t.truevalue,
+       coalesce(p.stake, y.stake) AS stake, tv.t.revenue, y.payout, p.timestamp,
+       greatest(p.timestamp,
+                CASE WHEN tv.t IS NOT NULL THEN tv.t.ts
+                     WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
+                     THEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 END,
+                y.timestamp) AS last_event_timestamp,
+       CASE WHEN tv.t IS NOT NULL THEN 'paying'
+            WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
+            THEN 'canceled' ELSE 'pending' END AS status
+FROM pdr_predictions p
+LEFT JOIN tv ON tv.slot_id = coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot
+LEFT JOIN pdr_payouts y ON y.ID = p.ID AND y.timestamp >= {S} AND y.timestamp < {F}
+LEFT JOIN pdr_contracts c ON c.ID = coalesce(p.contract, split_part(p.ID, '-', 1))
+WHERE p.timestamp >= {S} AND p.timestamp < {F}
+ORDER BY p.timestamp, p.ID;
+)sql";
+
+std::string Fill(std::string sql, const std::map<std::string, int64_t>& values) {
+  for (const auto& [k, v] : values) {
+    std::string key = "{" + k + "}";
+    for (size_t pos; (pos = sql.find(key)) != std::string::npos;) {
+      std::string value = "(";
+      value.append(std::to_string(v)).append("::BIGINT)");
+      sql.replace(pos, key.size(), value);
+    }
+  }
+  return sql;
+}
+
+void Check(const Status& st, const char* what) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "bench_etl_incremental: %s: %s\n", what, st.message().c_str());
+    std::exit(1);
+  }
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// CPU seconds used by the whole process (every DuckDB thread) so far: less sensitive than wall time
+// to other work on the machine.
+double CpuSeconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Wall and CPU seconds of one call.
+template <typename F>
+std::pair<double, double> Measure(F&& f) {
+  auto start = std::chrono::steady_clock::now();
+  double cpu = CpuSeconds();
+  f();
+  return {Seconds(start), CpuSeconds() - cpu};
+}
+
+// One lake of a given size, built once and shared by the three benchmarks of that size.
+struct BenchLake {
+  int64_t size = 0;
+  int64_t end_ms = 0;  // the end of the data
+  int64_t cut_ms = 0;  // end - 1 h: the checkpoint before the incremental run
+  std::string dir;
+  std::unique_ptr<lake::Lake> lake;
+  int64_t predictions = 0;
+  int64_t new_predictions = 0, new_payouts = 0, new_truevals = 0;
+  double build_s = 0, first_etl_s = 0;
+  std::vector<std::pair<std::string, double>> incremental_steps;
+  std::vector<std::pair<std::string, double>> rebuild_steps;
+  std::map<std::string, std::vector<double>> times;  // benchmark -> seconds per repetition
+};
+
+std::map<int64_t, std::unique_ptr<BenchLake>>& Lakes() {
+  static std::map<int64_t, std::unique_ptr<BenchLake>> lakes;
+  return lakes;
+}
+
+BenchLake& GetLake(int64_t size) {
+  auto& slot = Lakes()[size];
+  if (slot) return *slot;
+  slot = std::make_unique<BenchLake>();
+  BenchLake& b = *slot;
+  b.size = size;
+  const char* base = std::getenv("PREDLAKE_BENCH_DIR");
+  b.dir = (fs::path(base ? base : fs::temp_directory_path().string()) /
+           ("predlake_bench_etl_" + std::to_string(size)))
+              .string();
+  fs::remove_all(b.dir);
+  const int64_t hours = std::max<int64_t>(3, static_cast<int64_t>(size / kPredictionsPerHour));
+  b.end_ms = kT0 + hours * kHourMs;
+  b.cut_ms = b.end_ms - kHourMs;
+  lake::OpenOptions open;
+  open.mode = lake::Mode::kWrite;
+  open.command = "bench";
+  open.threads = 2;
+  auto lake = lake::Lake::Open(b.dir, open);
+  Check(lake.status(), "open lake");
+  b.lake = std::move(lake).value();
+  auto& conn = b.lake->conn();
+
+  auto start = std::chrono::steady_clock::now();
+  std::fprintf(stderr, "[%lld predictions] generating %lld hours of raw events...\n",
+               static_cast<long long>(size), static_cast<long long>(hours));
+  Check(conn.Execute(Fill(kGenerate, {{"T0", kT0 / 1000}, {"END", b.end_ms / 1000}}), "generate"),
+        "generate");
+  Check(conn.Execute(Fill(kLoad, {{"FROM", 0}, {"TO", b.cut_ms}}), "load"), "load");
+  for (std::string_view t : lake::kRawTables) {
+    Check(b.lake->SetWatermark(t, {kT0, b.cut_ms}, 0), "watermark");
+  }
+  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+  b.build_s = Seconds(start);
+
+  start = std::chrono::steady_clock::now();
+  std::fprintf(stderr, "[%lld predictions] first ETL run...\n", static_cast<long long>(size));
+  UpdateOptions options;
+  options.faults = {};
+  options.st_ms = kT0;
+  Check(Update(*b.lake, options).status(), "first etl update");
+  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+  b.first_etl_s = Seconds(start);
+
+  // The last hour arrives.
+  Check(conn.Execute(Fill(kLoad, {{"FROM", b.cut_ms}, {"TO", b.end_ms}}), "load"), "load hour");
+  for (std::string_view t : lake::kRawTables) {
+    Check(b.lake->SetWatermark(t, {kT0, b.end_ms}, 0), "watermark");
+  }
+  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+  auto count = [&](const std::string& sql) {
+    auto v = conn.QueryInt(sql, "count");
+    Check(v.status(), "count");
+    return v->value_or(0);
+  };
+  std::string hour = " WHERE timestamp >= " + std::to_string(b.cut_ms);
+  b.predictions = count("SELECT count(*) FROM pdr_predictions");
+  b.new_predictions = count("SELECT count(*) FROM pdr_predictions" + hour);
+  b.new_payouts = count("SELECT count(*) FROM pdr_payouts" + hour);
+  b.new_truevals = count("SELECT count(*) FROM pdr_truevals" + hour);
+  return b;
+}
+
+void BM_Incremental(benchmark::State& state) {
+  BenchLake& b = GetLake(state.range(0));
+  UpdateOptions options;
+  options.faults = {};
+  for (auto _ : state) {
+    Result<RunReport> report = Status::Internal("not run");
+    auto [wall, cpu] = Measure([&] { report = Update(*b.lake, options); });
+    Check(report.status(), "incremental update");
+    if (report->window_start_ms != b.cut_ms || report->window_end_ms != b.end_ms) {
+      Check(Status::Internal("unexpected window"), "incremental update");
+    }
+    state.SetIterationTime(wall);
+    b.times["incremental"].push_back(wall);
+    b.times["incremental_cpu"].push_back(cpu);
+    b.incremental_steps = report->step_ms;
+    Check(Drop(*b.lake, b.cut_ms, options).status(), "roll back the hour");
+  }
+  state.counters["new_predictions"] = static_cast<double>(b.new_predictions);
+  state.counters["new_payouts"] = static_cast<double>(b.new_payouts);
+}
+
+// The rebuild and the baseline query alternate, so that both meet the same machine load.
+void BM_RebuildAndQuery(benchmark::State& state) {
+  BenchLake& b = GetLake(state.range(0));
+  UpdateOptions options;
+  options.faults = {};
+  std::string sql = Fill(kBaseline, {{"S", kT0}, {"F", b.end_ms}});
+  for (auto _ : state) {
+    Result<RunReport> report = Status::Internal("not run");
+    auto [wall, cpu] = Measure([&] { report = Rebuild(*b.lake, options); });
+    Check(report.status(), "rebuild");
+    b.rebuild_steps = report->step_ms;
+    b.times["rebuild"].push_back(wall);
+    b.times["rebuild_cpu"].push_back(cpu);
+    state.SetIterationTime(wall);
+    auto [qwall, qcpu] =
+        Measure([&] { Check(b.lake->conn().Execute(sql, "baseline"), "baseline query"); });
+    b.times["bronze_query"].push_back(qwall);
+    b.times["bronze_query_cpu"].push_back(qcpu);
+  }
+  state.counters["predictions"] = static_cast<double>(b.predictions);
+  // The baseline is only a baseline if it builds the same table.
+  auto diff = b.lake->conn().QueryInt(
+      "SELECT count(*) FROM ((FROM bench_bronze EXCEPT ALL SELECT * EXCLUDE (run_id) FROM "
+      "bronze_pdr_predictions) UNION ALL (SELECT * EXCLUDE (run_id) FROM bronze_pdr_predictions "
+      "EXCEPT ALL FROM bench_bronze))",
+      "compare");
+  Check(diff.status(), "compare baseline");
+  if (diff->value_or(-1) != 0) Check(Status::Internal("baseline differs"), "compare baseline");
+}
+
+double Best(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+}
+
+void PrintSummary() {
+  std::printf(
+      "\nETL benchmark summary: best of the repetitions, wall seconds (CPU seconds, all "
+      "threads)\n");
+  std::printf("%11s %8s %8s %16s %16s %16s %14s %14s\n", "predictions", "hour_new", "hour_pay",
+              "incremental", "rebuild", "bronze_query", "rebuild/incr", "rebuild/query");
+  for (auto& [size, b] : Lakes()) {
+    auto& t = b->times;
+    double inc = Best(t["incremental"]), inc_cpu = Best(t["incremental_cpu"]);
+    double reb = Best(t["rebuild"]), reb_cpu = Best(t["rebuild_cpu"]);
+    double query = Best(t["bronze_query"]), query_cpu = Best(t["bronze_query_cpu"]);
+    std::printf(
+        "%11lld %8lld %8lld %7.3f (%6.3f) %7.2f (%6.2f) %7.2f (%6.2f) %6.0fx (%4.0fx) %5.2fx "
+        "(%4.2fx)\n",
+        static_cast<long long>(b->predictions), static_cast<long long>(b->new_predictions),
+        static_cast<long long>(b->new_payouts), inc, inc_cpu, reb, reb_cpu, query, query_cpu,
+        reb / inc, reb_cpu / inc_cpu, reb / query, reb_cpu / query_cpu);
+  }
+  for (auto& [size, b] : Lakes()) {
+    std::printf("\n[%lld] setup: raw %.1fs, first ETL run %.1fs\n  incremental steps (ms):",
+                static_cast<long long>(b->predictions), b->build_s, b->first_etl_s);
+    for (const auto& [step, ms] : b->incremental_steps) std::printf(" %s=%.1f", step.c_str(), ms);
+    std::printf("\n  rebuild steps (ms):");
+    for (const auto& [step, ms] : b->rebuild_steps) std::printf(" %s=%.1f", step.c_str(), ms);
+    std::printf("\n");
+  }
+  if (Lakes().size() > 1) {
+    auto& first = Lakes().begin()->second->times;
+    auto& last = Lakes().rbegin()->second->times;
+    std::printf("\nincremental growth from the smallest to the largest lake: %.2fx (CPU %.2fx)\n",
+                Best(last["incremental"]) / Best(first["incremental"]),
+                Best(last["incremental_cpu"]) / Best(first["incremental_cpu"]));
+  }
+}
+
+}  // namespace
+}  // namespace predlake::etl
+
+int main(int argc, char** argv) {
+  using namespace predlake::etl;
+  std::vector<int64_t> sizes;
+  const char* env = std::getenv("PREDLAKE_BENCH_SIZES");
+  std::stringstream ss(env && *env ? env : "1000000");
+  for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoll(item));
+  for (int64_t size : sizes) {
+    const int reps = size >= 5'000'000 ? 3 : 5;
+    benchmark::RegisterBenchmark("etl/incremental_hour", BM_Incremental)
+        ->Arg(size)
+        ->UseManualTime()
+        ->Iterations(5)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("etl/rebuild_then_bronze_query", BM_RebuildAndQuery)
+        ->Arg(size)
+        ->UseManualTime()
+        ->Iterations(reps)
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  PrintSummary();
+  for (auto& [size, b] : Lakes()) {
+    std::string dir = b->dir;
+    b->lake.reset();
+    std::error_code ec;
+    if (!std::getenv("PREDLAKE_BENCH_KEEP")) std::filesystem::remove_all(dir, ec);
+  }
+  benchmark::Shutdown();
+  return 0;
+}
