@@ -237,3 +237,36 @@ TEST(HttpTransportTest, AsksForGzipOnlyWhenUseful) {
 
 }  // namespace
 }  // namespace predlake::gql
+
+namespace predlake::gql {
+namespace {
+
+TEST(HttpTransportTest, StopFlagAbortsARequestInFlight) {
+  LocalServer s;
+  std::atomic<bool> release{false};
+  s.server().Post("/subgraph", [&](const httplib::Request&, httplib::Response& res) {
+    for (int i = 0; i < 500 && !release; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    res.set_content("{}", "application/json");
+  });
+  s.Start();
+  std::atomic<bool> stop{false};
+  Client c(std::make_unique<HttpTransport>(s.Url()));
+  c.set_stop_flag(&stop);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = c.Query("{ x }");
+  auto elapsed = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  release = true;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_LT(elapsed, std::chrono::seconds(3));
+}
+
+}  // namespace
+}  // namespace predlake::gql

@@ -58,9 +58,12 @@ class Client {
   explicit Client(std::unique_ptr<Transport> transport, RetryPolicy policy = {},
                   Sleeper* sleeper = nullptr);
 
-  // Stops retrying (and waiting) once `*stop` becomes true; the pending Query then returns
-  // kCancelled. Not owned.
-  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
+  // Stops retrying (and waiting, and the transport's request in flight) once `*stop` becomes
+  // true; the pending Query then returns kCancelled. Not owned.
+  void set_stop_flag(const std::atomic<bool>* stop) {
+    stop_ = stop;
+    transport_->SetStopFlag(stop);
+  }
 
   // Posts {"query": query} and returns the response's `data` member (a JSON object).
   //

@@ -81,6 +81,12 @@ struct HttpTransport::Impl {
   std::optional<std::string> retry_after;
   size_t max_body = 0;
   bool too_big = false;
+  const std::atomic<bool>* stop = nullptr;
+
+  static int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    auto* self = static_cast<Impl*>(user);
+    return self->stop != nullptr && self->stop->load(std::memory_order_relaxed) ? 1 : 0;
+  }
 
   static size_t OnBody(char* data, size_t size, size_t n, void* user) {
     auto* self = static_cast<Impl*>(user);
@@ -132,6 +138,9 @@ HttpTransport::HttpTransport(std::string url, HttpOptions options)
   }
   curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &Impl::OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, impl_.get());
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 }
 
@@ -139,6 +148,8 @@ HttpTransport::~HttpTransport() {
   if (impl_->curl != nullptr) curl_easy_cleanup(impl_->curl);
   curl_slist_free_all(impl_->headers);
 }
+
+void HttpTransport::SetStopFlag(const std::atomic<bool>* stop) { impl_->stop = stop; }
 
 Result<HttpResponse> HttpTransport::Post(const std::string& body) {
   if (impl_->curl == nullptr || impl_->headers == nullptr) {
@@ -152,6 +163,7 @@ Result<HttpResponse> HttpTransport::Post(const std::string& body) {
   curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   CURLcode rc = curl_easy_perform(c);
+  if (rc == CURLE_ABORTED_BY_CALLBACK) return Status::Cancelled("POST " + url_ + ": stopped");
   if (rc != CURLE_OK) {
     std::string what = curl_easy_strerror(rc);
     if (impl_->too_big) {

@@ -43,6 +43,8 @@ class HttpTransport final : public Transport {
 
   Result<HttpResponse> Post(const std::string& body) override;
   std::string Describe() const override { return url_; }
+  // Aborts a request in flight within about a second of `*stop` turning true.
+  void SetStopFlag(const std::atomic<bool>* stop) override;
 
  private:
   struct Impl;

@@ -2,6 +2,7 @@
 // so that the simulated network can answer in-process and tests can script faults.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,9 @@ class Transport {
   virtual Result<HttpResponse> Post(const std::string& body) = 0;
   // A short description for error messages (the URL, or "sim (in-process)").
   virtual std::string Describe() const = 0;
+  // Asks Post to give up early (returning kCancelled) once `*stop` becomes true; nullptr clears it.
+  // Transports whose requests are quick may ignore it. Not owned.
+  virtual void SetStopFlag(const std::atomic<bool>* stop) { (void)stop; }
 };
 
 }  // namespace predlake::gql
