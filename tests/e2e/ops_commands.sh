@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# describe, validate, query and runs through the binary, against expected output files in
+# tests/e2e/expected/ops (volatile fields -- wall-clock times, durations, pids -- are normalised with sed).
+# Bad input included: missing lake, bad SQL, unknown table, writes, bad format names, a busy lake held by a
+# real second process. Set UPDATE_EXPECTED=1 to rewrite the expected files instead of comparing.
+set -euo pipefail
+bin="$1"
+src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+expected="$src/tests/e2e/expected/ops"
+fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
+holder_bin="$(dirname "$bin")/tests/test_ops"
+work="$(mktemp -d)"
+holder_pid=""
+cleanup() {
+  if [ -n "$holder_pid" ] && kill -0 "$holder_pid" 2>/dev/null; then
+    touch "$work/lake/holder.stop"
+    wait "$holder_pid" || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Wall-clock times (the ledger's), durations and pids change from run to run; fixture times do not
+# (they are all 2024-07-26). Tables holding such values are aligned on their width, so their spaces are
+# collapsed: the runs tables, and describe's from "Last runs" on.
+normalise() {
+  sed -E \
+    -e 's/20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/&@/g' \
+    -e 's/2024-07-2[56]T([0-9:.]+)Z@/2024-07-26T\1Z/g' \
+    -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z@/TIME/g' \
+    -e 's/[0-9]+\.[0-9]{3}s\b/D.DDDs/g' \
+    -e 's/("(created_at_ms|started_at_ms|ended_at_ms|duration_ms|pid)": )[0-9]+/\1N/g' \
+    -e 's/pid [0-9]+/pid N/g' \
+    -e '/^Last runs/,$ { s/ +/ /g; s/-{2,}/--/g; }' \
+    -e '/^run_id +command/,$ { s/ +/ /g; s/-{2,}/--/g; }'
+}
+
+# check NAME: compares normalised out.txt with expected/NAME (or writes it).
+check() {
+  normalise < out.txt > "norm_$1"
+  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
+    cp "norm_$1" "$expected/$1"
+  elif ! diff -u "$expected/$1" "norm_$1"; then
+    fail "$1 differs from tests/e2e/expected/ops/$1"
+  fi
+}
+
+# run EXPECTED_RC ARGS...: runs the binary with stdout in out.txt and stderr in err.txt.
+run() {
+  local want="$1"
+  shift
+  set +e
+  "$bin" "$@" > out.txt 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
+}
+
+# One error line on stderr, nothing on stdout.
+one_line_error() {
+  [ ! -s out.txt ] || fail "$1: wrote to stdout"
+  [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt >&2; fail "$1: error is not one line"; }
+}
+
+cat > ppss.yaml <<'YAML'
+lake_ss:
+  lake_dir: lake
+  st_timestr: 2024-07-26
+YAML
+
+# ---- A missing lake: every reader says so, exit 3.
+for cmd in describe validate runs query; do
+  if [ "$cmd" = query ]; then run 3 query "SELECT 1"; else run 3 "$cmd"; fi
+  one_line_error "$cmd on a missing lake"
+  grep -q '^predlake: no lake at lake ' err.txt || fail "$cmd: $(cat err.txt)"
+done
+
+# ---- A lake from the mainnet fixtures. The window is declared up to 02:00:00.001 so that the slots of
+# 02:00:00 (which the files hold) are inside it.
+run 0 -q raw import "$fixtures" --from 2024-07-26 --to 1721959200001
+
+run 0 describe
+check describe.txt
+run 0 describe --format json
+check describe.json
+python3 -c 'import json,sys; json.load(open("out.txt"))' 2>/dev/null || [ ! -x "$(command -v python3)" ] \
+  || fail "describe --format json is not one JSON document"
+
+run 0 validate
+check validate.txt
+run 0 validate --format json
+check validate.json
+
+run 0 query "SELECT ID, stake, payout, predvalue FROM pdr_payouts ORDER BY ID LIMIT 3"
+check query_table.txt
+run 0 query "SELECT NULL AS n, '' AS e, 'a,b' AS q, 1.50::DECIMAL(10,3) AS d, 0.1::DOUBLE AS f" --format csv
+check query_null_empty.csv
+run 0 query "SELECT pair, timeframe, count(*) AS n, sum(stake) AS stake FROM pdr_predictions GROUP BY ALL ORDER BY pair, timeframe LIMIT 4" --format json
+check query.json
+run 0 query "DESCRIBE pdr_slots" --format csv
+check query_describe.csv
+
+run 0 runs
+check runs.txt
+run 0 runs --format csv --limit 1
+check runs.csv
+run 0 runs --format json
+check runs.json
+
+# ---- Bad input: one line, the right exit status, nothing written.
+run 3 query "SELEC 1"
+one_line_error "bad SQL"
+cp err.txt out.txt; check query_bad_sql.err
+run 3 query "SELECT * FROM no_such_table"
+one_line_error "unknown table"
+cp err.txt out.txt; check query_unknown_table.err
+run 2 query "DELETE FROM pdr_payouts"
+one_line_error "write"
+cp err.txt out.txt; check query_write.err
+run 2 query "ATTACH 'other.duckdb' AS other"
+one_line_error "attach"
+[ ! -e other.duckdb ] || fail "ATTACH created a file"
+run 2 query "SELECT 1; SELECT 2"
+one_line_error "two statements"
+run 0 query "SELECT count(*) AS n FROM pdr_payouts" --format csv
+[ "$(cat out.txt)" = "$(printf 'n\n2349')" ] || fail "the refused DELETE changed the lake"
+for cmd in describe validate runs query; do
+  if [ "$cmd" = query ]; then run 2 query "SELECT 1" --format xml; else run 2 "$cmd" --format xml; fi
+  one_line_error "$cmd --format xml"
+done
+cp err.txt out.txt; check bad_format.err
+run 2 runs --limit -1
+one_line_error "runs --limit -1"
+run 2 query
+one_line_error "query without SQL"
+
+# ---- An ETL run killed just before its publish commits leaves staging tables and a "running" ledger row: validate fails (exit 1,
+# report on stdout, one line on stderr) and runs shows the run still running. The next writer cleans up.
+set +e
+# (in a subshell whose stderr is discarded, so that bash's "Killed" notice goes there too)
+(PREDLAKE_KILL_AT=commit "$bin" -q etl update > /dev/null; exit $?) 2> /dev/null
+rc=$?
+set -e
+[ "$rc" -eq 137 ] || fail "the killed etl update exited $rc"
+run 1 validate
+# How many staging tables a run uses is the ETL's business: keep the check lines and the summary.
+grep -E '^(check |[a-z_]+ +(pass|FAIL|info|skipped) |validate: )' out.txt \
+  | sed -E 's/^(orphan_staging_tables +FAIL) +[0-9]+/\1 N/' > filtered.txt
+mv filtered.txt out.txt
+check validate_killed.txt
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "validate failure is not one line on stderr"
+cp err.txt out.txt; check validate_killed.err
+run 0 runs --format csv --limit 1
+check runs_killed.csv
+run 0 -q etl update
+run 0 validate
+check validate_built.txt
+run 0 describe
+# Gold tables' shapes belong to the ETL; the raw and bronze facts are pdr-backend's (2369 predictions).
+grep -v '^gold_' out.txt > filtered.txt
+mv filtered.txt out.txt
+check describe_built.txt
+run 0 runs --format csv
+sed -E 's/gold_[a-z_]+ in=[0-9]+ out=[0-9]+( upd=[0-9]+)?( del=[0-9]+)?; //g' out.txt > filtered.txt
+mv filtered.txt out.txt
+check runs_built.csv
+run 0 query "SELECT status, count(*) AS n, count(payout) AS with_payout FROM bronze_pdr_predictions GROUP BY ALL ORDER BY ALL"
+check query_bronze.txt
+
+# ---- A writer holds the lake (a real second process): readers wait up to 2 s, then exit 4 naming it.
+[ -x "$holder_bin" ] || fail "missing $holder_bin (build test_ops)"
+PREDLAKE_HOLD_LAKE="$work/lake" PREDLAKE_HOLD_MS=20000 "$holder_bin" --gtest_filter=LakeHolder.Hold \
+  > holder.out 2>&1 &
+holder_pid=$!
+for _ in $(seq 1 200); do
+  [ -e lake/holder.ready ] && break
+  sleep 0.05
+done
+[ -e lake/holder.ready ] || fail "the holder did not get the lake"
+start=$(date +%s%N)
+run 4 describe
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$elapsed_ms" -ge 1900 ] || fail "busy describe gave up after ${elapsed_ms} ms, not 2 s"
+[ "$elapsed_ms" -lt 10000 ] || fail "busy describe took ${elapsed_ms} ms"
+[ ! -s out.txt ] || fail "busy describe wrote to stdout"
+grep -q 'waiting for the lake' err.txt || fail "no waiting notice: $(cat err.txt)"
+grep -v 'waiting for the lake' err.txt > out.txt
+[ "$(wc -l < out.txt)" -eq 1 ] || fail "busy error is not one line"
+check busy.err
+run 4 -q query "SELECT 1"
+one_line_error "busy query with -q"
+touch lake/holder.stop
+wait "$holder_pid" || fail "the holder failed: $(cat holder.out)"
+holder_pid=""
+
+# A writer that lets go within the wait: the reader gets in.
+PREDLAKE_HOLD_LAKE="$work/lake" PREDLAKE_HOLD_MS=700 "$holder_bin" --gtest_filter=LakeHolder.Hold \
+  > holder.out 2>&1 &
+holder_pid=$!
+for _ in $(seq 1 200); do
+  [ -e lake/holder.ready ] && break
+  sleep 0.05
+done
+run 0 runs --format csv --limit 1
+grep -q 'etl update,succeeded' out.txt || fail "runs after the writer let go: $(cat out.txt)"
+wait "$holder_pid" || fail "the holder failed: $(cat holder.out)"
+holder_pid=""
+
+echo "ops_commands: ok"
