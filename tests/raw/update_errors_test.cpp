@@ -279,3 +279,26 @@ TEST(RawUpdateErrorsTest, AnEventStoredUnderAnotherTimestampFallsBackToConflictC
 
 }  // namespace
 }  // namespace predlake::raw
+
+namespace predlake::raw {
+namespace {
+
+TEST(RawUpdateErrorsTest, CallerOwnedRunIsLeftToTheCaller) {
+  Fixture f;
+  auto run = f.lake->BeginRun("update");
+  ASSERT_TRUE(run.ok());
+  UpdateOptions o = f.Options();
+  o.run_id = *run;
+  auto r = f.Run([](const std::string&, gql::HttpResponse&) {}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->run_id, *run);
+  EXPECT_EQ(f.LastRunStatus(), "running: ");
+  auto marked = f.lake->conn().QueryInt(
+      "SELECT count(*) FROM predlake_watermarks WHERE run_id = " + std::to_string(*run), "t");
+  EXPECT_EQ(**marked, 5);
+  ASSERT_TRUE(f.lake->FinishRun(*run, {}).ok());
+  EXPECT_EQ(f.LastRunStatus(), "succeeded: ");
+}
+
+}  // namespace
+}  // namespace predlake::raw
