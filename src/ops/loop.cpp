@@ -44,8 +44,8 @@ Status RunEvery(const LoopOptions& options, const std::function<Status()>& run,
     }
     return false;
   };
+  // The returned status is the one line the command ends with; nothing else to log.
   auto stopped = [&](int64_t runs) {
-    log.Info("loop stopped by a signal", {{"runs", std::to_string(runs)}});
     return Status::Cancelled("update --every stopped by a signal after " + std::to_string(runs) +
                              " run(s)");
   };
@@ -58,7 +58,8 @@ Status RunEvery(const LoopOptions& options, const std::function<Status()>& run,
     Status st = run();
     ++runs;
     const int64_t ended = clock.NowMs();
-    const LogFields timing = {{"run", std::to_string(runs)},
+    // "loop_run", not "run": the ledger's run ids appear in the same log as `run=`.
+    const LogFields timing = {{"loop_run", std::to_string(runs)},
                               {"duration", FormatDuration(std::max<int64_t>(ended - started, 0))}};
     if (st.code() == StatusCode::kCancelled || (cancelled.load() && st.ok())) {
       if (st.ok()) log.Info("run finished", timing);
