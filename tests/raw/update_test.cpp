@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <ostream>
 #include <random>
+#include <streambuf>
 #include <thread>
 
 #include "raw_test_util.hpp"
@@ -138,7 +141,7 @@ TEST(RawUpdateTest, FaultsAndRerunsEndWithEverything) {
   uint64_t seed = 0;
   std::shared_ptr<const sim::Engine> engine;
   // Walk the window in steps; every step is rerun (with a new fault sequence) until it succeeds.
-  for (int64_t to = Ms(world.start) + 20 * 60 * 1000; to <= Ms(world.now); to += 20 * 60 * 1000) {
+  for (int64_t to = Ms(world.start) + 30 * 60 * 1000; to <= Ms(world.now); to += 30 * 60 * 1000) {
     bool ok = false;
     for (int attempt = 0; attempt < 30 && !ok; ++attempt) {
       world.faults.seed = ++seed;
@@ -198,26 +201,62 @@ TEST(RawUpdateTest, LaggingIndexerThenCatchUp) {
   EXPECT_GT(slots.rows_updated, 0);
 }
 
+// A streambuf writing straight to a file descriptor (no buffering, no locks: fork-safe).
+class FdStreamBuf final : public std::streambuf {
+ public:
+  explicit FdStreamBuf(int fd) : fd_(fd) {}
+
+ protected:
+  int overflow(int c) override {
+    if (c == EOF) return 0;
+    char ch = static_cast<char>(c);
+    return ::write(fd_, &ch, 1) == 1 ? c : EOF;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    return ::write(fd_, s, static_cast<size_t>(n));
+  }
+
+ private:
+  int fd_;
+};
+
 TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
   TempDir dir;
-  auto world = rawtest::SmallWorld("2024-07-24", "2024-07-25_06:00");
+  auto world = rawtest::SmallWorld("2024-07-24_12:00", "2024-07-25_06:00");
   auto engine = rawtest::MakeEngine(world);
   std::mt19937_64 rng(11);
   int killed = 0;
-  for (int round = 0; round < 6; ++round) {
+  for (int round = 0; round < 5; ++round) {
+    // The child reports through a pipe (as its progress output) once its run has begun, so that
+    // the kill lands inside the run however slow the build is.
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
+      close(ready[0]);
+      FdStreamBuf buf(ready[1]);
+      std::ostream out(&buf);
+      Progress progress(out, true);
       auto lake = rawtest::OpenLake(dir.path());
       if (!lake) _exit(2);
       UpdateOptions o = Options(world, Ms(world.now), nullptr);
       o.page_size = 100;
       o.max_pages_per_commit = 1;
-      auto r = Update(*lake, o, rawtest::SimFactory(engine), nullptr);
+      auto r = Update(*lake, o, rawtest::SimFactory(engine), &progress);
       _exit(r.ok() ? 0 : 1);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
-    if (kill(pid, SIGKILL) == 0) ++killed;
+    close(ready[1]);
+    char c;
+    bool started = read(ready[0], &c, 1) == 1;
+    if (started) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 300));
+      if (kill(pid, SIGKILL) == 0) ++killed;
+    }
+    // The child's later progress output must not meet a closed pipe (SIGPIPE): drain it.
+    while (read(ready[0], &c, 1) == 1) {
+    }
+    close(ready[0]);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     if (WIFEXITED(status)) {
