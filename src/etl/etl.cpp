@@ -18,12 +18,20 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-lake::RunSummary SummaryOf(const RunReport& report) {
+// The ledger record of a run. `base` (may be null) is what the caller that owns the run recorded
+// before (e.g. `update`'s raw fetch): its tables come first and its detail is kept under "raw".
+lake::RunSummary SummaryOf(const RunReport& report, const lake::RunSummary* base) {
   lake::RunSummary summary;
   summary.window_start_ms = report.window_start_ms;
   summary.window_end_ms = report.window_end_ms;
   summary.tables = report.tables;
   nlohmann::json detail = nlohmann::json::object();
+  if (base) {
+    for (const auto& [table, counts] : base->tables) summary.tables[table] = counts;
+    if (!base->detail_json.empty()) {
+      detail["raw"] = nlohmann::json::parse(base->detail_json, nullptr, false);
+    }
+  }
   if (report.start_ms) detail["start_ms"] = *report.start_ms;
   detail["changed"] = report.changed;
   detail["message"] = report.message;
@@ -44,12 +52,19 @@ std::string DescribeCounts(const std::map<std::string, lake::TableCounts>& table
   return part("bronze_pdr_predictions", "predictions") + "; " + part("bronze_pdr_slots", "slots");
 }
 
-// Runs `body` as one ledger run: BeginRun, orphan staging tables dropped, the body; on failure the
-// staging tables are dropped (best effort: the next run drops them anyway) and the failure is
-// recorded.
+// Runs `body` as one ledger run: BeginRun (unless `existing_run` names a run the caller began),
+// orphan staging tables dropped, the body; on failure the staging tables are dropped (best effort:
+// the next run drops them anyway) and the failure is recorded.
 template <typename Body>
-Result<RunReport> AsRun(lake::Lake& lake, const std::string& command, Body body) {
-  ASSIGN_OR_RETURN(int64_t run_id, lake.BeginRun(command));
+Result<RunReport> AsRun(lake::Lake& lake, const std::string& command,
+                        std::optional<int64_t> existing_run, const lake::RunSummary* base,
+                        Body body) {
+  int64_t run_id = 0;
+  if (existing_run) {
+    run_id = *existing_run;
+  } else {
+    ASSIGN_OR_RETURN(run_id, lake.BeginRun(command));
+  }
   RunReport report;
   report.run_id = run_id;
   report.command = command;
@@ -60,7 +75,7 @@ Result<RunReport> AsRun(lake::Lake& lake, const std::string& command, Body body)
   if (st.ok()) st = body(report);
   if (st.ok()) return report;
   (void)cleanup.DropStaging();
-  Status recorded = lake.FailRun(run_id, st, SummaryOf(report));
+  Status recorded = lake.FailRun(run_id, st, SummaryOf(report, base));
   if (!recorded.ok()) {
     return Status(st.code(), st.message() + " (and the failure could not be recorded: " +
                                  recorded.message() + ")");
@@ -69,13 +84,14 @@ Result<RunReport> AsRun(lake::Lake& lake, const std::string& command, Body body)
 }
 
 // Records a run that had nothing to do.
-Status FinishNoop(lake::Lake& lake, RunReport& report) {
+Status FinishNoop(lake::Lake& lake, RunReport& report, const lake::RunSummary* base) {
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-  RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+  RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, base)));
   return tx.Commit();
 }
 
 Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunReport& report) {
+  const lake::RunSummary* base = options.run_id ? &options.base_summary : nullptr;
   ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake));
   if (!frontier.missing.empty()) {
     return Status::Data(
@@ -109,7 +125,7 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
     } else {
       report.message = "nothing to do: the start " + FormatTime(from) + " is not before " + limit;
     }
-    return FinishNoop(lake, report);
+    return FinishNoop(lake, report, base);
   }
   report.window_start_ms = from;
   report.window_end_ms = to;
@@ -135,7 +151,7 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
     RETURN_IF_ERROR(pipeline.Publish());
     auto commit_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
-    RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+    RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, base)));
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
     RETURN_IF_ERROR(tx.Commit());
     report.step_ms = pipeline.timings();
@@ -248,23 +264,24 @@ Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
 }
 
 Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options) {
-  return AsRun(lake, "etl update",
+  return AsRun(lake, "etl update", options.run_id, options.run_id ? &options.base_summary : nullptr,
                [&](RunReport& report) { return BuildBody(lake, Job::kUpdate, options, report); });
 }
 
 Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options) {
-  return AsRun(lake, "etl rebuild",
+  return AsRun(lake, "etl rebuild", options.run_id,
+               options.run_id ? &options.base_summary : nullptr,
                [&](RunReport& report) { return BuildBody(lake, Job::kRebuild, options, report); });
 }
 
 Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
-  return AsRun(lake, "etl drop", [&](RunReport& report) -> Status {
+  return AsRun(lake, "etl drop", std::nullopt, nullptr, [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
-    if (!pipeline) return FinishNoop(lake, report);
+    if (!pipeline) return FinishNoop(lake, report, nullptr);
     {
       ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
       RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
-      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, nullptr)));
       RETURN_IF_ERROR(pipeline->CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }
@@ -275,7 +292,7 @@ Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& opti
 }
 
 Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
-  return AsRun(lake, "raw drop", [&](RunReport& report) -> Status {
+  return AsRun(lake, "raw drop", std::nullopt, nullptr, [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
     std::string etl_message = pipeline ? report.message : "";
     Pipeline faults(lake, Job::kRollback, {}, options, report.command);
@@ -294,7 +311,7 @@ Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& o
       report.message =
           "raw drop: deleted " + std::to_string(total) + " raw rows from " + FormatTime(from_ms) +
           (etl_message.empty() ? "" : "; built tables rolled back (" + etl_message + ")");
-      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report)));
+      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, nullptr)));
       RETURN_IF_ERROR(faults.CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }

@@ -61,6 +61,12 @@ struct UpdateOptions : RunOptions {
   // lake_ss.st_timestr resolved: the first run starts at max(this, the latest raw start_ms of the
   // input tables). Ignored once a checkpoint exists (its recorded start is kept).
   std::optional<int64_t> st_ms;
+  // When set, the run already exists in the ledger (begun by the caller, e.g. `update`, which
+  // fetches raw data under the same run): no new run is begun, and the outcome (success inside the
+  // publish transaction, or failure) is recorded on it, with base_summary's tables added and its
+  // detail kept under "raw".
+  std::optional<int64_t> run_id;
+  lake::RunSummary base_summary;
 };
 
 // Where the raw tables the ETL reads allow it to go.

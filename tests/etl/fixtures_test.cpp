@@ -256,6 +256,44 @@ TEST_F(FixtureEtl, RawDropPullsTheCheckpointBackAndARefillRestoresTheTables) {
   EXPECT_EQ(DiffSnapshot(*lake_, "full"), "");
 }
 
+TEST_F(FixtureEtl, ACallerOwnedRunRecordsTheOutcomeOnIt) {
+  // `update` begins one run, fetches raw under it, and lets the ETL record the outcome.
+  auto run = lake_->BeginRun("update");
+  ASSERT_TRUE(run.ok());
+  UpdateOptions options;
+  options.faults = {};
+  options.run_id = *run;
+  options.base_summary.tables["pdr_payouts"] = {2349, 2349, 0, 0};
+  options.base_summary.detail_json = R"({"head_ms":1})";
+  auto report = Update(*lake_, options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->run_id, *run);
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs"), 1);
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND "
+                     "status = 'succeeded' AND detail LIKE '%\"raw\":{\"head_ms\":1}%'"),
+            1);
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT rows_out FROM predlake_run_tables WHERE table_name = "
+                     "'pdr_payouts'"),
+            2349);
+  EXPECT_EQ(QueryInt(*lake_,
+                     "SELECT rows_out FROM predlake_run_tables WHERE table_name = "
+                     "'bronze_pdr_predictions'"),
+            2369);
+
+  // A failure is recorded on the caller's run too.
+  auto second = lake_->BeginRun("update");
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(Drop(*lake_, kFixtureStart + 10 * kMinute, {}).ok());
+  options.run_id = *second;
+  options.faults.fail_at = "compute_predictions";
+  ASSERT_FALSE(Update(*lake_, options).ok());
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs WHERE run_id = " +
+                                 std::to_string(*second) + " AND status = 'failed'"),
+            1);
+}
+
 TEST(EtlErrors, MissingWatermarksAreNamedAndRecorded) {
   TempLake dir("missing");
   auto lake = dir.Open();

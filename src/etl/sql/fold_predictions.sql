@@ -1,15 +1,18 @@
 -- Folds the reduced update events into the live predictions they target: one row per slot whose
 -- trueval or status changed (for every prediction of the slot, claimed or not) and one row per
--- payout (for its prediction). The join reads bronze_pdr_predictions only in the slot range the
--- events cover. Payouts whose prediction is not live wait in raw: compute_predictions applies them
--- when the row arrives. Parameters: CUT, RUN, pe_lo, pe_hi.
+-- payout (for its prediction). The live rows are read once, only in the slot range the events
+-- cover, and kept in etl_stage_replaced (the gold delta subtracts them). Payouts whose prediction
+-- is not live wait in raw: compute_predictions applies them when the row arrives.
+-- Parameters: CUT, RUN, pe_lo, pe_hi.
+INSERT INTO etl_stage_replaced
+SELECT *
+FROM bronze_pdr_predictions AS l
+WHERE l.slot BETWEEN ${pe_lo} AND ${pe_hi} AND l.timestamp < ${CUT}
+  AND (l.slot_id IN (SELECT slot_id FROM etl_stage_slot_changes)
+       OR l.ID IN (SELECT ID FROM etl_stage_payout_events));
+
 INSERT INTO etl_stage_predictions BY NAME
-WITH live AS (
-  SELECT *
-  FROM bronze_pdr_predictions
-  WHERE slot BETWEEN ${pe_lo} AND ${pe_hi} AND timestamp < ${CUT}
-),
-targets AS (
+WITH targets AS (
   SELECT l.*,
          c.slot_id IS NOT NULL AS slot_changed,
          c.truevalue AS new_truevalue, c.revenue AS new_revenue, c.status AS new_status,
@@ -17,7 +20,7 @@ targets AS (
          y.ID IS NOT NULL AS paid,
          y.payout AS new_payout, y.predvalue AS new_predvalue, y.stake AS new_stake,
          y.timestamp AS payout_timestamp
-  FROM live AS l
+  FROM etl_stage_replaced AS l
   LEFT JOIN etl_stage_slot_changes AS c ON c.slot_id = l.slot_id
   LEFT JOIN etl_stage_payout_events AS y ON y.ID = l.ID
   WHERE c.slot_id IS NOT NULL OR y.ID IS NOT NULL

@@ -1,15 +1,12 @@
 -- What the run changes in each (day, predictoor, feed) group: +1 x the new value of every staged
 -- prediction row, -1 x the live value of every row it replaces or the publish deletes (timestamp
 -- >= CUT). Exact: counts and DECIMAL sums, so old + delta equals recomputing the group, at a cost
--- that follows the changed rows. Parameters: CUT, pu_lo, pu_hi.
+-- that follows the changed rows. Parameters: CUT.
 INSERT INTO etl_stage_gold_predictoor_delta BY NAME
 WITH changes AS (
   SELECT 1 AS sign, * EXCLUDE (is_new) FROM etl_stage_predictions
   UNION ALL
-  SELECT -1 AS sign, l.*
-  FROM bronze_pdr_predictions AS l
-  WHERE l.slot BETWEEN ${pu_lo} AND ${pu_hi} AND l.timestamp < ${CUT}
-    AND l.ID IN (SELECT ID FROM etl_stage_predictions WHERE NOT is_new)
+  SELECT -1 AS sign, * FROM etl_stage_replaced
   UNION ALL
   SELECT -1 AS sign, l.*
   FROM bronze_pdr_predictions AS l

@@ -35,14 +35,15 @@ CREATE TABLE etl_stage_slot_changes (
   status_timestamp BIGINT
 );
 
--- Rows to compute from raw as of the run's end: new slots, or (rollback) rows to recompute.
+-- Slots to compute from raw as of the run's end: new ones, or (rollback) ones to recompute.
 CREATE TABLE etl_stage_slot_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
-CREATE TABLE etl_stage_prediction_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
 
 -- Rows to publish: is_new rows are inserted, the others replace the live row with the same ID.
 CREATE TABLE etl_stage_slots AS SELECT *, false AS is_new FROM bronze_pdr_slots LIMIT 0;
 CREATE TABLE etl_stage_predictions AS
   SELECT *, false AS is_new FROM bronze_pdr_predictions LIMIT 0;
+-- The live prediction rows that staged rows replace, as they are now.
+CREATE TABLE etl_stage_replaced AS FROM bronze_pdr_predictions LIMIT 0;
 
 -- Gold: the signed contributions of the changed predictions per group, the groups to replace,
 -- and their new rows.
