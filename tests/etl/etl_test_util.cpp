@@ -177,6 +177,22 @@ std::string DiffSnapshot(lake::Lake& lake, const std::string& tag) {
   return out;
 }
 
+std::string Fingerprint(lake::Lake& lake) {
+  std::string out;
+  for (std::string_view t : kBuiltTables) {
+    auto rows = lake.conn().Query(
+        "SELECT count(*)::VARCHAR || '/' || coalesce(sum(hash(r)), 0)::VARCHAR "
+        "FROM (SELECT * EXCLUDE (run_id) FROM " +
+            std::string(t) + ") AS r",
+        "fingerprint");
+    EXPECT_TRUE(rows.ok()) << rows.status().message();
+    if (!rows.ok()) return "error";
+    auto text = rows->ToText();
+    out += std::string(t) + "=" + (text.empty() || !text[0][0] ? "?" : *text[0][0]) + " ";
+  }
+  return out;
+}
+
 int64_t CheckpointMs(lake::Lake& lake) {
   auto c = lake.GetCheckpoint();
   EXPECT_TRUE(c.ok()) << c.status().message();

@@ -75,6 +75,10 @@ void Snapshot(lake::Lake& lake, const std::string& tag);
 // with a few differing rows.
 std::string DiffSnapshot(lake::Lake& lake, const std::string& tag);
 
+// A cheap fingerprint of every built table's rows (every column but run_id, as a multiset): equal
+// fingerprints mean, with overwhelming probability, equal tables.
+std::string Fingerprint(lake::Lake& lake);
+
 // Checkpoint, or -1 when none.
 int64_t CheckpointMs(lake::Lake& lake);
 

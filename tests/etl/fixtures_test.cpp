@@ -294,6 +294,16 @@ TEST_F(FixtureEtl, ACallerOwnedRunRecordsTheOutcomeOnIt) {
             1);
 }
 
+TEST_F(FixtureEtl, FingerprintsSeeOneChangedValue) {
+  RunUpdate(std::nullopt);
+  std::string before = Fingerprint(*lake_);
+  EXPECT_EQ(Fingerprint(*lake_), before);
+  Exec(*lake_,
+       "UPDATE bronze_pdr_predictions SET payout = payout + 0.000000000000000001 WHERE ID = "
+       "(SELECT min(ID) FROM bronze_pdr_predictions WHERE payout IS NOT NULL)");
+  EXPECT_NE(Fingerprint(*lake_), before);
+}
+
 TEST(EtlErrors, MissingWatermarksAreNamedAndRecorded) {
   TempLake dir("missing");
   auto lake = dir.Open();
