@@ -17,7 +17,7 @@ namespace predlake::ops {
 enum class CheckStatus {
   kPass,     // nothing found
   kFail,     // the lake breaks an invariant
-  kInfo,     // something worth knowing that is not a fault (count may be > 0)
+  kInfo,     // an informational check: what it counts is worth knowing but never a fault
   kSkipped,  // cannot be checked on this lake (e.g. no built tables yet); `note` says why
 };
 
@@ -48,8 +48,10 @@ struct ValidateOptions {
 
 // The checks, in report order:
 //   duplicate_ids                            IDs stored more than once, in any table with an ID
-//   raw_rows_outside_watermark               raw rows at/after their table's watermark, before its
+//   raw_rows_outside_watermark               raw rows after their table's watermark, before its
 //                                            start, or in a table that has no watermark
+//   raw_rows_at_watermark                    (info) raw rows exactly at their watermark, as a fetch
+//                                            interrupted inside a run of equal timestamps leaves
 //   built_rows_past_checkpoint               built rows whose event (or last folded event) time is
 //                                            at/after the checkpoint or before its start
 //   checkpoint_past_frontier                 the checkpoint is ahead of the lowest raw watermark

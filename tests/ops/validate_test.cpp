@@ -74,7 +74,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 11u);
+  ASSERT_EQ(report.checks.size(), 12u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -85,7 +85,9 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(outside.examples.rows.size(), 5u);
   // The 1h feeds have slots 3600 s apart: no gap when measured with their own epoch.
   EXPECT_EQ(Get(report, "slot_gaps").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 10 checks passed (1 informational)"),
+  EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
+  EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
+  EXPECT_NE(Text(report).find("validate: all 10 checks passed (2 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -112,8 +114,8 @@ TEST_F(ValidateTest, DuplicateIdsFireInRawAndBuiltTables) {
 
 TEST_F(ValidateTest, RawRowsOutsideTheirWatermarkFire) {
   Corrupt("INSERT INTO pdr_subscriptions (ID, timestamp) VALUES ('late', " +
-          std::to_string(kFixtureEndMs) + "), ('early', " + std::to_string(kFixtureStartMs - 1) +
-          ")");
+          std::to_string(kFixtureEndMs + 1) + "), ('early', " +
+          std::to_string(kFixtureStartMs - 1) + ")");
   ValidationReport report = Run();
   const CheckResult& c = Get(report, "raw_rows_outside_watermark");
   EXPECT_EQ(c.status, CheckStatus::kFail);
@@ -123,6 +125,19 @@ TEST_F(ValidateTest, RawRowsOutsideTheirWatermarkFire) {
   EXPECT_EQ(c.examples.rows[1][1], "late");
   EXPECT_EQ(c.examples.rows[1][4], std::to_string(kFixtureEndMs));
   EXPECT_EQ(report.Failed(), std::vector<std::string>{"raw_rows_outside_watermark"});
+}
+
+TEST_F(ValidateTest, RawRowsExactlyAtTheWatermarkAreInformational) {
+  // What a fetch interrupted inside a run of equal timestamps leaves: rows at the watermark.
+  Corrupt("INSERT INTO pdr_payouts (ID, timestamp) VALUES ('boundary', " +
+          std::to_string(kFixtureEndMs) + ")");
+  ValidationReport report = Run();
+  EXPECT_TRUE(report.Failed().empty()) << Text(report);
+  const CheckResult& at = Get(report, "raw_rows_at_watermark");
+  EXPECT_EQ(at.status, CheckStatus::kInfo);
+  EXPECT_EQ(at.count, 1);
+  ASSERT_EQ(at.examples.rows.size(), 1u);
+  EXPECT_EQ(at.examples.rows[0][1], "boundary");
 }
 
 TEST_F(ValidateTest, RawRowsOfATableWithoutWatermarkFire) {
@@ -297,7 +312,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 11u);
+  ASSERT_EQ(j["checks"].size(), 12u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -327,7 +342,7 @@ TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
     EXPECT_EQ(Get(report, name).status, CheckStatus::kSkipped) << name;
   }
   EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
-  EXPECT_NE(Text(report).find("(1 informational, 4 skipped)"), std::string::npos) << Text(report);
+  EXPECT_NE(Text(report).find("(2 informational, 4 skipped)"), std::string::npos) << Text(report);
 }
 
 TEST(Validate, NewEmptyLakePasses) {
