@@ -5,8 +5,8 @@
 // rebuild to that checkpoint. Failed or killed runs leave built tables, checkpoint and watermarks
 // exactly as they were.
 //
-// PREDLAKE_ETL_SEEDS (fixture seeds: default 24, 8 under sanitizers), PREDLAKE_ETL_SIM_SEEDS
-// (simulated worlds: default 8, 3 under sanitizers) and PREDLAKE_ETL_OPS (default 14) scale it.
+// PREDLAKE_ETL_SEEDS (fixture seeds: default 16, 6 under sanitizers), PREDLAKE_ETL_SIM_SEEDS
+// (simulated worlds: default 6, 2 under sanitizers) and PREDLAKE_ETL_OPS (default 14) scale it.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -25,10 +25,10 @@ int EnvInt(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-int SeedCount() { return EnvInt("PREDLAKE_ETL_SEEDS", std::getenv("PREDLAKE_SANITIZED") ? 8 : 24); }
+int SeedCount() { return EnvInt("PREDLAKE_ETL_SEEDS", std::getenv("PREDLAKE_SANITIZED") ? 6 : 16); }
 
 int SimSeedCount() {
-  return EnvInt("PREDLAKE_ETL_SIM_SEEDS", std::getenv("PREDLAKE_SANITIZED") ? 3 : 8);
+  return EnvInt("PREDLAKE_ETL_SIM_SEEDS", std::getenv("PREDLAKE_SANITIZED") ? 2 : 6);
 }
 
 // splitmix64: the same schedule on every platform.
