@@ -10,7 +10,8 @@
 //
 // Testing aid: the environment variables PREDLAKE_FAIL_AT=<step> and PREDLAKE_KILL_AT=<step> make
 // a run fail (kInternal) or raise SIGKILL when it reaches that step (StepNames() lists them;
-// "commit" is inside the publish transaction just before it commits, "drop_staging" is after).
+// "commit" is inside the publish transaction just before it commits, "drop_staging" is after it;
+// `raw drop` also has "delete_raw", inside its transaction).
 #pragma once
 
 #include <cstdint>

@@ -22,12 +22,13 @@ enum class Job { kUpdate, kRebuild, kRollback };
 
 // Integer parameters of the SQL steps, by name (${NAME} in the SQL text). The job sets S (start),
 // C (window start), F (as-of: the window end, or the rollback target), CUT (live rows at or after
-// it are replaced or deleted) and RUN (run id); kParams steps add their columns.
+// it are replaced or deleted), RUN (run id), ALL_GROUPS (1 in a rebuild: every gold group is
+// replaced) and DEFAULT_TIMEOUT_S; kParams steps add their columns.
 using Params = std::map<std::string, int64_t, std::less<>>;
 
-// Replaces every ${NAME} in `sql` by the decimal value of params[NAME]. Only integers are ever
-// substituted, so no quoting is involved. An unknown or malformed placeholder is kInternal naming
-// the step.
+// Replaces every ${NAME} in `sql` by params[NAME] as a typed literal, `(123::BIGINT)`. Only
+// integers are ever substituted, so no quoting is involved. An unknown or malformed placeholder is
+// kInternal naming the step.
 Result<std::string> RenderSql(std::string_view sql, const Params& params, std::string_view step);
 
 // The names of the steps `job` runs, in order, including the builtin ones ("cleanup", "commit",
@@ -44,8 +45,9 @@ class Pipeline {
  public:
   Pipeline(lake::Lake& lake, Job job, Params params, RunOptions options, std::string command);
 
-  // Drops orphan staging tables, then builds every staging table and view up to the publish.
-  // Fills counts() with the ledger counts.
+  // Drops orphan staging tables, then builds every staging table and view up to the publish, in
+  // one transaction of its own (a failure or kill leaves no staging behind). Fills counts() with
+  // the ledger counts.
   Status Stage();
   // Applies the staged rows to the live tables. Call inside the publish transaction.
   Status Publish();
