@@ -147,6 +147,24 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   return lake;
 }
 
+Result<std::unique_ptr<Lake>> Lake::OpenEmpty(const std::string& lake_dir, const Clock* clock) {
+  std::unique_ptr<Lake> lake(new Lake());
+  lake->dir_ = lake_dir;
+  lake->mode_ = Mode::kRead;
+  if (clock) {
+    lake->clock_ = clock;
+  } else {
+    lake->owned_clock_ = std::make_unique<SystemClock>();
+    lake->clock_ = lake->owned_clock_.get();
+  }
+  ASSIGN_OR_RETURN(auto db, duck::Database::Open(":memory:"));
+  lake->db_ = std::make_unique<duck::Database>(std::move(db));
+  ASSIGN_OR_RETURN(auto conn, lake->db_->Connect());
+  lake->conn_ = std::make_unique<duck::Connection>(std::move(conn));
+  RETURN_IF_ERROR(lake->EnsureSchema());
+  return lake;
+}
+
 Lake::~Lake() {
   conn_.reset();
   db_.reset();

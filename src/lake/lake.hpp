@@ -78,6 +78,11 @@ class Lake {
   static Result<std::unique_ptr<Lake>> Open(const std::string& lake_dir,
                                             const OpenOptions& options);
 
+  // An in-memory lake with the full schema and no rows, standing in for a lake that does not exist
+  // yet (describe shows what a new lake holds). Read-only in spirit: nothing is ever written to
+  // disk.
+  static Result<std::unique_ptr<Lake>> OpenEmpty(const std::string& lake_dir, const Clock* clock);
+
   ~Lake();
   Lake(const Lake&) = delete;
   Lake& operator=(const Lake&) = delete;

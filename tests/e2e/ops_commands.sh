@@ -70,8 +70,13 @@ lake_ss:
   st_timestr: 2024-07-26
 YAML
 
-# ---- A missing lake: every reader says so, exit 3.
-for cmd in describe validate runs query; do
+# ---- A missing lake: describe shows the empty lake a first update would create (and says so on
+# stderr, creating nothing); the other readers say so, exit 3.
+run 0 describe
+grep -q '^bronze_pdr_predictions ' out.txt || fail "describe on a missing lake lists no tables"
+grep -q 'no lake at lake yet' err.txt || fail "describe on a missing lake: $(cat err.txt)"
+[ ! -e lake ] || fail "describe created the missing lake"
+for cmd in validate runs query; do
   if [ "$cmd" = query ]; then run 3 query "SELECT 1"; else run 3 "$cmd"; fi
   one_line_error "$cmd on a missing lake"
   grep -q '^predlake: no lake at lake ' err.txt || fail "$cmd: $(cat err.txt)"

@@ -1,5 +1,7 @@
 #include "ops/describe.hpp"
 
+#include <filesystem>
+
 #include "cli/command.hpp"
 #include "ops/open.hpp"
 
@@ -19,7 +21,16 @@ PREDLAKE_COMMAND(describe) {
         AddFormatOption(app, o.format, {"text", "json"});
       },
       [](Context& ctx, const Options& o) -> Status {
-        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+        std::unique_ptr<lake::Lake> lake;
+        std::error_code ec;
+        if (!std::filesystem::exists(ctx.LakePath(), ec)) {
+          // A lake that does not exist yet is described as the empty lake it would start as.
+          ctx.log().Info("no lake at " + ctx.LakeDir() +
+                         " yet (run `predlake update` to create it); showing an empty lake");
+          ASSIGN_OR_RETURN(lake, lake::Lake::OpenEmpty(ctx.LakeDir(), &ctx.clock()));
+        } else {
+          ASSIGN_OR_RETURN(lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+        }
         ASSIGN_OR_RETURN(ops::Description d, ops::Describe(*lake));
         if (o.format == "json") {
           ops::WriteDescriptionJson(ctx.out(), d);
