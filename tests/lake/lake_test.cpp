@@ -56,6 +56,20 @@ TEST_F(LakeTest, ReadingAMissingLakeIsAClearError) {
   EXPECT_FALSE(fs::exists(dir_));
 }
 
+TEST_F(LakeTest, AnEmptyLakeHasEveryTableAndTouchesNoDisk) {
+  auto lake = Lake::OpenEmpty(dir_, &clock_);
+  ASSERT_TRUE(lake.ok()) << lake.status().message();
+  for (auto table : kRawTables) {
+    auto n = (*lake)->conn().QueryInt("SELECT count(*) FROM " + std::string(table), "count");
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(n.value(), 0);
+  }
+  auto checkpoint = (*lake)->GetCheckpoint();
+  ASSERT_TRUE(checkpoint.ok());
+  EXPECT_FALSE(checkpoint->has_value());
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
 TEST_F(LakeTest, RefusesAFileThatIsNotALake) {
   fs::create_directories(dir_);
   std::string file = (fs::path(dir_) / kDatabaseFile).string();
