@@ -219,11 +219,15 @@ Status Pipeline::DropStaging() {
   ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl: find staging tables"));
   std::vector<std::string> tables;
   while (auto chunk = result.NextChunk()) {
-    for (size_t r = 0; r < chunk->size(); ++r) tables.emplace_back(chunk->GetString(0, r));
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      tables.push_back(duck::QuoteIdent(chunk->GetString(0, r)) + "." +
+                       duck::QuoteIdent(chunk->GetString(1, r)) + "." +
+                       duck::QuoteIdent(chunk->GetString(2, r)));
+    }
   }
   for (const std::string& table : tables) {
-    RETURN_IF_ERROR(lake_.conn().Execute("DROP TABLE IF EXISTS " + duck::QuoteIdent(table),
-                                         "etl: drop staging table " + table));
+    RETURN_IF_ERROR(
+        lake_.conn().Execute("DROP TABLE IF EXISTS " + table, "etl: drop staging table " + table));
   }
   return Status::Ok();
 }

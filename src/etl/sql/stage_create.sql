@@ -1,10 +1,11 @@
--- Fresh staging tables for one run (the runner has dropped whatever a crashed run left). They are
--- ordinary tables, filled outside the publish transaction; only the publish step touches the live
--- tables. Every name starts with etl_stage_ so that orphans are easy to find. Parameters: CUT,
--- ALL_GROUPS.
+-- Fresh staging tables for one run (the runner has dropped whatever a crashed run left), filled
+-- outside the publish transaction; only the publish step touches the live tables. Every name starts
+-- with etl_stage_ so that leftovers are easy to find. The staged bronze rows are ordinary tables (a
+-- rebuild publishes them by renaming them); the rest are TEMP tables, local to the connection and
+-- never written to the lake's log. Parameters: CUT, ALL_GROUPS.
 
 -- Update events of the window, reduced to one row per target slot / prediction.
-CREATE TABLE etl_stage_slot_events (
+CREATE TEMP TABLE etl_stage_slot_events (
   slot_id VARCHAR,
   slot BIGINT,
   n_predictions BIGINT,
@@ -17,7 +18,7 @@ CREATE TABLE etl_stage_slot_events (
   roundSumStakes DECIMAL(38, 18),
   trueval_timestamp BIGINT
 );
-CREATE TABLE etl_stage_payout_events (
+CREATE TEMP TABLE etl_stage_payout_events (
   ID VARCHAR,
   slot BIGINT,
   payout DECIMAL(38, 18),
@@ -26,7 +27,7 @@ CREATE TABLE etl_stage_payout_events (
   timestamp BIGINT
 );
 -- Folded slots whose trueval or status changed: what their predictions must take over.
-CREATE TABLE etl_stage_slot_changes (
+CREATE TEMP TABLE etl_stage_slot_changes (
   slot_id VARCHAR,
   slot BIGINT,
   truevalue BOOLEAN,
@@ -36,25 +37,25 @@ CREATE TABLE etl_stage_slot_changes (
 );
 
 -- Slots to compute from raw as of the run's end: new ones, or (rollback) ones to recompute.
-CREATE TABLE etl_stage_slot_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
+CREATE TEMP TABLE etl_stage_slot_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
 
 -- Rows to publish: is_new rows are inserted, the others replace the live row with the same ID.
 CREATE TABLE etl_stage_slots AS SELECT *, false AS is_new FROM bronze_pdr_slots LIMIT 0;
 CREATE TABLE etl_stage_predictions AS
   SELECT *, false AS is_new FROM bronze_pdr_predictions LIMIT 0;
 -- The live prediction rows that staged rows replace, as they are now.
-CREATE TABLE etl_stage_replaced AS FROM bronze_pdr_predictions LIMIT 0;
+CREATE TEMP TABLE etl_stage_replaced AS FROM bronze_pdr_predictions LIMIT 0;
 
 -- Gold: the signed contributions of the changed predictions per group, the groups to replace,
 -- and their new rows.
-CREATE TABLE etl_stage_gold_predictoor_delta AS
+CREATE TEMP TABLE etl_stage_gold_predictoor_delta AS
   SELECT * EXCLUDE (accuracy, run_id) FROM gold_predictoor_daily LIMIT 0;
-CREATE TABLE etl_stage_gold_predictoor_keys (day DATE, user VARCHAR, contract VARCHAR);
-CREATE TABLE etl_stage_gold_predictoor AS FROM gold_predictoor_daily LIMIT 0;
-CREATE TABLE etl_stage_gold_feed_keys (day DATE, contract VARCHAR);
-CREATE TABLE etl_stage_gold_feed AS FROM gold_feed_daily LIMIT 0;
-CREATE TABLE etl_stage_gold_sales_keys (day DATE);
-CREATE TABLE etl_stage_gold_sales AS FROM gold_feed_sales_daily LIMIT 0;
+CREATE TEMP TABLE etl_stage_gold_predictoor_keys (day DATE, user VARCHAR, contract VARCHAR);
+CREATE TEMP TABLE etl_stage_gold_predictoor AS FROM gold_predictoor_daily LIMIT 0;
+CREATE TEMP TABLE etl_stage_gold_feed_keys (day DATE, contract VARCHAR);
+CREATE TEMP TABLE etl_stage_gold_feed AS FROM gold_feed_daily LIMIT 0;
+CREATE TEMP TABLE etl_stage_gold_sales_keys (day DATE);
+CREATE TEMP TABLE etl_stage_gold_sales AS FROM gold_feed_sales_daily LIMIT 0;
 
 -- The tables as they will be after the publish: the live rows that stay plus the staged rows.
 -- Later steps read these, so they see old and new rows in one query; filters on slot and day reach
