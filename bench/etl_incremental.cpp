@@ -233,7 +233,8 @@ BenchLake& GetLake(int64_t size) {
   lake::OpenOptions open;
   open.mode = lake::Mode::kWrite;
   open.command = "bench";
-  open.threads = 2;
+  const char* threads = std::getenv("PREDLAKE_BENCH_THREADS");
+  open.threads = threads ? std::atoi(threads) : 2;
   auto lake = lake::Lake::Open(b.dir, open);
   Check(lake.status(), "open lake");
   b.lake = std::move(lake).value();
