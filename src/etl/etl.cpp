@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "common/time.hpp"
@@ -84,32 +83,6 @@ Result<RunReport> AsRun(lake::Lake& lake, const std::string& command,
   return st;
 }
 
-// While alive, runs the lake's DuckDB on one thread, then restores its previous thread count. An
-// incremental window is a few dozen statements over thousands of rows: spreading them over threads
-// costs more than it gains (measured: about 40% less CPU and 25% less time on one thread).
-class OneThread {
- public:
-  static Result<std::unique_ptr<OneThread>> Start(duck::Connection& conn) {
-    ASSIGN_OR_RETURN(auto threads,
-                     conn.QueryInt("SELECT current_setting('threads')::BIGINT", "etl: threads"));
-    RETURN_IF_ERROR(conn.Execute("SET threads = 1", "etl: one thread"));
-    return std::unique_ptr<OneThread>(new OneThread(conn, threads.value_or(1)));
-  }
-  ~OneThread() {
-    (void)conn_.Execute("SET threads = " + std::to_string(previous_), "etl: restore threads");
-  }
-  OneThread(const OneThread&) = delete;
-  OneThread& operator=(const OneThread&) = delete;
-
- private:
-  OneThread(duck::Connection& conn, int64_t previous) : conn_(conn), previous_(previous) {}
-  duck::Connection& conn_;
-  int64_t previous_;
-};
-
-// Windows with at most this many predictions run on one thread (OneThread).
-constexpr int64_t kOneThreadMaxPredictions = 100'000;
-
 // Records a run that had nothing to do.
 Status FinishNoop(lake::Lake& lake, RunReport& report, const lake::RunSummary* base) {
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
@@ -164,15 +137,6 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
                    {"RUN", report.run_id},
                    {"ALL_GROUPS", job == Job::kRebuild ? 1 : 0},
                    {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
-  std::unique_ptr<OneThread> one_thread;
-  if (job == Job::kUpdate) {
-    ASSIGN_OR_RETURN(std::string_view text, StepSql("window_size"));
-    ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params, "window_size"));
-    ASSIGN_OR_RETURN(auto size, lake.conn().QueryInt(sql, "etl: window size"));
-    if (size.value_or(0) <= kOneThreadMaxPredictions) {
-      ASSIGN_OR_RETURN(one_thread, OneThread::Start(lake.conn()));
-    }
-  }
   Pipeline pipeline(lake, job, std::move(params), options, report.command);
   RETURN_IF_ERROR(pipeline.Stage());
   report.tables = pipeline.counts();
