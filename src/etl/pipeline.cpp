@@ -36,6 +36,8 @@ struct StepSpec {
 constexpr StepSpec kSteps[] = {
     {"cleanup", StepKind::kBuiltin, kAll},
     {"macros", StepKind::kExec, kAll},
+    {"stage_bronze", StepKind::kExec, kUpdate | kRollback},
+    {"stage_bronze_rebuild", StepKind::kExec, kRebuild},
     {"stage_create", StepKind::kExec, kAll},
     // Slots: fold the window's events into live slots, compute new (or rolled back) ones.
     {"events", StepKind::kExec, kUpdate},

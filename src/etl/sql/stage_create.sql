@@ -1,8 +1,8 @@
 -- Fresh staging tables for one run (the runner has dropped whatever a crashed run left), filled
 -- outside the publish transaction; only the publish step touches the live tables. Every name starts
--- with etl_stage_ so that leftovers are easy to find. The staged bronze rows are ordinary tables (a
--- rebuild publishes them by renaming them); the rest are TEMP tables, local to the connection and
--- never written to the lake's log. Parameters: CUT, ALL_GROUPS.
+-- with etl_stage_ so that leftovers are easy to find. They are TEMP tables, local to the connection
+-- and never written to the lake's log, except a rebuild's staged bronze rows (stage_bronze*.sql).
+-- Parameters: CUT, ALL_GROUPS.
 
 -- Update events of the window, reduced to one row per target slot / prediction.
 CREATE TEMP TABLE etl_stage_slot_events (
@@ -39,10 +39,6 @@ CREATE TEMP TABLE etl_stage_slot_changes (
 -- Slots to compute from raw as of the run's end: new ones, or (rollback) ones to recompute.
 CREATE TEMP TABLE etl_stage_slot_keys (ID VARCHAR, slot BIGINT, is_new BOOLEAN);
 
--- Rows to publish: is_new rows are inserted, the others replace the live row with the same ID.
-CREATE TABLE etl_stage_slots AS SELECT *, false AS is_new FROM bronze_pdr_slots LIMIT 0;
-CREATE TABLE etl_stage_predictions AS
-  SELECT *, false AS is_new FROM bronze_pdr_predictions LIMIT 0;
 -- The live prediction rows that staged rows replace, as they are now.
 CREATE TEMP TABLE etl_stage_replaced AS FROM bronze_pdr_predictions LIMIT 0;
 
