@@ -1,15 +1,16 @@
 // module: predlake_etl
 // The incremental ETL against a rebuild and against one plain DuckDB query (docs/etl.md,
 // "Performance"). For each lake size it builds raw tables with N predictions (20 feeds, 5m and 1h,
-// ~3,500 predictions an hour, truevals, payouts claimed seconds to two days later, a few canceled
+// ~3,500 predictions an hour, truevals, payouts claimed seconds to hours later, a few canceled
 // slots, subscriptions), runs the ETL up to one hour before the end, adds the last hour of raw
 // events and then, in the same process, times:
 //   incremental  `etl update` over that hour (new predictions plus the truevals and payouts that
-//                touch the last two days), rolled back with `etl drop` between repetitions;
+//                touch the last hours), rolled back with `etl drop` between repetitions;
 //   rebuild      `etl rebuild` of the whole lake;
 //   bronze_query the fastest single query we found that produces the same bronze_pdr_predictions
 //                rows (CREATE TABLE AS, ordered like the ETL's output; checked equal).
-// Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000); e.g. 1000000,10000000. The lake
+// Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000); e.g. 1000000,10000000; claim
+// delays: PREDLAKE_BENCH_CLAIM_HOURS (default 6). The lake
 // lives under PREDLAKE_BENCH_DIR (default the system temp folder) and is removed at the end unless
 // PREDLAKE_BENCH_KEEP is set. A summary with the ratios is printed after the benchmarks.
 #include <benchmark/benchmark.h>
@@ -87,13 +88,13 @@ FROM bench_slots s JOIN bench_preds p USING (contract, slot)
 WHERE NOT s.canceled AND s.tv_ts < {END} * 1000
 GROUP BY ALL ORDER BY s.tv_ts;
 
--- 85% claim: half within two minutes of the resolution, the others up to two days later.
+-- 85% claim: half within two minutes of the resolution, the others up to {CLAIM} ms later.
 CREATE OR REPLACE TABLE bench_src_pdr_payouts AS
 SELECT ID, token, user, slot, timestamp, payout, predvalue, truevalue, stake FROM (
   SELECT p.contract || '-' || p.slot || '-' || p.user AS ID, p.pair AS token, p.user, p.slot,
          (CASE WHEN p.canceled THEN p.cancel_ts ELSE p.tv_ts END) +
            CASE WHEN p.claim < 50 THEN 1000 + hash(p.contract, p.slot, p.k, 'd') % 119000
-                ELSE hash(p.contract, p.slot, p.k, 'd') % 172800000 END AS timestamp,
+                ELSE hash(p.contract, p.slot, p.k, 'd') % {CLAIM} END AS timestamp,
          CASE WHEN p.canceled THEN p.stake
               WHEN p.predvalue = p.truevalue THEN p.stake * 2 ELSE 0 END AS payout,
          p.predvalue, p.predvalue AS truevalue, p.stake
@@ -174,6 +175,13 @@ void Check(const Status& st, const char* what) {
   }
 }
 
+// How late the slow half of the claims come: PREDLAKE_BENCH_CLAIM_HOURS, default 6 ("payouts that
+// touch the last hours"). 48 makes every incremental run fold payouts two days back.
+int64_t ClaimHours() {
+  const char* v = std::getenv("PREDLAKE_BENCH_CLAIM_HOURS");
+  return v && *v ? std::max<int64_t>(1, std::atoll(v)) : 6;
+}
+
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -244,7 +252,10 @@ BenchLake& GetLake(int64_t size) {
   auto start = std::chrono::steady_clock::now();
   std::fprintf(stderr, "[%lld predictions] generating %lld hours of raw events...\n",
                static_cast<long long>(size), static_cast<long long>(hours));
-  Check(conn.Execute(Fill(kGenerate, {{"T0", kT0 / 1000}, {"END", b.end_ms / 1000}}), "generate"),
+  Check(conn.Execute(
+            Fill(kGenerate,
+                 {{"T0", kT0 / 1000}, {"END", b.end_ms / 1000}, {"CLAIM", ClaimHours() * kHourMs}}),
+            "generate"),
         "generate");
   Check(conn.Execute(Fill(kLoad, {{"FROM", 0}, {"TO", b.cut_ms}}), "load"), "load");
   for (std::string_view t : lake::kRawTables) {
@@ -339,8 +350,9 @@ double Best(const std::vector<double>& v) {
 
 void PrintSummary() {
   std::printf(
-      "\nETL benchmark summary: best of the repetitions, wall seconds (CPU seconds, all "
-      "threads)\n");
+      "\nETL benchmark summary (slow claims up to %lld h late): best of the repetitions, wall "
+      "seconds (CPU seconds, all threads)\n",
+      static_cast<long long>(ClaimHours()));
   std::printf("%11s %8s %8s %16s %16s %16s %14s %14s\n", "predictions", "hour_new", "hour_pay",
               "incremental", "rebuild", "bronze_query", "rebuild/incr", "rebuild/query");
   for (auto& [size, b] : Lakes()) {
