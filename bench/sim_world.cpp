@@ -3,10 +3,9 @@
 #include <benchmark/benchmark.h>
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "common/time.hpp"
 #include "source/sim/dump.hpp"
@@ -64,8 +63,7 @@ std::string PageBody(int64_t after_ts) {
              {{"query",
                "{ predictPredictions(first: 1000, orderBy: timestamp, orderDirection: asc, where: "
                "{timestamp_gt: " +
-                   std::to_string(after_ts) + ", timestamp_lt: " +
-                   std::to_string(kStart + 86400) +
+                   std::to_string(after_ts) + ", timestamp_lt: " + std::to_string(kStart + 86400) +
                    "}) { id timestamp stake txId block user { id } slot { id slot predictContract "
                    "{ id secondsPerEpoch token { name nft { nftData { key value } } } } } } }"}})
       .dump();
