@@ -141,14 +141,14 @@ one_line_error "runs --limit -1"
 run 2 query
 one_line_error "query without SQL"
 
-# ---- An ETL run killed just before its publish commits leaves staging tables and a "running" ledger row: validate fails (exit 1,
+# ---- An ETL rebuild killed just before its publish commits leaves its staged bronze table and a "running" ledger row: validate fails (exit 1,
 # report on stdout, one line on stderr) and runs shows the run still running. The next writer cleans up.
 set +e
 # (in a subshell whose stderr is discarded, so that bash's "Killed" notice goes there too)
-(PREDLAKE_KILL_AT=commit "$bin" -q etl update > /dev/null; exit $?) 2> /dev/null
+(PREDLAKE_KILL_AT=commit "$bin" -q etl rebuild > /dev/null; exit $?) 2> /dev/null
 rc=$?
 set -e
-[ "$rc" -eq 137 ] || fail "the killed etl update exited $rc"
+[ "$rc" -eq 137 ] || fail "the killed etl rebuild exited $rc"
 run 1 validate
 # How many staging tables a run uses is the ETL's business: keep the check lines and the summary.
 grep -E '^(check |[a-z_]+ +(pass|FAIL|info|skipped) |validate: )' out.txt \

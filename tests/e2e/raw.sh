@@ -113,7 +113,7 @@ for _ in $(seq 1 500); do
   kill -0 "$update_pid" 2>/dev/null || break
   sleep 0.02
 done
-sleep 0.5
+sleep 1.5
 kill -9 "$update_pid" 2>/dev/null || true
 killed_rc=0
 wait "$update_pid" 2>/dev/null || killed_rc=$?
