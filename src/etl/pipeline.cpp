@@ -60,6 +60,7 @@ constexpr StepSpec kSteps[] = {
     {"range_publish", StepKind::kParams, kAll},
     // Gold: predictoor groups by delta (or from scratch), then feed groups and sales days.
     {"gold_predictoor_delta", StepKind::kExec, kUpdate | kRollback},
+    {"range_gold_delta", StepKind::kParams, kUpdate | kRollback},
     {"gold_predictoor", StepKind::kExec, kUpdate | kRollback},
     {"gold_predictoor_full", StepKind::kExec, kRebuild},
     {"gold_keys", StepKind::kExec, kAll},

@@ -1,6 +1,6 @@
 -- The new rows of the changed (day, predictoor, feed) groups: the live row plus the delta. A sum is
 -- NULL while none of its amounts is known (its *_known count is 0); groups left without
--- predictions are only deleted. Metric definitions: docs/etl.md. Parameters: RUN.
+-- predictions are only deleted. Metric definitions: docs/etl.md. Parameters: RUN, gd_lo, gd_hi.
 INSERT INTO etl_stage_gold_predictoor BY NAME
 WITH merged AS (
   SELECT d.day, d.user, d.contract,
@@ -22,7 +22,11 @@ WITH merged AS (
          coalesce(g.revenue, 0) + coalesce(d.revenue, 0) AS revenue,
          coalesce(g.revenue_known, 0) + d.revenue_known AS revenue_known
   FROM etl_stage_gold_predictoor_delta AS d
-  LEFT JOIN gold_predictoor_daily AS g
+  LEFT JOIN (
+    SELECT * FROM gold_predictoor_daily
+    WHERE day BETWEEN DATE '1970-01-01' + CAST(${gd_lo} AS INTEGER)
+                  AND DATE '1970-01-01' + CAST(${gd_hi} AS INTEGER)
+  ) AS g
     ON g.day = d.day AND g.user IS NOT DISTINCT FROM d.user
    AND g.contract IS NOT DISTINCT FROM d.contract
 )
