@@ -1,6 +1,5 @@
 #include "cli/command.hpp"
-#include "etl/etl.hpp"
-#include "ops/open.hpp"
+#include "cli/etl_job.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -11,19 +10,11 @@ struct Options {
 
 Status EtlDrop(Context& ctx, const Options& o) {
   ASSIGN_OR_RETURN(int64_t from_ms, ctx.ParseTimeArg(o.from, "--from"));
-  lake::OpenOptions open;
-  open.mode = lake::Mode::kWrite;
-  open.command = "etl drop";
-  open.clock = &ctx.clock();
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenWithRetry(ctx.LakeDir(), open, ops::ReaderRetry(ctx.log())));
-  std::unique_ptr<Progress> progress = ctx.MakeProgress();
-  etl::RunOptions options;
-  options.progress = progress.get();
-  ASSIGN_OR_RETURN(etl::RunReport report, etl::Drop(*lake, from_ms, options));
-  progress->Finish();
-  ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
-  return Status::Ok();
+  return RunEtlJob(ctx, "etl drop", [&](lake::Lake& lake, Progress* progress) {
+    etl::RunOptions options;
+    options.progress = progress;
+    return etl::Drop(lake, from_ms, options);
+  });
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "cli/command.hpp"
-#include "etl/etl.hpp"
-#include "ops/open.hpp"
+#include "cli/etl_job.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -20,18 +19,10 @@ Status EtlUpdate(Context& ctx, const Options& o) {
   }
   ASSIGN_OR_RETURN(int64_t st_ms, ctx.StartMs());
   options.st_ms = st_ms;
-  lake::OpenOptions open;
-  open.mode = lake::Mode::kWrite;
-  open.command = "etl update";
-  open.clock = &ctx.clock();
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenWithRetry(ctx.LakeDir(), open, ops::ReaderRetry(ctx.log())));
-  std::unique_ptr<Progress> progress = ctx.MakeProgress();
-  options.progress = progress.get();
-  ASSIGN_OR_RETURN(etl::RunReport report, etl::Update(*lake, options));
-  progress->Finish();
-  ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
-  return Status::Ok();
+  return RunEtlJob(ctx, "etl update", [&](lake::Lake& lake, Progress* progress) {
+    options.progress = progress;
+    return etl::Update(lake, options);
+  });
 }
 
 }  // namespace
