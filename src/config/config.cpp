@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "common/time.hpp"
 
@@ -25,32 +26,257 @@ constexpr int64_t kSyntaxCheckNowMs = 4'102'444'800'000;  // 2100-01-01
 
 constexpr const char* kNetworks[] = {"sim", "sapphire-mainnet", "sapphire-testnet"};
 
-// pdr-backend's own keys in the sections predlake shares with it; accepted and ignored so that a
-// user's existing ppss.yaml works unchanged.
-const std::set<std::string> kPdrBackendLakeKeys = {
-    "feeds",
-    "timeframe",
-    "api",
-    "parquet_dir",
-    "export_db_data_to_parquet_files",
-    "seconds_between_parquet_exports",
-    "number_of_files_after_which_re_export_db",
-};
-const std::set<std::string> kPdrBackendSimKeys = {"log_dir", "test_n", "tradetype",
-                                                  "use_own_model"};
+constexpr const char* kTimeframes[] = {"5m", "1h"};
 
-// Reads one section, with the file name for messages and the origins map to fill.
-class SectionReader {
+// Where a key's value lives in Config. Each row's alternative matches its kind (a test reads every
+// row); an accessor is only read through when formatting a const Config.
+using Field = std::variant<std::monostate, std::string* (*)(Config&), int* (*)(Config&),
+                           int64_t* (*)(Config&), uint64_t* (*)(Config&), double* (*)(Config&),
+                           std::vector<std::string>* (*)(Config&),
+                           std::map<std::string, std::string>* (*)(Config&)>;
+
+struct Row {
+  const char* key;
+  ValueKind kind;
+  Field field;
+  const char* doc;
+  int64_t min = 0;  // kInteger only
+  int64_t max = 0;
+};
+
+// The key table. The defaults are the member initializers of the structs in config.hpp (code that
+// builds a SimConfig directly gets them too); Keys() formats them from a default Config.
+const Row kRows[] = {
+    {"lake_ss.lake_dir", ValueKind::kString, +[](Config& c) { return &c.lake.lake_dir; },
+     "folder of the lake; the DuckDB file is `<lake_dir>/lake.duckdb`"},
+    {"lake_ss.st_timestr", ValueKind::kTime, +[](Config& c) { return &c.lake.st_timestr; },
+     "where the lake starts: the first fetch of each raw table starts here, and the first ETL run"},
+    {"lake_ss.fin_timestr", ValueKind::kTime, +[](Config& c) { return &c.lake.fin_timestr; },
+     "the default end of `update`, `raw update`, `etl update`, `etl rebuild` (`--to` overrides)"},
+    {"lake_ss.network", ValueKind::kNetwork, +[](Config& c) { return &c.lake.network; },
+     "the default network (`-n` overrides)"},
+    {"lake_ss.feeds", ValueKind::kIgnored, {}, "pdr-backend's; predlake fetches every feed"},
+    {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"lake_ss.parquet_dir", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"lake_ss.export_db_data_to_parquet_files", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"lake_ss.seconds_between_parquet_exports", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"lake_ss.number_of_files_after_which_re_export_db", ValueKind::kIgnored, {}, "pdr-backend's"},
+
+    {"web3_pp.<network>.subgraph_url", ValueKind::kUrl,
+     +[](Config& c) { return &c.web3.subgraph_urls; },
+     "the subgraph of a real network (default: the public Ocean subgraphs)"},
+    {"web3_pp.<network>.*",
+     ValueKind::kIgnored,
+     {},
+     "pdr-backend's other keys of a network (`rpc_url`, `address_file`, ...)"},
+    {"web3_pp.*", ValueKind::kIgnored, {}, "pdr-backend's other entries (`network`, ...)"},
+
+    {"sim_ss.seed", ValueKind::kSeed, +[](Config& c) { return &c.sim.seed; }, "the world's seed"},
+    {"sim_ss.now", ValueKind::kTime, +[](Config& c) { return &c.sim.now; },
+     "pins the simulated now (`now` follows the wall clock)"},
+    {"sim_ss.indexing_lag", ValueKind::kDuration, +[](Config& c) { return &c.sim.indexing_lag_ms; },
+     "how far the simulated subgraph's indexed head trails now"},
+    {"sim_ss.start", ValueKind::kTime, +[](Config& c) { return &c.sim.start; },
+     "no simulated events before this"},
+    {"sim_ss.predictoors", ValueKind::kInteger, +[](Config& c) { return &c.sim.num_predictoors; },
+     "number of predictoors", 1, 100'000},
+    {"sim_ss.pairs", ValueKind::kPairs, +[](Config& c) { return &c.sim.pairs; },
+     "pairs of the feeds"},
+    {"sim_ss.timeframes", ValueKind::kTimeframes, +[](Config& c) { return &c.sim.timeframes; },
+     "timeframes of the feeds"},
+    {"sim_ss.source", ValueKind::kString, +[](Config& c) { return &c.sim.source; },
+     "the feeds' price source"},
+    {"sim_ss.faults.http_5xx", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.faults.http_5xx; }, "share of requests answered with a 5xx"},
+    {"sim_ss.faults.timeout", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.faults.timeout; },
+     "share of requests answered after the client's timeout"},
+    {"sim_ss.faults.http_429", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.faults.http_429; }, "share of requests answered with a 429"},
+    {"sim_ss.faults.graphql_error", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.faults.graphql_error; },
+     "share of requests answered with GraphQL `errors`"},
+    {"sim_ss.faults.malformed", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.faults.malformed; },
+     "share of requests answered with truncated or malformed JSON"},
+    {"sim_ss.faults.seed", ValueKind::kSeed, +[](Config& c) { return &c.sim.faults.seed; },
+     "the seed of the fault draws"},
+    {"sim_ss.log_dir", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"sim_ss.test_n", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"sim_ss.tradetype", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"sim_ss.use_own_model", ValueKind::kIgnored, {}, "pdr-backend's"},
+};
+
+constexpr std::string_view kNetworkSegment = "<network>";
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+const Row* FindRow(std::string_view key) {
+  for (const Row& row : kRows) {
+    if (key == row.key) return &row;
+  }
+  return nullptr;
+}
+
+// True when some row lies inside the section `pattern` ("sim_ss.faults", "web3_pp.<network>").
+bool IsSection(const std::string& pattern) {
+  for (const Row& row : kRows) {
+    if (StartsWith(row.key, pattern + ".")) return true;
+  }
+  return false;
+}
+
+// The keys of a section a file may set, for "unknown key" messages: each row's next segment after
+// the section, once, in table order (a subsection counts as one key; ignored rows do not count).
+std::string KnownKeys(const std::string& pattern) {
+  std::vector<std::string> names;
+  for (const Row& row : kRows) {
+    std::string_view key = row.key;
+    if (row.kind == ValueKind::kIgnored || !StartsWith(key, pattern + ".")) continue;
+    std::string_view rest = key.substr(pattern.size() + 1);
+    std::string name(rest.substr(0, rest.find('.')));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return Join(names);
+}
+
+// The dotted key of a row with <network> replaced by the network's name.
+std::string Dotted(std::string_view key, const std::string& network) {
+  std::string out(key);
+  size_t at = out.find(kNetworkSegment);
+  if (at != std::string::npos) out.replace(at, kNetworkSegment.size(), network);
+  return out;
+}
+
+std::string FormatValue(const Row& row, const Config& cfg_const) {
+  // The accessors take a mutable Config; they are only read through here.
+  Config& cfg = const_cast<Config&>(cfg_const);
+  switch (row.kind) {
+    case ValueKind::kString:
+    case ValueKind::kTime:
+    case ValueKind::kNetwork:
+      return *std::get<std::string* (*)(Config&)>(row.field)(cfg);
+    case ValueKind::kDuration:
+      return FormatDuration(*std::get<int64_t* (*)(Config&)>(row.field)(cfg));
+    case ValueKind::kInteger:
+      return std::to_string(*std::get<int* (*)(Config&)>(row.field)(cfg));
+    case ValueKind::kSeed:
+      return std::to_string(*std::get<uint64_t* (*)(Config&)>(row.field)(cfg));
+    case ValueKind::kProbability:
+      return fmt::format("{}", *std::get<double* (*)(Config&)>(row.field)(cfg));
+    case ValueKind::kPairs:
+    case ValueKind::kTimeframes:
+      return Join(*std::get<std::vector<std::string>* (*)(Config&)>(row.field)(cfg));
+    case ValueKind::kUrl: {
+      std::vector<std::string> networks;
+      for (const auto& entry :
+           *std::get<std::map<std::string, std::string>* (*)(Config&)>(row.field)(cfg)) {
+        networks.push_back(entry.first);
+      }
+      return "set for " + Join(networks);
+    }
+    case ValueKind::kIgnored:
+      return "";
+  }
+  return "";
+}
+
+std::string TypeOf(const Row& row) {
+  switch (row.kind) {
+    case ValueKind::kString:
+      return "string";
+    case ValueKind::kTime:
+      return "time";
+    case ValueKind::kNetwork:
+      return "network: " + KnownNetworks();
+    case ValueKind::kUrl:
+      return "http(s) URL";
+    case ValueKind::kDuration:
+      return "duration";
+    case ValueKind::kInteger:
+      return fmt::format("integer in [{}, {}]", row.min, row.max);
+    case ValueKind::kSeed:
+      return "unsigned 64-bit integer";
+    case ValueKind::kProbability:
+      return "probability";
+    case ValueKind::kPairs:
+      return "list of pairs (BASE/QUOTE)";
+    case ValueKind::kTimeframes: {
+      std::vector<std::string> names(std::begin(kTimeframes), std::end(kTimeframes));
+      return "list of timeframes: " + Join(names);
+    }
+    case ValueKind::kIgnored:
+      return "ignored";
+  }
+  return "";
+}
+
+// Reads the file's sections against the key table, with the file name for messages and the
+// origins map to fill.
+class Reader {
  public:
-  SectionReader(const std::string& file, Config& cfg) : file_(file), cfg_(cfg) {}
+  Reader(const std::string& file, Config& cfg) : file_(file), cfg_(cfg) {}
 
   Status Error(const YAML::Mark& mark, const std::string& msg) const {
     int line = mark.is_null() ? 1 : mark.line + 1;
     return Status::Config(fmt::format("{}:{}: {}", file_, line, msg));
   }
+
+  // Reads the mapping `node` as the section `pattern` of the table ("" for the top level,
+  // "web3_pp.<network>" for a network's section). `name` is the section as the file spells it
+  // ("web3_pp.sapphire-testnet"), `network` the network's name inside a <network> section.
+  Status Section(const YAML::Node& node, const std::string& pattern, const std::string& name,
+                 const std::string& network) {
+    const std::string shown = pattern.empty() ? "the top level" : name;
+    if (node.IsNull()) return Status::Ok();
+    if (!node.IsMap()) return Error(node.Mark(), shown + ": expected a mapping");
+    std::set<std::string> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      // Copies: yaml-cpp's iterator hands out a temporary pair, so references into it dangle.
+      const YAML::Node k = it->first;
+      const YAML::Node v = it->second;
+      if (!k.IsScalar()) return Error(k.Mark(), shown + ": keys must be plain strings");
+      const std::string& key = k.Scalar();
+      if (!seen.insert(key).second) {
+        return Error(k.Mark(), fmt::format("duplicate key '{}' in {}", key, shown));
+      }
+      const std::string child = pattern.empty() ? key : pattern + "." + key;
+      const std::string child_name = pattern.empty() ? key : name + "." + key;
+      if (const Row* row = FindRow(child)) {
+        if (row->kind == ValueKind::kIgnored) continue;
+        RETURN_IF_ERROR(Value(*row, v, child_name, network));
+        continue;
+      }
+      if (IsSection(child)) {
+        RETURN_IF_ERROR(Section(v, child, child_name, network));
+        continue;
+      }
+      const std::string any_network = pattern + "." + std::string(kNetworkSegment);
+      if (v.IsMap() && !pattern.empty() && IsSection(any_network)) {
+        RETURN_IF_ERROR(Section(v, any_network, child_name, key));
+        continue;
+      }
+      if (pattern.empty() || FindRow(pattern + ".*")) continue;
+      return Error(k.Mark(), fmt::format("unknown key '{}' in {} (known: {})", key, name,
+                                         KnownKeys(pattern)));
+    }
+    return Status::Ok();
+  }
+
+ private:
   Status ValueError(const YAML::Node& node, const std::string& key, const std::string& msg) const {
     return Error(node.Mark(), fmt::format("{}: {}", key, msg));
   }
+
   void Record(const std::string& key, const YAML::Node& node) {
     Origin o;
     o.kind = Origin::Kind::kFile;
@@ -59,24 +285,91 @@ class SectionReader {
     cfg_.origins[key] = o;
   }
 
-  Status String(const YAML::Node& node, const std::string& key, std::string& out) {
-    if (!node.IsScalar() || node.Scalar().empty()) {
-      return ValueError(node, key, "expected a non-empty string");
+  // Checks `node` against the row's kind and stores it; `key` is the dotted key as in the file.
+  Status Value(const Row& row, const YAML::Node& node, const std::string& key,
+               const std::string& network) {
+    switch (row.kind) {
+      case ValueKind::kString:
+      case ValueKind::kTime:
+      case ValueKind::kNetwork: {
+        std::string text;
+        RETURN_IF_ERROR(String(node, key, text));
+        if (row.kind == ValueKind::kTime) {
+          Result<int64_t> t = ParseTime(text, kSyntaxCheckNowMs);
+          if (!t.ok()) return ValueError(node, key, t.status().message());
+        }
+        if (row.kind == ValueKind::kNetwork && !IsKnownNetwork(text)) {
+          return ValueError(node, key,
+                            fmt::format("unknown network '{}' (known: {})", text, KnownNetworks()));
+        }
+        *std::get<std::string* (*)(Config&)>(row.field)(cfg_) = text;
+        break;
+      }
+      case ValueKind::kUrl: {
+        std::string url;
+        RETURN_IF_ERROR(String(node, key, url));
+        if (!StartsWith(url, "http://") && !StartsWith(url, "https://")) {
+          return ValueError(node, key, fmt::format("'{}' is not an http:// or https:// URL", url));
+        }
+        (*std::get<std::map<std::string, std::string>* (*)(Config&)>(row.field)(cfg_))[network] =
+            url;
+        break;
+      }
+      case ValueKind::kDuration: {
+        std::string text;
+        RETURN_IF_ERROR(String(node, key, text));
+        Result<int64_t> ms = ParseDuration(text);
+        if (!ms.ok()) return ValueError(node, key, ms.status().message());
+        *std::get<int64_t* (*)(Config&)>(row.field)(cfg_) = *ms;
+        break;
+      }
+      case ValueKind::kInteger: {
+        int v = 0;
+        RETURN_IF_ERROR(
+            Integer<int>(node, key, static_cast<int>(row.min), static_cast<int>(row.max), v));
+        *std::get<int* (*)(Config&)>(row.field)(cfg_) = v;
+        break;
+      }
+      case ValueKind::kSeed: {
+        uint64_t v = 0;
+        RETURN_IF_ERROR(Integer<uint64_t>(node, key, 0, std::numeric_limits<uint64_t>::max(), v));
+        *std::get<uint64_t* (*)(Config&)>(row.field)(cfg_) = v;
+        break;
+      }
+      case ValueKind::kProbability: {
+        double v = 0;
+        RETURN_IF_ERROR(Probability(node, key, v));
+        *std::get<double* (*)(Config&)>(row.field)(cfg_) = v;
+        break;
+      }
+      case ValueKind::kPairs:
+      case ValueKind::kTimeframes: {
+        std::vector<std::string> items;
+        RETURN_IF_ERROR(StringList(node, key, items));
+        for (const std::string& item : items) {
+          RETURN_IF_ERROR(row.kind == ValueKind::kPairs ? CheckPair(node, key, item)
+                                                        : CheckTimeframe(node, key, item));
+        }
+        *std::get<std::vector<std::string>* (*)(Config&)>(row.field)(cfg_) = std::move(items);
+        break;
+      }
+      case ValueKind::kIgnored:
+        return Status::Ok();
     }
-    out = node.Scalar();
     Record(key, node);
     return Status::Ok();
   }
 
-  Status TimeString(const YAML::Node& node, const std::string& key, std::string& out) {
-    RETURN_IF_ERROR(String(node, key, out));
-    Result<int64_t> t = ParseTime(out, kSyntaxCheckNowMs);
-    if (!t.ok()) return ValueError(node, key, t.status().message());
+  Status String(const YAML::Node& node, const std::string& key, std::string& out) const {
+    if (!node.IsScalar() || node.Scalar().empty()) {
+      return ValueError(node, key, "expected a non-empty string");
+    }
+    out = node.Scalar();
     return Status::Ok();
   }
 
   template <typename Int>
-  Status Integer(const YAML::Node& node, const std::string& key, Int lo, Int hi, Int& out) {
+  Status Integer(const YAML::Node& node, const std::string& key, Int lo, Int hi, Int& out) const {
     std::string text = node.IsScalar() ? node.Scalar() : "";
     Int v{};
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -87,11 +380,10 @@ class SectionReader {
       return ValueError(node, key, fmt::format("{} is out of range [{}, {}]", text, lo, hi));
     }
     out = v;
-    Record(key, node);
     return Status::Ok();
   }
 
-  Status Probability(const YAML::Node& node, const std::string& key, double& out) {
+  Status Probability(const YAML::Node& node, const std::string& key, double& out) const {
     std::string text = node.IsScalar() ? node.Scalar() : "";
     double v = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -102,12 +394,12 @@ class SectionReader {
       return ValueError(node, key, fmt::format("{} is out of range [0, 1]", text));
     }
     out = v;
-    Record(key, node);
     return Status::Ok();
   }
 
   // A YAML list of strings, or one scalar holding them separated by spaces or commas.
-  Status StringList(const YAML::Node& node, const std::string& key, std::vector<std::string>& out) {
+  Status StringList(const YAML::Node& node, const std::string& key,
+                    std::vector<std::string>& out) const {
     std::vector<std::string> items;
     if (node.IsSequence()) {
       for (const YAML::Node& item : node) {
@@ -130,163 +422,31 @@ class SectionReader {
       if (!seen.insert(item).second) return ValueError(node, key, "duplicate entry '" + item + "'");
     }
     out = std::move(items);
-    Record(key, node);
     return Status::Ok();
   }
 
-  // Checks that `section` is a mapping without duplicate keys and calls `fn(key_node, value_node)`.
-  template <typename Fn>
-  Status ForEachKey(const YAML::Node& section, const std::string& name, Fn fn) {
-    if (section.IsNull()) return Status::Ok();
-    if (!section.IsMap()) return Error(section.Mark(), name + ": expected a mapping");
-    std::set<std::string> seen;
-    for (auto it = section.begin(); it != section.end(); ++it) {
-      // Copies: yaml-cpp's iterator hands out a temporary pair, so references into it dangle.
-      const YAML::Node k = it->first;
-      const YAML::Node v = it->second;
-      if (!k.IsScalar()) return Error(k.Mark(), name + ": keys must be plain strings");
-      if (!seen.insert(k.Scalar()).second) {
-        return Error(k.Mark(), fmt::format("duplicate key '{}' in {}", k.Scalar(), name));
-      }
-      RETURN_IF_ERROR(fn(k, v));
+  Status CheckPair(const YAML::Node& node, const std::string& key, const std::string& pair) const {
+    size_t slash = pair.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == pair.size() ||
+        pair.find('/', slash + 1) != std::string::npos) {
+      return ValueError(node, key, fmt::format("'{}' is not a pair like BTC/USDT", pair));
     }
     return Status::Ok();
   }
 
-  Status Unknown(const YAML::Node& key, const std::string& section, const char* known) const {
-    return Error(key.Mark(),
-                 fmt::format("unknown key '{}' in {} (known: {})", key.Scalar(), section, known));
+  Status CheckTimeframe(const YAML::Node& node, const std::string& key,
+                        const std::string& tf) const {
+    if (std::find(std::begin(kTimeframes), std::end(kTimeframes), tf) != std::end(kTimeframes)) {
+      return Status::Ok();
+    }
+    std::vector<std::string> names(std::begin(kTimeframes), std::end(kTimeframes));
+    return ValueError(node, key,
+                      fmt::format("unknown timeframe '{}' (known: {})", tf, Join(names)));
   }
 
-  Config& cfg() { return cfg_; }
-
- private:
   const std::string& file_;
   Config& cfg_;
 };
-
-Status ReadLake(SectionReader& r, const YAML::Node& section) {
-  LakeConfig& lake = r.cfg().lake;
-  return r.ForEachKey(section, "lake_ss", [&](const YAML::Node& k, const YAML::Node& v) -> Status {
-    const std::string& key = k.Scalar();
-    if (key == "lake_dir") return r.String(v, "lake_ss.lake_dir", lake.lake_dir);
-    if (key == "st_timestr") return r.TimeString(v, "lake_ss.st_timestr", lake.st_timestr);
-    if (key == "fin_timestr") return r.TimeString(v, "lake_ss.fin_timestr", lake.fin_timestr);
-    if (key == "network") {
-      std::string network;
-      RETURN_IF_ERROR(r.String(v, "lake_ss.network", network));
-      if (!IsKnownNetwork(network)) {
-        return r.ValueError(
-            v, "lake_ss.network",
-            fmt::format("unknown network '{}' (known: {})", network, KnownNetworks()));
-      }
-      lake.network = network;
-      return Status::Ok();
-    }
-    if (kPdrBackendLakeKeys.count(key)) return Status::Ok();
-    return r.Unknown(k, "lake_ss", "lake_dir, st_timestr, fin_timestr, network");
-  });
-}
-
-Status ReadWeb3(SectionReader& r, const YAML::Node& section) {
-  Web3Config& web3 = r.cfg().web3;
-  return r.ForEachKey(section, "web3_pp", [&](const YAML::Node& k, const YAML::Node& v) -> Status {
-    // Scalar entries (e.g. `network:`) and everything but subgraph_url inside a network belong to
-    // pdr-backend.
-    if (!v.IsMap()) return Status::Ok();
-    const std::string network = k.Scalar();
-    const std::string name = "web3_pp." + network;
-    return r.ForEachKey(v, name, [&](const YAML::Node& nk, const YAML::Node& nv) -> Status {
-      if (nk.Scalar() != "subgraph_url") return Status::Ok();
-      std::string url;
-      RETURN_IF_ERROR(r.String(nv, name + ".subgraph_url", url));
-      if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-        return r.ValueError(nv, name + ".subgraph_url",
-                            fmt::format("'{}' is not an http:// or https:// URL", url));
-      }
-      web3.subgraph_urls[network] = url;
-      return Status::Ok();
-    });
-  });
-}
-
-Status ReadFaults(SectionReader& r, const YAML::Node& section) {
-  SimFaults& f = r.cfg().sim.faults;
-  const std::string name = "sim_ss.faults";
-  return r.ForEachKey(section, name, [&](const YAML::Node& k, const YAML::Node& v) -> Status {
-    const std::string& key = k.Scalar();
-    const std::string dotted = name + "." + key;
-    if (key == "http_5xx") return r.Probability(v, dotted, f.http_5xx);
-    if (key == "timeout") return r.Probability(v, dotted, f.timeout);
-    if (key == "http_429") return r.Probability(v, dotted, f.http_429);
-    if (key == "graphql_error") return r.Probability(v, dotted, f.graphql_error);
-    if (key == "malformed") return r.Probability(v, dotted, f.malformed);
-    if (key == "seed") {
-      return r.Integer<uint64_t>(v, dotted, 0, std::numeric_limits<uint64_t>::max(), f.seed);
-    }
-    return r.Unknown(k, name, "http_5xx, timeout, http_429, graphql_error, malformed, seed");
-  });
-}
-
-Status ReadSim(SectionReader& r, const YAML::Node& section) {
-  SimConfig& sim = r.cfg().sim;
-  return r.ForEachKey(section, "sim_ss", [&](const YAML::Node& k, const YAML::Node& v) -> Status {
-    const std::string& key = k.Scalar();
-    if (key == "seed") {
-      return r.Integer<uint64_t>(v, "sim_ss.seed", 0, std::numeric_limits<uint64_t>::max(),
-                                 sim.seed);
-    }
-    if (key == "now") return r.TimeString(v, "sim_ss.now", sim.now);
-    if (key == "start") return r.TimeString(v, "sim_ss.start", sim.start);
-    if (key == "indexing_lag") {
-      std::string text;
-      RETURN_IF_ERROR(r.String(v, "sim_ss.indexing_lag", text));
-      Result<int64_t> ms = ParseDuration(text);
-      if (!ms.ok()) return r.ValueError(v, "sim_ss.indexing_lag", ms.status().message());
-      sim.indexing_lag_ms = *ms;
-      return Status::Ok();
-    }
-    if (key == "predictoors") {
-      return r.Integer<int>(v, "sim_ss.predictoors", 1, 100'000, sim.num_predictoors);
-    }
-    if (key == "pairs") {
-      RETURN_IF_ERROR(r.StringList(v, "sim_ss.pairs", sim.pairs));
-      for (const std::string& pair : sim.pairs) {
-        size_t slash = pair.find('/');
-        if (slash == std::string::npos || slash == 0 || slash + 1 == pair.size() ||
-            pair.find('/', slash + 1) != std::string::npos) {
-          return r.ValueError(v, "sim_ss.pairs",
-                              fmt::format("'{}' is not a pair like BTC/USDT", pair));
-        }
-      }
-      return Status::Ok();
-    }
-    if (key == "timeframes") {
-      RETURN_IF_ERROR(r.StringList(v, "sim_ss.timeframes", sim.timeframes));
-      for (const std::string& tf : sim.timeframes) {
-        if (tf != "5m" && tf != "1h") {
-          return r.ValueError(v, "sim_ss.timeframes",
-                              fmt::format("unknown timeframe '{}' (known: 5m, 1h)", tf));
-        }
-      }
-      return Status::Ok();
-    }
-    if (key == "source") return r.String(v, "sim_ss.source", sim.source);
-    if (key == "faults") return ReadFaults(r, v);
-    if (kPdrBackendSimKeys.count(key)) return Status::Ok();
-    return r.Unknown(
-        k, "sim_ss",
-        "seed, now, indexing_lag, start, predictoors, pairs, timeframes, source, faults");
-  });
-}
-
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-std::string FormatProbability(double p) { return fmt::format("{}", p); }
 
 }  // namespace
 
@@ -317,32 +477,34 @@ Origin OriginOf(const Config& cfg, const std::string& key) {
   return it == cfg.origins.end() ? Origin{} : it->second;
 }
 
+const std::vector<KeyInfo>& Keys() {
+  static const std::vector<KeyInfo> keys = [] {
+    const Config defaults;
+    std::vector<KeyInfo> out;
+    for (const Row& row : kRows) {
+      out.push_back({row.key, row.kind, TypeOf(row), FormatValue(row, defaults), row.doc});
+    }
+    return out;
+  }();
+  return keys;
+}
+
 std::vector<ConfigEntry> Entries(const Config& cfg) {
   std::vector<ConfigEntry> out;
-  auto add = [&](const std::string& key, std::string value) {
-    out.push_back({key, std::move(value), OriginOf(cfg, key)});
-  };
-  add("lake_ss.lake_dir", cfg.lake.lake_dir);
-  add("lake_ss.st_timestr", cfg.lake.st_timestr);
-  add("lake_ss.fin_timestr", cfg.lake.fin_timestr);
-  add("lake_ss.network", cfg.lake.network);
-  for (const auto& [network, url] : cfg.web3.subgraph_urls) {
-    add("web3_pp." + network + ".subgraph_url", url);
+  for (const Row& row : kRows) {
+    if (row.kind == ValueKind::kIgnored) continue;
+    if (row.kind != ValueKind::kUrl) {
+      out.push_back({row.key, FormatValue(row, cfg), OriginOf(cfg, row.key)});
+      continue;
+    }
+    // The accessors take a mutable Config; read only.
+    Config& mutable_cfg = const_cast<Config&>(cfg);
+    for (const auto& [network, url] :
+         *std::get<std::map<std::string, std::string>* (*)(Config&)>(row.field)(mutable_cfg)) {
+      std::string key = Dotted(row.key, network);
+      out.push_back({key, url, OriginOf(cfg, key)});
+    }
   }
-  add("sim_ss.seed", std::to_string(cfg.sim.seed));
-  add("sim_ss.now", cfg.sim.now);
-  add("sim_ss.indexing_lag", FormatDuration(cfg.sim.indexing_lag_ms));
-  add("sim_ss.start", cfg.sim.start);
-  add("sim_ss.predictoors", std::to_string(cfg.sim.num_predictoors));
-  add("sim_ss.pairs", Join(cfg.sim.pairs));
-  add("sim_ss.timeframes", Join(cfg.sim.timeframes));
-  add("sim_ss.source", cfg.sim.source);
-  add("sim_ss.faults.http_5xx", FormatProbability(cfg.sim.faults.http_5xx));
-  add("sim_ss.faults.timeout", FormatProbability(cfg.sim.faults.timeout));
-  add("sim_ss.faults.http_429", FormatProbability(cfg.sim.faults.http_429));
-  add("sim_ss.faults.graphql_error", FormatProbability(cfg.sim.faults.graphql_error));
-  add("sim_ss.faults.malformed", FormatProbability(cfg.sim.faults.malformed));
-  add("sim_ss.faults.seed", std::to_string(cfg.sim.faults.seed));
   return out;
 }
 
@@ -365,17 +527,10 @@ Result<Config> LoadConfig(const std::string& path) {
   cfg.path = path;
   try {
     YAML::Node root = YAML::Load(buf.str());
-    SectionReader r(path, cfg);
+    Reader r(path, cfg);
     if (root.IsNull()) return cfg;
     if (!root.IsMap()) return r.Error(root.Mark(), "expected a mapping of sections (lake_ss: ...)");
-    RETURN_IF_ERROR(r.ForEachKey(root, "the top level",
-                                 [&](const YAML::Node& k, const YAML::Node& v) -> Status {
-                                   const std::string& key = k.Scalar();
-                                   if (key == "lake_ss") return ReadLake(r, v);
-                                   if (key == "web3_pp") return ReadWeb3(r, v);
-                                   if (key == "sim_ss") return ReadSim(r, v);
-                                   return Status::Ok();
-                                 }));
+    RETURN_IF_ERROR(r.Section(root, "", "", ""));
   } catch (const YAML::Exception& e) {
     int line = e.mark.is_null() ? 1 : e.mark.line + 1;
     return Status::Config(fmt::format("{}:{}: malformed YAML: {}", path, line, e.msg));

@@ -1,11 +1,14 @@
 // The configuration: the sections of pdr-backend's ppss.yaml that predlake reads (lake_ss, web3_pp,
-// sim_ss). Other top-level sections are ignored; inside ours an unknown key or a bad value is a
-// kConfig error whose message starts with "FILE:LINE: ".
+// sim_ss). Every key predlake knows, and every pdr-backend key it accepts and ignores, is one row
+// of the key table (Keys()); the reader, `config show` and docs/config.md follow that table. Other
+// top-level sections are ignored; inside ours an unknown key or a bad value is a kConfig error
+// whose message starts with "FILE:LINE: ".
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.hpp"
@@ -75,11 +78,43 @@ struct Config {
   std::map<std::string, Origin> origins;  // dotted key ("lake_ss.lake_dir") -> origin
 };
 
+// How a key's value is written in the file, checked and stored.
+enum class ValueKind {
+  kString,       // a non-empty string
+  kTime,         // a time string: syntax checked at load, resolved later against the command's now
+  kNetwork,      // one of KnownNetworks()
+  kUrl,          // an http:// or https:// URL
+  kDuration,     // 500ms, 30s, 5m, 2h, 1d
+  kInteger,      // an integer in the key's [min, max]
+  kSeed,         // an unsigned 64-bit integer
+  kProbability,  // a number in [0, 1]
+  kPairs,        // a list (YAML list, or one string split at spaces and commas) of BASE/QUOTE
+  kTimeframes,   // a list of timeframes (5m, 1h)
+  kIgnored,      // a pdr-backend key: accepted with any value and ignored
+};
+
+// One row of the key table.
+struct KeyInfo {
+  // Dotted, as nested in the file: "lake_ss.lake_dir". "<network>" stands for any network name
+  // (web3_pp.<network>.subgraph_url); a last segment "*" (kIgnored only) for every other key of
+  // its section.
+  std::string key;
+  ValueKind kind = ValueKind::kIgnored;
+  std::string type;           // the kind for people: "time", "integer in [1, 100000]", ...
+  std::string default_value;  // as `config show` prints it; "" for kIgnored
+  std::string doc;            // one line (Markdown), as docs/config.md gives it
+};
+
+// Every key, in the order `config show` and docs/config.md list them: lake_ss, web3_pp, sim_ss,
+// each section's own keys first and then the pdr-backend keys it ignores. The first segments are
+// the sections predlake reads; any other top-level section is ignored. Built once; thread-safe.
+const std::vector<KeyInfo>& Keys();
+
 // Reads `path`. A missing or unreadable file, malformed YAML, an unknown key inside lake_ss /
 // sim_ss / web3_pp.<network>, or a value of the wrong type or range gives a kConfig status with
-// "path:line: ...". Time strings are checked for syntax here (with ParseTime) but resolved later,
-// against the command's now. pdr-backend's own keys in lake_ss and sim_ss, and everything in
-// web3_pp except <network>.subgraph_url, are accepted and ignored.
+// "path:line: ..." (an unknown key's message lists the section's known keys). Time strings are
+// checked for syntax here (with ParseTime) but resolved later, against the command's now. The
+// kIgnored keys of Keys() are accepted and ignored.
 Result<Config> LoadConfig(const std::string& path);
 
 // The networks predlake knows: sim, sapphire-mainnet, sapphire-testnet.
@@ -97,7 +132,8 @@ struct ConfigEntry {
   Origin origin;
 };
 
-// Every value predlake uses, in a stable order, with its origin.
+// Every value predlake uses, with its origin, in the order of Keys() (a <network> key once per
+// network that has a value).
 std::vector<ConfigEntry> Entries(const Config& cfg);
 
 }  // namespace predlake::config

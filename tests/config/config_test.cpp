@@ -3,7 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace predlake::config {
 namespace {
@@ -191,6 +197,121 @@ TEST(EntriesTest, ListsEveryValueWithOrigin) {
   EXPECT_EQ(find("sim_ss.pairs")->value, "BTC/USDT, ETH/USDT");
   EXPECT_EQ(find("lake_ss.lake_dir")->origin.kind, Origin::Kind::kDefault);
   EXPECT_NE(find("web3_pp.sapphire-mainnet.subgraph_url"), nullptr);
+}
+
+// One row of a key table in docs/config.md: | `key` | type | `default` | meaning |
+struct DocRow {
+  std::string key, type, default_value, doc;
+  bool operator==(const DocRow&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const DocRow& r) {
+  return out << "| `" << r.key << "` | " << r.type << " | `" << r.default_value << "` | " << r.doc
+             << " |";
+}
+
+std::string Trim(std::string s) {
+  s.erase(0, s.find_first_not_of(' '));
+  s.erase(s.find_last_not_of(' ') + 1);
+  return s;
+}
+
+// A cell that is one code span, without its backticks.
+std::string Unquote(std::string s) {
+  if (s.size() >= 2 && s.front() == '`' && s.back() == '`') return s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::vector<DocRow> DocumentedKeys() {
+  std::ifstream in(std::string(PREDLAKE_SOURCE_DIR) + "/docs/config.md");
+  EXPECT_TRUE(in) << "cannot read docs/config.md";
+  std::vector<DocRow> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream cells_in(line.substr(1));
+    for (std::string cell; std::getline(cells_in, cell, '|');) cells.push_back(Trim(cell));
+    EXPECT_EQ(cells.size(), 4u) << line;
+    cells.resize(4);
+    rows.push_back({Unquote(cells[0]), cells[1], Unquote(cells[2]), cells[3]});
+  }
+  return rows;
+}
+
+TEST(KeysTest, DocsListExactlyTheKeyTable) {
+  std::vector<DocRow> table;
+  for (const KeyInfo& k : Keys()) table.push_back({k.key, k.type, k.default_value, k.doc});
+  std::vector<DocRow> documented = DocumentedKeys();
+  for (size_t i = 0; i < std::max(documented.size(), table.size()); ++i) {
+    DocRow doc = i < documented.size() ? documented[i] : DocRow{};
+    DocRow key = i < table.size() ? table[i] : DocRow{};
+    EXPECT_EQ(doc, key) << "row " << i << " of docs/config.md's key tables and of Keys() differ";
+  }
+}
+
+// A nested YAML mapping built from dotted keys.
+struct YamlTree {
+  std::map<std::string, YamlTree> children;
+  std::string value;  // a leaf's YAML text
+  void Set(const std::vector<std::string>& path, size_t at, const std::string& text) {
+    if (at == path.size()) {
+      value = text;
+      return;
+    }
+    children[path[at]].Set(path, at + 1, text);
+  }
+  void Write(std::ostream& out, int indent) const {
+    for (const auto& [key, child] : children) {
+      out << std::string(indent, ' ') << key << ":";
+      if (child.children.empty()) {
+        out << " " << child.value << "\n";
+      } else {
+        out << "\n";
+        child.Write(out, indent + 2);
+      }
+    }
+  }
+};
+
+TEST(KeysTest, EveryValueKeyIsShownAndEveryIgnoredKeyIsAccepted) {
+  std::vector<ConfigEntry> entries = Entries(Config{});
+  YamlTree root;
+  int ignored = 0;
+  for (const KeyInfo& k : Keys()) {
+    std::vector<std::string> path;
+    std::istringstream words(k.key);
+    for (std::string w; std::getline(words, w, '.');) {
+      path.push_back(w == "*" ? "anything" : w == "<network>" ? "some-network" : w);
+    }
+    if (k.kind == ValueKind::kIgnored) {
+      // pdr-backend's keys load whatever their value (a scalar for web3_pp's own entries: a
+      // mapping there is a network's section).
+      root.Set(path, 0, k.key == "web3_pp.*" ? "x" : "{a: [1, {b: 2}]}");
+      ++ignored;
+      continue;
+    }
+    bool shown = false;
+    for (const ConfigEntry& e : entries) {
+      shown = shown || e.key == k.key ||
+              (k.kind == ValueKind::kUrl && e.key == "web3_pp.sapphire-mainnet.subgraph_url");
+    }
+    EXPECT_TRUE(shown) << k.key << " is not in config show";
+  }
+  EXPECT_GT(ignored, 10);
+  std::ostringstream yaml;
+  root.Write(yaml, 0);
+  const std::string path = ::testing::TempDir() + "/predlake_ignored_keys.yaml";
+  std::ofstream(path) << yaml.str();
+  Result<Config> r = LoadConfig(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(r.ok()) << r.status().message() << "\n" << yaml.str();
+  EXPECT_TRUE(r->origins.empty()) << yaml.str();
+  EXPECT_THAT(yaml.str(), HasSubstr("  feeds: {a: [1, {b: 2}]}\n"));
+}
+
+TEST(KeysTest, UnknownKeyMessagesListTheTablesKeys) {
+  EXPECT_THAT(LoadError("unknown_sim_key.yaml").message(),
+              HasSubstr("(known: http_5xx, timeout, http_429, graphql_error, malformed, seed)"));
 }
 
 TEST(NetworkTest, Known) {
