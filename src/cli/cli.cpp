@@ -2,42 +2,25 @@
 
 #include <unistd.h>
 
+// The only file that includes CLI11: commands declare their options on an OptionSet
+// (cli/command.hpp), and AddOptions below turns them into CLI11 options.
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "cli/command.hpp"
 
 namespace predlake::cli {
-
-// Generated from src/cli/commands/ by src/cli/CMakeLists.txt.
-std::vector<CommandSpec> RegisteredCommands();
-
 namespace {
 
 #ifndef PREDLAKE_VERSION
 #define PREDLAKE_VERSION "0.0.0"
 #endif
-
-// The order of DESIGN.md section 5; commands not listed here follow, alphabetically.
-constexpr const char* kPreferredOrder[] = {
-    "update",   "raw update",  "raw drop", "raw import",  "etl update",
-    "etl drop", "etl rebuild", "describe", "validate",    "query",
-    "runs",     "sim serve",   "sim dump", "config show", "version",
-};
-
-struct GroupHelp {
-  const char* name;
-  const char* help;
-};
-constexpr GroupHelp kGroups[] = {
-    {"raw", "raw tables: fetch, drop, import"},
-    {"etl", "built tables: update, roll back, rebuild"},
-    {"sim", "the simulated network"},
-    {"config", "the configuration"},
-};
 
 constexpr const char* kGlobalFooter =
     "Global options go before the command: -q/--quiet, -c/--config FILE, -n/--network NAME, "
@@ -59,12 +42,6 @@ std::string Join(const std::vector<std::string>& words, const char* sep = " ") {
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-size_t Rank(const std::string& path) {
-  auto it = std::find_if(std::begin(kPreferredOrder), std::end(kPreferredOrder),
-                         [&](const char* p) { return path == p; });
-  return static_cast<size_t>(it - std::begin(kPreferredOrder));
 }
 
 // Messages can carry newlines (DuckDB's errors do); the contract is one line per error.
@@ -146,7 +123,7 @@ Result<Preparsed> Preparse(const std::vector<std::string>& args,
       if (words.size() >= candidate.size() &&
           std::equal(candidate.begin(), candidate.end(), words.begin())) {
         prefix = true;
-        if (words.size() == candidate.size()) p.spec = &spec;
+        if (words.size() == candidate.size() && spec.handler) p.spec = &spec;
       }
     }
     if (!prefix) break;
@@ -172,8 +149,9 @@ Result<Preparsed> Preparse(const std::vector<std::string>& args,
       std::vector<std::string> children;
       for (const CommandSpec& spec : specs) {
         std::vector<std::string> words = SplitWords(spec.path);
-        if (words.size() > p.path.size() &&
-            std::equal(p.path.begin(), p.path.end(), words.begin())) {
+        if (spec.handler && words.size() > p.path.size() &&
+            std::equal(p.path.begin(), p.path.end(), words.begin()) &&
+            std::find(children.begin(), children.end(), words[p.path.size()]) == children.end()) {
           children.push_back(words[p.path.size()]);
         }
       }
@@ -223,8 +201,11 @@ std::string RootHelp(const std::vector<CommandSpec>& specs) {
       << "  -h, --help            this help; 'predlake COMMAND --help' for a command's options\n\n"
       << "Commands:\n";
   size_t width = 0;
-  for (const CommandSpec& spec : specs) width = std::max(width, spec.path.size());
   for (const CommandSpec& spec : specs) {
+    if (spec.handler) width = std::max(width, spec.path.size());
+  }
+  for (const CommandSpec& spec : specs) {
+    if (!spec.handler) continue;
     out << "  " << spec.path << std::string(width - spec.path.size() + 2, ' ') << spec.help << "\n";
   }
   out << "\nTime strings: " << kTimeFormsHelp << "; all UTC.\n"
@@ -301,17 +282,60 @@ void PrintError(const Io& io, LogFormat format, const std::string& message) {
   Logger(*io.err, format, false).Error(OneLine(message));
 }
 
-}  // namespace
+// An integer in [lo, hi]. Validators see the text before CLI11 converts it, so this one also
+// rejects what is not an integer. The description keeps CLI11's wording in --help.
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
-std::vector<CommandSpec> AllCommands() {
-  std::vector<CommandSpec> specs = RegisteredCommands();
-  std::stable_sort(specs.begin(), specs.end(), [](const CommandSpec& a, const CommandSpec& b) {
-    size_t ra = Rank(a.path), rb = Rank(b.path);
-    if (ra != rb) return ra < rb;
-    return a.path < b.path;
-  });
-  return specs;
+CLI::Validator IntegerRange(int64_t lo, int64_t hi) {
+  std::string desc = "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]";
+  if (hi == kMax) desc = lo == 0 ? "NONNEGATIVE" : "INT >= " + std::to_string(lo);
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec == std::errc::invalid_argument || ptr != text.data() + text.size()) {
+          return "expected an integer, got '" + text + "'";
+        }
+        if (ec == std::errc::result_out_of_range || v < lo || v > hi) {
+          if (hi == kMax) return text + " is below the minimum " + std::to_string(lo);
+          return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        }
+        return "";
+      },
+      desc);
 }
+
+// Declares the command's options on its CLI11 app. Targets stay owned by the command's RunFn.
+void AddOptions(const OptionSet& options, CLI::App& app) {
+  for (const OptionDecl& d : options.decls()) {
+    using Kind = OptionDecl::Kind;
+    CLI::Option* opt = nullptr;
+    switch (d.kind) {
+      case Kind::kText:
+      case Kind::kTime:
+      case Kind::kFormat:
+      case Kind::kPositional:
+        opt = app.add_option(d.name, *std::get<std::string*>(d.target), d.help);
+        break;
+      case Kind::kInteger:
+        opt = app.add_option(d.name, *std::get<int64_t*>(d.target), d.help)
+                  ->check(IntegerRange(d.min, d.max));
+        break;
+      case Kind::kFlag:
+        opt = app.add_flag(d.name, *std::get<bool*>(d.target), d.help);
+        break;
+      case Kind::kPositionals:
+        opt = app.add_option(d.name, *std::get<std::vector<std::string>*>(d.target), d.help);
+        break;
+    }
+    if (!d.type_name.empty()) opt->type_name(d.type_name);
+    if (d.kind == Kind::kFormat) opt->check(CLI::IsMember(d.choices));
+    if (d.kind == Kind::kFormat || d.kind == Kind::kInteger) opt->capture_default_str();
+    if (d.required) opt->required();
+  }
+}
+
+}  // namespace
 
 int Run(const std::vector<std::string>& args, const Io& io) { return Run(args, io, AllCommands()); }
 
@@ -346,7 +370,9 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
       ->check(CLI::IsMember({"text", "json"}));
   app.fallthrough();
 
+  // Every command's RunFn stays alive while CLI11 holds its options' targets.
   std::map<std::string, CLI::App*> nodes;
+  std::vector<RunFn> keep_alive;
   RunFn run;
   for (const CommandSpec& spec : specs) {
     std::vector<std::string> words = SplitWords(spec.path);
@@ -359,19 +385,21 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
         parent = it->second;
         continue;
       }
-      std::string help = spec.help;
-      if (k + 1 < words.size()) {
-        help = words[k] + " commands";
-        for (const GroupHelp& gh : kGroups) {
-          if (words[k] == gh.name) help = gh.help;
-        }
-      }
+      // A group without a row of its own gets a plain help line.
+      std::string help = k + 1 < words.size() ? words[k] + " commands" : spec.help;
       parent = parent->add_subcommand(words[k], help);
       nodes[prefix] = parent;
     }
+    if (!spec.handler) {
+      parent->description(spec.help);
+      continue;
+    }
     parent->footer(kGlobalFooter);
-    RunFn fn = spec.setup ? spec.setup(*parent) : RunFn();
-    if (&spec == pre->spec) run = std::move(fn);
+    OptionSet options;
+    RunFn fn = spec.handler(options);
+    AddOptions(options, *parent);
+    if (&spec == pre->spec) run = fn;
+    keep_alive.push_back(std::move(fn));
   }
 
   std::vector<std::string> reversed(pre->args.rbegin(), pre->args.rend());

@@ -1,12 +1,11 @@
-// The command framework: how a subcommand is declared, and the Context every command runs with.
+// The command framework: how a subcommand declares its options, and the Context every command runs
+// with. CLI11 stays out of this header (it costs seconds of compile per including file): commands
+// declare options on an OptionSet, and cli.cpp, the only file that includes CLI11, turns them into
+// CLI11 options.
 //
 // HOW TO ADD A COMMAND
-//   1. Create src/cli/commands/<stem>.cpp, e.g. src/cli/commands/raw_update.cpp. One command per
-//   file.
-//   2. In it, define the command with PREDLAKE_COMMAND(<stem>), where <stem> is exactly the file
-//   name
-//      without ".cpp" (the build generates the list of commands from the file names, so nothing
-//      else needs editing and the linker cannot drop the file):
+//   1. Create src/cli/commands/<stem>.cpp (one command per file) defining its handler: a function
+//      that declares the options on an OptionSet and returns the function that runs the command.
 //
 //        #include "cli/command.hpp"
 //
@@ -15,46 +14,46 @@
 //        struct Options {
 //          std::string to = "now";
 //        };
+//        Status RawUpdate(Context& ctx, const Options& o) {
+//          ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
+//          ...
+//          return Status::Ok();
+//        }
 //        }  // namespace
 //
-//        PREDLAKE_COMMAND(raw_update) {
-//          return MakeCommand<Options>(
-//              "raw update", "fetch every raw table from its watermark",
-//              [](CLI::App& app, Options& o) { AddTimeOption(app, "--to", o.to, "end of the
-//              window"); },
-//              [](Context& ctx, const Options& o) -> Status {
-//                ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
-//                ...
-//                return Status::Ok();
-//              });
+//        RunFn RawUpdateCommand(OptionSet& args) {
+//          auto o = std::make_shared<Options>();
+//          args.Time("--to", &o->to, "end of the window");
+//          return [o](Context& ctx) { return RawUpdate(ctx, *o); };
 //        }
 //
 //        }  // namespace predlake::cli
 //
-//   3. Re-run cmake (the build does it by itself when a file is added to the folder).
+//   2. Declare the handler in src/cli/commands.cpp and add its row (path, one-line help, handler)
+//      to the command table there, at its place in the help order.
 //
-// The path is the words a user types ("raw update", "sim serve", "describe"); the framework creates
-// the parent groups ("raw", "sim") on demand. Options are declared with CLI11 on the command's own
-// CLI::App, and
-// `--help` is automatic. Positional arguments are fine too (`query SQL`, `raw import PATH`). A
-// command returns a Status: the framework prints a non-OK one as a single line `predlake:
-// <message>` on stderr and exits with ExitStatusFor(code). Commands must not print errors
-// themselves, call exit(), or let exceptions escape (the framework would still turn one into a
-// single line and exit 3, but that hides the real code).
+// The path is the words a user types ("raw update", "sim serve", "describe"); a group ("raw") has a
+// row of its own (no handler) that gives its help line. `--help` is automatic. A command returns a
+// Status: the framework prints a non-OK one as a single line `predlake: <message>` on stderr and
+// exits with ExitStatusFor(code). Commands must not print errors themselves, call exit(), or let
+// exceptions escape (the framework would still turn one into a single line and exit 3, but that
+// hides the real code).
 //
 // Output rules: results go to ctx.out() (stdout); progress and informational messages go through
 // ctx.log() / ctx.MakeProgress() (stderr), which honour -q, --log-format and whether stderr is a
 // terminal.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/log.hpp"
@@ -153,56 +152,86 @@ class Context {
 
 using RunFn = std::function<Status(Context&)>;
 
-// A registered command.
+// One option or positional a command declares. The target is written while the command line is
+// parsed and must outlive the parse (commands keep it in state their RunFn owns).
+struct OptionDecl {
+  enum class Kind {
+    kText,         // --name VALUE, a string
+    kTime,         // --name TIME, a time string (parse it in run with ctx.ParseTimeArg)
+    kFormat,       // --format FORMAT, one of `choices`; the help shows the default
+    kInteger,      // --name N, an integer in [min, max]; the help shows the default
+    kFlag,         // --name, no value
+    kPositional,   // NAME, one value
+    kPositionals,  // NAME..., one or more values
+  };
+  Kind kind = Kind::kText;
+  std::string name;  // "--to", "-q,--quiet" (CLI11's name syntax), or "SQL" for a positional
+  std::string help;
+  std::string type_name;             // the value's name in --help ("TIME", "N"); "" for the default
+  std::vector<std::string> choices;  // kFormat
+  int64_t min = std::numeric_limits<int64_t>::min();  // kInteger
+  int64_t max = std::numeric_limits<int64_t>::max();  // kInteger
+  bool required = false;
+  std::variant<std::string*, int64_t*, bool*, std::vector<std::string>*> target;
+
+  OptionDecl& Required() {
+    required = true;
+    return *this;
+  }
+  OptionDecl& TypeName(std::string name_in_help) {
+    type_name = std::move(name_in_help);
+    return *this;
+  }
+  OptionDecl& Range(int64_t lo, int64_t hi = std::numeric_limits<int64_t>::max()) {
+    min = lo;
+    max = hi;
+    return *this;
+  }
+};
+
+// The options and positionals of one command, in declaration order (the order --help lists them).
+// The returned references stay valid while the OptionSet lives.
+class OptionSet {
+ public:
+  OptionDecl& Text(std::string name, std::string* value, std::string help);
+  // Its help lists the time-string forms (kTimeFormsHelp).
+  OptionDecl& Time(std::string name, std::string* value, std::string help);
+  // `--format` with the given choices (a subset of table|csv|json, or text|json); `*value` holds
+  // the default.
+  OptionDecl& Format(std::string* value, std::vector<std::string> choices);
+  OptionDecl& Integer(std::string name, int64_t* value, std::string help);
+  OptionDecl& Flag(std::string name, bool* value, std::string help);
+  OptionDecl& Positional(std::string name, std::string* value, std::string help);
+  OptionDecl& Positionals(std::string name, std::vector<std::string>* values, std::string help);
+
+  const std::deque<OptionDecl>& decls() const { return decls_; }
+
+ private:
+  OptionDecl& Add(OptionDecl::Kind kind, std::string name, std::string help);
+  std::deque<OptionDecl> decls_;  // a deque: references survive later additions
+};
+
+// Declares a command's options on `args` and returns the function that runs it, which owns the
+// state the options write into. Called once per process, before the command line is parsed.
+using Handler = std::function<RunFn(OptionSet& args)>;
+
+// A row of the command table.
 struct CommandSpec {
-  std::string path;  // words separated by single spaces: "describe", "raw update"
+  std::string path;  // words separated by single spaces: "describe", "raw update", "raw"
   std::string help;  // one line, shown in `predlake --help` and at the top of the command's --help
-  // Declares the command's options and positionals on `app` and returns the function that runs it.
-  // The returned function may capture state that `app` writes into (see MakeCommand). Called once
-  // per process.
-  std::function<RunFn(CLI::App& app)> setup;
+  Handler handler;   // empty for a group ("raw"), whose row only gives its help line
   // False for commands that must work without a config file (version): a missing file, even an
   // explicit -c one, is not an error for them; the built-in defaults are used.
   bool needs_config = true;
 };
-
-// Builds a CommandSpec whose options live in an `Opts` struct owned by the command: `add_options`
-// binds fields of it to CLI11 options, `run` receives it filled in.
-template <typename Opts>
-CommandSpec MakeCommand(std::string path, std::string help,
-                        std::function<void(CLI::App&, Opts&)> add_options,
-                        std::function<Status(Context&, const Opts&)> run) {
-  CommandSpec spec;
-  spec.path = std::move(path);
-  spec.help = std::move(help);
-  spec.setup = [add_options = std::move(add_options),
-                run = std::move(run)](CLI::App& app) -> RunFn {
-    auto opts = std::make_shared<Opts>();
-    if (add_options) add_options(app, *opts);
-    return [opts, run](Context& ctx) { return run(ctx, *opts); };
-  };
-  return spec;
-}
 
 // The help text listing time-string forms, for options that take a time.
 inline constexpr const char* kTimeFormsHelp =
     "now, 'N minutes|hours|days ago', YYYY-MM-DD, YYYY-MM-DD_HH:MM[:SS[.fff]], ISO-8601, or unix "
     "ms";
 
-// Adds `--to`-style option holding a time string (parse it in run with ctx.ParseTimeArg).
-CLI::Option* AddTimeOption(CLI::App& app, const std::string& name, std::string& value,
-                           const std::string& help);
-
-// Adds `--format` with the given choices (a subset of table|csv|json, or text|json) and stores the
-// choice.
-CLI::Option* AddFormatOption(CLI::App& app, std::string& value, std::vector<std::string> choices);
-
-// All registered commands, in the order `predlake --help` lists them (generated from
-// src/cli/commands/).
-std::vector<CommandSpec> AllCommands();
+// The command table (src/cli/commands.cpp): every command and group, in the order `predlake --help`
+// lists them.
+const std::vector<CommandSpec>& AllCommands();
 
 }  // namespace predlake::cli
-
-// Defines the registration function of the command in src/cli/commands/<stem>.cpp. Use it directly
-// inside `namespace predlake::cli { ... }` and follow it with a body returning a CommandSpec.
-#define PREDLAKE_COMMAND(stem) CommandSpec PredlakeCommand_##stem()

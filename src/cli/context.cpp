@@ -73,18 +73,61 @@ const std::atomic<bool>& Context::EnableCancellation() {
   return g_cancelled;
 }
 
-CLI::Option* AddTimeOption(CLI::App& app, const std::string& name, std::string& value,
-                           const std::string& help) {
-  return app.add_option(name, value, help + " (" + kTimeFormsHelp + ")")->type_name("TIME");
+OptionDecl& OptionSet::Add(OptionDecl::Kind kind, std::string name, std::string help) {
+  OptionDecl& decl = decls_.emplace_back();
+  decl.kind = kind;
+  decl.name = std::move(name);
+  decl.help = std::move(help);
+  return decl;
 }
 
-CLI::Option* AddFormatOption(CLI::App& app, std::string& value, std::vector<std::string> choices) {
+OptionDecl& OptionSet::Text(std::string name, std::string* value, std::string help) {
+  OptionDecl& decl = Add(OptionDecl::Kind::kText, std::move(name), std::move(help));
+  decl.target = value;
+  return decl;
+}
+
+OptionDecl& OptionSet::Time(std::string name, std::string* value, std::string help) {
+  OptionDecl& decl =
+      Add(OptionDecl::Kind::kTime, std::move(name), std::move(help) + " (" + kTimeFormsHelp + ")");
+  decl.type_name = "TIME";
+  decl.target = value;
+  return decl;
+}
+
+OptionDecl& OptionSet::Format(std::string* value, std::vector<std::string> choices) {
   std::string names;
   for (const std::string& c : choices) names += (names.empty() ? "" : "|") + c;
-  return app.add_option("--format", value, "output format: " + names)
-      ->type_name("FORMAT")
-      ->check(CLI::IsMember(choices))
-      ->capture_default_str();
+  OptionDecl& decl = Add(OptionDecl::Kind::kFormat, "--format", "output format: " + names);
+  decl.type_name = "FORMAT";
+  decl.choices = std::move(choices);
+  decl.target = value;
+  return decl;
+}
+
+OptionDecl& OptionSet::Integer(std::string name, int64_t* value, std::string help) {
+  OptionDecl& decl = Add(OptionDecl::Kind::kInteger, std::move(name), std::move(help));
+  decl.target = value;
+  return decl;
+}
+
+OptionDecl& OptionSet::Flag(std::string name, bool* value, std::string help) {
+  OptionDecl& decl = Add(OptionDecl::Kind::kFlag, std::move(name), std::move(help));
+  decl.target = value;
+  return decl;
+}
+
+OptionDecl& OptionSet::Positional(std::string name, std::string* value, std::string help) {
+  OptionDecl& decl = Add(OptionDecl::Kind::kPositional, std::move(name), std::move(help));
+  decl.target = value;
+  return decl;
+}
+
+OptionDecl& OptionSet::Positionals(std::string name, std::vector<std::string>* values,
+                                   std::string help) {
+  OptionDecl& decl = Add(OptionDecl::Kind::kPositionals, std::move(name), std::move(help));
+  decl.target = values;
+  return decl;
 }
 
 }  // namespace predlake::cli

@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace predlake::cli {
@@ -32,6 +34,10 @@ struct Seen {
   bool quiet = false;
   int64_t to_ms = -1;
   std::string lake_path;
+  int64_t count = 0;
+  bool loud = false;
+  std::string format;
+  std::vector<std::string> words;
 };
 
 struct Outcome {
@@ -63,34 +69,50 @@ class CliTest : public ::testing::Test {
     std::vector<CommandSpec> specs;
     struct ProbeOpts {
       std::string to = "now";
+      int64_t count = 3;
+      bool loud = false;
+      std::string format = "text";
+      std::vector<std::string> words;
     };
-    specs.push_back(MakeCommand<ProbeOpts>(
-        "probe", "record what the command sees",
-        [](CLI::App& app, ProbeOpts& o) { AddTimeOption(app, "--to", o.to, "end"); },
-        [this](Context& ctx, const ProbeOpts& o) -> Status {
-          seen_.ran = true;
-          seen_.network = ctx.network();
-          seen_.network_origin = ctx.network_origin();
-          seen_.config_path = ctx.config().path;
-          seen_.now_ms = ctx.now_ms();
-          seen_.quiet = ctx.quiet();
-          seen_.lake_path = ctx.LakePath();
-          ASSIGN_OR_RETURN(seen_.to_ms, ctx.ParseTimeArg(o.to, "--to"));
-          ctx.out() << "probe ok\n";
-          ctx.log().Info("informational");
-          return Status::Ok();
-        }));
-    specs.push_back(MakeCommand<int>("grp leaf", "a nested command", nullptr,
-                                     [](Context& ctx, const int&) -> Status {
-                                       ctx.out() << "leaf ran\n";
-                                       return Status::Ok();
-                                     }));
-    specs.push_back(MakeCommand<int>("grp other", "another nested command", nullptr,
-                                     [](Context&, const int&) { return Status::Ok(); }));
-    specs.push_back(MakeCommand<int>(
-        "fail", "fails with a multi-line data error", nullptr, [](Context&, const int&) {
-          return Status::Data("Binder Error: no such column\n\nLINE 1: x");
-        }));
+    specs.push_back({"probe", "record what the command sees", [this](OptionSet& args) -> RunFn {
+                       auto o = std::make_shared<ProbeOpts>();
+                       args.Time("--to", &o->to, "end");
+                       args.Integer("--count", &o->count, "how many").Range(1, 9);
+                       args.Flag("--loud", &o->loud, "say more");
+                       args.Format(&o->format, {"text", "json"});
+                       args.Positionals("WORD", &o->words, "words to echo");
+                       return [this, o](Context& ctx) -> Status {
+                         seen_.ran = true;
+                         seen_.network = ctx.network();
+                         seen_.network_origin = ctx.network_origin();
+                         seen_.config_path = ctx.config().path;
+                         seen_.now_ms = ctx.now_ms();
+                         seen_.quiet = ctx.quiet();
+                         seen_.lake_path = ctx.LakePath();
+                         seen_.count = o->count;
+                         seen_.loud = o->loud;
+                         seen_.format = o->format;
+                         seen_.words = o->words;
+                         ASSIGN_OR_RETURN(seen_.to_ms, ctx.ParseTimeArg(o->to, "--to"));
+                         ctx.out() << "probe ok\n";
+                         ctx.log().Info("informational");
+                         return Status::Ok();
+                       };
+                     }});
+    specs.push_back({"grp", "the test group", nullptr});
+    specs.push_back({"grp leaf", "a nested command", [](OptionSet&) -> RunFn {
+                       return [](Context& ctx) -> Status {
+                         ctx.out() << "leaf ran\n";
+                         return Status::Ok();
+                       };
+                     }});
+    specs.push_back({"grp other", "another nested command",
+                     [](OptionSet&) -> RunFn { return [](Context&) { return Status::Ok(); }; }});
+    specs.push_back({"fail", "fails with a multi-line data error", [](OptionSet&) -> RunFn {
+                       return [](Context&) {
+                         return Status::Data("Binder Error: no such column\n\nLINE 1: x");
+                       };
+                     }});
     return specs;
   }
 
@@ -127,6 +149,87 @@ TEST_F(CliTest, RootHelpListsEveryCommand) {
   EXPECT_THAT(o.out, HasSubstr("grp leaf"));
   EXPECT_THAT(o.out, HasSubstr("grp other"));
   EXPECT_THAT(o.out, HasSubstr("PPSS_FILE NETWORK"));
+  EXPECT_THAT(o.out, Not(HasSubstr("the test group")));  // a group's row is not a command
+  EXPECT_LT(o.out.find("  probe "), o.out.find("  grp leaf "));
+  EXPECT_LT(o.out.find("  grp other "), o.out.find("  fail "));
+}
+
+// The real command table: help order, groups, unique paths.
+TEST_F(CliTest, CommandTableIsWellFormed) {
+  const std::vector<CommandSpec>& table = AllCommands();
+  std::vector<std::string> commands;
+  std::set<std::string> paths, groups;
+  for (const CommandSpec& spec : table) {
+    EXPECT_TRUE(paths.insert(spec.path).second) << "duplicate " << spec.path;
+    EXPECT_FALSE(spec.help.empty()) << spec.path;
+    EXPECT_EQ(spec.help.find('\n'), std::string::npos) << spec.path;
+    if (!spec.handler) {
+      groups.insert(spec.path);
+      continue;
+    }
+    commands.push_back(spec.path);
+    size_t space = spec.path.rfind(' ');
+    if (space != std::string::npos) {
+      // Each group's row comes before its commands.
+      EXPECT_TRUE(groups.count(spec.path.substr(0, space))) << spec.path << " has no group row";
+    }
+  }
+  for (const std::string& g : groups) {
+    EXPECT_TRUE(std::any_of(commands.begin(), commands.end(),
+                            [&](const std::string& c) { return c.rfind(g + " ", 0) == 0; }))
+        << "group " << g << " has no command";
+  }
+  // DESIGN.md section 5's order.
+  EXPECT_EQ(commands, (std::vector<std::string>{"update", "raw update", "raw drop", "raw import",
+                                                "etl update", "etl drop", "etl rebuild", "describe",
+                                                "validate", "query", "runs", "sim serve",
+                                                "sim dump", "config show", "version"}));
+  // `predlake --help` lists exactly the commands, in the table's order.
+  Outcome o = Exec({"--help"});
+  size_t last = 0;
+  for (const std::string& c : commands) {
+    size_t at = o.out.find("\n  " + c + " ");
+    ASSERT_NE(at, std::string::npos) << c;
+    EXPECT_GT(at, last) << c;
+    last = at;
+  }
+  o = Exec({"raw", "--help"});
+  EXPECT_THAT(o.out, StartsWith("raw tables: fetch, drop, import\n"));
+}
+
+TEST_F(CliTest, DeclaredOptionKinds) {
+  Outcome o = ExecTest({"probe", "--count", "7", "--loud", "--format", "json", "a", "b"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.count, 7);
+  EXPECT_TRUE(seen_.loud);
+  EXPECT_EQ(seen_.format, "json");
+  EXPECT_EQ(seen_.words, (std::vector<std::string>{"a", "b"}));
+  seen_ = {};
+  o = ExecTest({"probe"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.count, 3);
+  EXPECT_FALSE(seen_.loud);
+  EXPECT_EQ(seen_.format, "text");
+
+  seen_ = {};
+  o = ExecTest({"probe", "--count", "10"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: --count: 10 is out of range [1, 9] (see 'predlake probe --help')\n");
+  o = ExecTest({"probe", "--count", "x"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err,
+            "predlake: --count: expected an integer, got 'x' (see 'predlake probe --help')\n");
+  o = ExecTest({"probe", "--format", "csv"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: --format: csv not in {text,json} (see 'predlake probe --help')\n");
+  EXPECT_FALSE(seen_.ran);
+
+  o = ExecTest({"probe", "--help"});
+  EXPECT_THAT(o.out, HasSubstr("--count INT:INT in [1 - 9]=3"));
+  EXPECT_THAT(o.out, HasSubstr("--format FORMAT:{text,json}=text"));
+  EXPECT_THAT(o.out, HasSubstr("--to TIME"));
+  EXPECT_THAT(o.out, HasSubstr("--loud"));
+  EXPECT_THAT(o.out, HasSubstr("WORD TEXT ..."));
 }
 
 TEST_F(CliTest, RealRegistryHasFrameworkCommandsInOrder) {

@@ -30,13 +30,10 @@ Status Show(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(config_show) {
-  return MakeCommand<Options>(
-      "config show", "print every resolved setting and where it came from",
-      [](CLI::App& app, Options& o) {
-        AddFormatOption(app, o.format, {"table", "csv", "json"});
-      },
-      Show);
+RunFn ConfigShowCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Format(&o->format, {"table", "csv", "json"});
+  return [o](Context& ctx) { return Show(ctx, *o); };
 }
 
 }  // namespace predlake::cli

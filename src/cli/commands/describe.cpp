@@ -12,33 +12,32 @@ struct Options {
   std::string format = "text";
 };
 
+Status Describe(Context& ctx, const Options& o) {
+  std::unique_ptr<lake::Lake> lake;
+  std::error_code ec;
+  if (!std::filesystem::exists(ctx.LakePath(), ec)) {
+    // A lake that does not exist yet is described as the empty lake it would start as.
+    ctx.log().Info("no lake at " + ctx.LakeDir() +
+                   " yet (run `predlake update` to create it); showing an empty lake");
+    ASSIGN_OR_RETURN(lake, lake::Lake::OpenEmpty(ctx.LakeDir(), &ctx.clock()));
+  } else {
+    ASSIGN_OR_RETURN(lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  }
+  ASSIGN_OR_RETURN(ops::Description d, ops::Describe(*lake));
+  if (o.format == "json") {
+    ops::WriteDescriptionJson(ctx.out(), d);
+  } else {
+    ops::WriteDescriptionText(ctx.out(), d, ctx.terminal_width());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-PREDLAKE_COMMAND(describe) {
-  return MakeCommand<Options>(
-      "describe", "tables, row counts, time ranges, watermarks, checkpoint, frontier, last runs",
-      [](CLI::App& app, Options& o) {
-        AddFormatOption(app, o.format, {"text", "json"});
-      },
-      [](Context& ctx, const Options& o) -> Status {
-        std::unique_ptr<lake::Lake> lake;
-        std::error_code ec;
-        if (!std::filesystem::exists(ctx.LakePath(), ec)) {
-          // A lake that does not exist yet is described as the empty lake it would start as.
-          ctx.log().Info("no lake at " + ctx.LakeDir() +
-                         " yet (run `predlake update` to create it); showing an empty lake");
-          ASSIGN_OR_RETURN(lake, lake::Lake::OpenEmpty(ctx.LakeDir(), &ctx.clock()));
-        } else {
-          ASSIGN_OR_RETURN(lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
-        }
-        ASSIGN_OR_RETURN(ops::Description d, ops::Describe(*lake));
-        if (o.format == "json") {
-          ops::WriteDescriptionJson(ctx.out(), d);
-        } else {
-          ops::WriteDescriptionText(ctx.out(), d, ctx.terminal_width());
-        }
-        return Status::Ok();
-      });
+RunFn DescribeCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Format(&o->format, {"text", "json"});
+  return [o](Context& ctx) { return Describe(ctx, *o); };
 }
 
 }  // namespace predlake::cli

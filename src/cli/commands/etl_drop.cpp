@@ -19,13 +19,10 @@ Status EtlDrop(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(etl_drop) {
-  return MakeCommand<Options>(
-      "etl drop", "roll the built tables and the checkpoint back to TIME (raw is untouched)",
-      [](CLI::App& app, Options& o) {
-        AddTimeOption(app, "--from", o.from, "the new checkpoint")->required();
-      },
-      EtlDrop);
+RunFn EtlDropCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Time("--from", &o->from, "the new checkpoint").Required();
+  return [o](Context& ctx) { return EtlDrop(ctx, *o); };
 }
 
 }  // namespace predlake::cli

@@ -27,14 +27,11 @@ Status EtlRebuild(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(etl_rebuild) {
-  return MakeCommand<Options>(
-      "etl rebuild", "rebuild every built table from raw in one run (no refetch)",
-      [](CLI::App& app, Options& o) {
-        AddTimeOption(app, "--to", o.to,
-                      "end of the rebuild (default lake_ss.fin_timestr; capped at the frontier)");
-      },
-      EtlRebuild);
+RunFn EtlRebuildCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Time("--to", &o->to,
+            "end of the rebuild (default lake_ss.fin_timestr; capped at the frontier)");
+  return [o](Context& ctx) { return EtlRebuild(ctx, *o); };
 }
 
 }  // namespace predlake::cli

@@ -27,14 +27,11 @@ Status EtlUpdate(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(etl_update) {
-  return MakeCommand<Options>(
-      "etl update", "process [checkpoint, frontier): build the bronze and gold tables",
-      [](CLI::App& app, Options& o) {
-        AddTimeOption(app, "--to", o.to,
-                      "end of the window (default lake_ss.fin_timestr; capped at the frontier)");
-      },
-      EtlUpdate);
+RunFn EtlUpdateCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Time("--to", &o->to,
+            "end of the window (default lake_ss.fin_timestr; capped at the frontier)");
+  return [o](Context& ctx) { return EtlUpdate(ctx, *o); };
 }
 
 }  // namespace predlake::cli

@@ -11,23 +11,22 @@ struct Options {
   std::string format = "table";
 };
 
+Status Query(Context& ctx, const Options& o) {
+  ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  ASSIGN_OR_RETURN(ResultSet rs, ops::RunReadOnlyQuery(lake->conn(), o.sql));
+  ctx.Write(rs, format);
+  return Status::Ok();
+}
+
 }  // namespace
 
-PREDLAKE_COMMAND(query) {
-  return MakeCommand<Options>(
-      "query", "run one read-only SQL statement against the lake",
-      [](CLI::App& app, Options& o) {
-        app.add_option("SQL", o.sql, "the statement (SELECT, SHOW, DESCRIBE, EXPLAIN, ...)")
-            ->required();
-        AddFormatOption(app, o.format, {"table", "csv", "json"});
-      },
-      [](Context& ctx, const Options& o) -> Status {
-        ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
-        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
-        ASSIGN_OR_RETURN(ResultSet rs, ops::RunReadOnlyQuery(lake->conn(), o.sql));
-        ctx.Write(rs, format);
-        return Status::Ok();
-      });
+RunFn QueryCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Positional("SQL", &o->sql, "the statement (SELECT, SHOW, DESCRIBE, EXPLAIN, ...)")
+      .Required();
+  args.Format(&o->format, {"table", "csv", "json"});
+  return [o](Context& ctx) { return Query(ctx, *o); };
 }
 
 }  // namespace predlake::cli

@@ -19,14 +19,10 @@ Status RawDrop(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(raw_drop) {
-  return MakeCommand<Options>(
-      "raw drop",
-      "delete raw rows at or after TIME, move watermarks back (and the checkpoint, if ahead)",
-      [](CLI::App& app, Options& o) {
-        AddTimeOption(app, "--from", o.from, "first timestamp to delete")->required();
-      },
-      RawDrop);
+RunFn RawDropCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Time("--from", &o->from, "first timestamp to delete").Required();
+  return [o](Context& ctx) { return RawDrop(ctx, *o); };
 }
 
 }  // namespace predlake::cli

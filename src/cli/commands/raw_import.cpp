@@ -46,21 +46,16 @@ Status RawImport(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(raw_import) {
-  return MakeCommand<Options>(
-      "raw import",
-      "load a pdr-backend lake_data folder or pdr-format CSV files into the raw tables",
-      [](CLI::App& app, Options& o) {
-        app.add_option("PATH", o.paths,
-                       "lake_data folders (<table>/*.csv, <table>.csv, <table>_*.csv) or CSV "
-                       "files")
-            ->required();
-        AddTimeOption(app, "--from", o.from,
-                      "start of the window the files cover (default: their first timestamp)");
-        AddTimeOption(app, "--to", o.to,
-                      "end of the window the files cover (default: their last timestamp + 1 ms)");
-      },
-      RawImport);
+RunFn RawImportCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Positionals("PATH", &o->paths,
+                   "lake_data folders (<table>/*.csv, <table>.csv, <table>_*.csv) or CSV files")
+      .Required();
+  args.Time("--from", &o->from,
+            "start of the window the files cover (default: their first timestamp)");
+  args.Time("--to", &o->to,
+            "end of the window the files cover (default: their last timestamp + 1 ms)");
+  return [o](Context& ctx) { return RawImport(ctx, *o); };
 }
 
 }  // namespace predlake::cli

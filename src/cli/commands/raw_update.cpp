@@ -48,15 +48,11 @@ Status RawUpdate(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(raw_update) {
-  return MakeCommand<Options>(
-      "raw update", "fetch every raw table from its watermark",
-      [](CLI::App& app, Options& o) {
-        AddTimeOption(app, "--to", o.to,
-                      "end of the window (default lake_ss.fin_timestr; capped at the indexed "
-                      "head)");
-      },
-      RawUpdate);
+RunFn RawUpdateCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Time("--to", &o->to,
+            "end of the window (default lake_ss.fin_timestr; capped at the indexed head)");
+  return [o](Context& ctx) { return RawUpdate(ctx, *o); };
 }
 
 }  // namespace predlake::cli

@@ -11,29 +11,25 @@ struct Options {
   std::string format = "table";
 };
 
+Status Runs(Context& ctx, const Options& o) {
+  ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  ASSIGN_OR_RETURN(auto runs, ops::ListRuns(lake->conn(), o.limit));
+  if (format == OutputFormat::kJson) {
+    ops::WriteRunsJson(ctx.out(), runs);
+  } else {
+    ctx.Write(ops::RunsResultSet(runs), format);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-PREDLAKE_COMMAND(runs) {
-  return MakeCommand<Options>(
-      "runs", "the run ledger, newest first, with per-table counts",
-      [](CLI::App& app, Options& o) {
-        app.add_option("--limit", o.limit, "show the newest N runs (0: all)")
-            ->type_name("N")
-            ->check(CLI::NonNegativeNumber)
-            ->capture_default_str();
-        AddFormatOption(app, o.format, {"table", "csv", "json"});
-      },
-      [](Context& ctx, const Options& o) -> Status {
-        ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
-        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
-        ASSIGN_OR_RETURN(auto runs, ops::ListRuns(lake->conn(), o.limit));
-        if (format == OutputFormat::kJson) {
-          ops::WriteRunsJson(ctx.out(), runs);
-        } else {
-          ctx.Write(ops::RunsResultSet(runs), format);
-        }
-        return Status::Ok();
-      });
+RunFn RunsCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Integer("--limit", &o->limit, "show the newest N runs (0: all)").TypeName("N").Range(0);
+  args.Format(&o->format, {"table", "csv", "json"});
+  return [o](Context& ctx) { return Runs(ctx, *o); };
 }
 
 }  // namespace predlake::cli

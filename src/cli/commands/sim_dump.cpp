@@ -18,18 +18,13 @@ Status DumpTable(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(sim_dump) {
-  return MakeCommand<Options>(
-      "sim dump",
-      "print the simulated network's ground truth for a raw table as CSV (events before --to, "
-      "capped at the indexed head)",
-      [](CLI::App& app, Options& o) {
-        app.add_option("TABLE", o.table,
-                       "pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots")
-            ->required();
-        AddTimeOption(app, "--to", o.to, "end of the window (exclusive)");
-      },
-      DumpTable);
+RunFn SimDumpCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Positional("TABLE", &o->table,
+                  "pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots")
+      .Required();
+  args.Time("--to", &o->to, "end of the window (exclusive)");
+  return [o](Context& ctx) { return DumpTable(ctx, *o); };
 }
 
 }  // namespace predlake::cli

@@ -9,7 +9,7 @@ namespace predlake::cli {
 namespace {
 
 struct Options {
-  int port = 0;
+  int64_t port = 0;
 };
 
 Status Serve(Context& ctx, const Options& o) {
@@ -21,7 +21,7 @@ Status Serve(Context& ctx, const Options& o) {
   ASSIGN_OR_RETURN(std::shared_ptr<const sim::Engine> engine,
                    sim::Engine::Create(ctx.config().sim, ctx.now_ms(), live));
   sim::ServerOptions options;
-  options.port = o.port;
+  options.port = static_cast<int>(o.port);
   ASSIGN_OR_RETURN(std::unique_ptr<sim::Server> server, sim::Server::Start(engine, options));
   const std::atomic<bool>& cancelled = Context::EnableCancellation();
   ctx.out() << server->Url() << std::endl;
@@ -42,15 +42,10 @@ Status Serve(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(sim_serve) {
-  return MakeCommand<Options>(
-      "sim serve", "serve the simulated network's subgraph over HTTP on 127.0.0.1",
-      [](CLI::App& app, Options& o) {
-        app.add_option("--port", o.port, "TCP port; 0 picks a free one")
-            ->check(CLI::Range(0, 65535))
-            ->capture_default_str();
-      },
-      Serve);
+RunFn SimServeCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Integer("--port", &o->port, "TCP port; 0 picks a free one").Range(0, 65535);
+  return [o](Context& ctx) { return Serve(ctx, *o); };
 }
 
 }  // namespace predlake::cli

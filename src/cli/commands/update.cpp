@@ -110,17 +110,14 @@ Status Update(Context& ctx, const Options& o) {
 
 }  // namespace
 
-PREDLAKE_COMMAND(update) {
-  return MakeCommand<Options>(
-      "update", "raw update, then etl update (with --every, again and again until stopped)",
-      [](CLI::App& app, Options& o) {
-        AddTimeOption(app, "--to", o.to,
-                      "end of the window (default lake_ss.fin_timestr; capped at the indexed "
-                      "head and the frontier)");
-        app.add_option("--every", o.every,
-                       "repeat on this cadence (500ms, 30s, 5m, 2h, 1d) until SIGINT/SIGTERM");
-      },
-      Update);
+RunFn UpdateCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Time("--to", &o->to,
+            "end of the window (default lake_ss.fin_timestr; capped at the indexed head and the "
+            "frontier)");
+  args.Text("--every", &o->every,
+            "repeat on this cadence (500ms, 30s, 5m, 2h, 1d) until SIGINT/SIGTERM");
+  return [o](Context& ctx) { return Update(ctx, *o); };
 }
 
 }  // namespace predlake::cli

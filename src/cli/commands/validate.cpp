@@ -10,29 +10,28 @@ struct Options {
   std::string format = "text";
 };
 
+Status Validate(Context& ctx, const Options& o) {
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake));
+  if (o.format == "json") {
+    ops::WriteValidationJson(ctx.out(), report);
+  } else {
+    ops::WriteValidationText(ctx.out(), report, ctx.terminal_width());
+  }
+  std::vector<std::string> failed = report.Failed();
+  if (failed.empty()) return Status::Ok();
+  std::string names;
+  for (const std::string& n : failed) names += (names.empty() ? "" : ", ") + n;
+  return Status::Validation("validation failed: " + std::to_string(failed.size()) +
+                            " check(s): " + names);
+}
+
 }  // namespace
 
-PREDLAKE_COMMAND(validate) {
-  return MakeCommand<Options>(
-      "validate", "data-quality checks; exit status 1 when a check fails",
-      [](CLI::App& app, Options& o) {
-        AddFormatOption(app, o.format, {"text", "json"});
-      },
-      [](Context& ctx, const Options& o) -> Status {
-        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
-        ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake));
-        if (o.format == "json") {
-          ops::WriteValidationJson(ctx.out(), report);
-        } else {
-          ops::WriteValidationText(ctx.out(), report, ctx.terminal_width());
-        }
-        std::vector<std::string> failed = report.Failed();
-        if (failed.empty()) return Status::Ok();
-        std::string names;
-        for (const std::string& n : failed) names += (names.empty() ? "" : ", ") + n;
-        return Status::Validation("validation failed: " + std::to_string(failed.size()) +
-                                  " check(s): " + names);
-      });
+RunFn ValidateCommand(OptionSet& args) {
+  auto o = std::make_shared<Options>();
+  args.Format(&o->format, {"text", "json"});
+  return [o](Context& ctx) { return Validate(ctx, *o); };
 }
 
 }  // namespace predlake::cli

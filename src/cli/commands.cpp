@@ -1,0 +1,62 @@
+// The command table: every command and group, in the order `predlake --help` lists them (DESIGN.md
+// section 5). Each handler is defined in src/cli/commands/<stem>.cpp.
+#include "cli/command.hpp"
+
+namespace predlake::cli {
+
+RunFn UpdateCommand(OptionSet& args);
+RunFn RawUpdateCommand(OptionSet& args);
+RunFn RawDropCommand(OptionSet& args);
+RunFn RawImportCommand(OptionSet& args);
+RunFn EtlUpdateCommand(OptionSet& args);
+RunFn EtlDropCommand(OptionSet& args);
+RunFn EtlRebuildCommand(OptionSet& args);
+RunFn DescribeCommand(OptionSet& args);
+RunFn ValidateCommand(OptionSet& args);
+RunFn QueryCommand(OptionSet& args);
+RunFn RunsCommand(OptionSet& args);
+RunFn SimServeCommand(OptionSet& args);
+RunFn SimDumpCommand(OptionSet& args);
+RunFn ConfigShowCommand(OptionSet& args);
+RunFn VersionCommand(OptionSet& args);
+
+const std::vector<CommandSpec>& AllCommands() {
+  static const std::vector<CommandSpec> commands = {
+      {"update", "raw update, then etl update (with --every, again and again until stopped)",
+       UpdateCommand},
+      {"raw", "raw tables: fetch, drop, import", nullptr},
+      {"raw update", "fetch every raw table from its watermark", RawUpdateCommand},
+      {"raw drop",
+       "delete raw rows at or after TIME, move watermarks back (and the checkpoint, if ahead)",
+       RawDropCommand},
+      {"raw import",
+       "load a pdr-backend lake_data folder or pdr-format CSV files into the raw tables",
+       RawImportCommand},
+      {"etl", "built tables: update, roll back, rebuild", nullptr},
+      {"etl update", "process [checkpoint, frontier): build the bronze and gold tables",
+       EtlUpdateCommand},
+      {"etl drop", "roll the built tables and the checkpoint back to TIME (raw is untouched)",
+       EtlDropCommand},
+      {"etl rebuild", "rebuild every built table from raw in one run (no refetch)",
+       EtlRebuildCommand},
+      {"describe", "tables, row counts, time ranges, watermarks, checkpoint, frontier, last runs",
+       DescribeCommand},
+      {"validate", "data-quality checks; exit status 1 when a check fails", ValidateCommand},
+      {"query", "run one read-only SQL statement against the lake", QueryCommand},
+      {"runs", "the run ledger, newest first, with per-table counts", RunsCommand},
+      {"sim", "the simulated network", nullptr},
+      {"sim serve", "serve the simulated network's subgraph over HTTP on 127.0.0.1",
+       SimServeCommand},
+      {"sim dump",
+       "print the simulated network's ground truth for a raw table as CSV (events before --to, "
+       "capped at the indexed head)",
+       SimDumpCommand},
+      {"config", "the configuration", nullptr},
+      {"config show", "print every resolved setting and where it came from", ConfigShowCommand},
+      {"version", "print predlake's and DuckDB's versions", VersionCommand,
+       /*needs_config=*/false},
+  };
+  return commands;
+}
+
+}  // namespace predlake::cli
