@@ -12,15 +12,45 @@ namespace predlake::duck {
 
 struct ResultHolder {
   duckdb_result result{};
-  ~ResultHolder() { duckdb_destroy_result(&result); }
 };
+
+namespace internal {
+
+// DuckDB's destroy functions take the address of the handle and null it; ours hold the handle.
+void CloseDatabase(_duckdb_database* db) noexcept { duckdb_close(&db); }
+void Disconnect(_duckdb_connection* conn) noexcept { duckdb_disconnect(&conn); }
+void DestroyResult(ResultHolder* result) noexcept {
+  // DuckDB requires this even for a result whose query failed (it owns the error text).
+  duckdb_destroy_result(&result->result);
+  delete result;
+}
+void DestroyPrepared(_duckdb_prepared_statement* stmt) noexcept { duckdb_destroy_prepare(&stmt); }
+void DestroyAppender(_duckdb_appender* app) noexcept { (void)duckdb_appender_destroy(&app); }
+void DestroyDataChunk(_duckdb_data_chunk* chunk) noexcept { duckdb_destroy_data_chunk(&chunk); }
+
+}  // namespace internal
 
 namespace {
 
-// The one place where DuckDB's error text becomes a Status. Lock conflicts are kBusy so that
-// callers can name the holder; interrupts are kCancelled; everything else is kData with the step as
-// context.
-Status Translate(std::string_view step, const char* message, duckdb_error_type type) {
+void DestroyConfig(_duckdb_config* config) noexcept { duckdb_destroy_config(&config); }
+void DestroyErrorData(_duckdb_error_data* error) noexcept { duckdb_destroy_error_data(&error); }
+void DestroyExtracted(_duckdb_extracted_statements* extracted) noexcept {
+  duckdb_destroy_extracted(&extracted);
+}
+void DestroyLogicalType(_duckdb_logical_type* type) noexcept { duckdb_destroy_logical_type(&type); }
+
+using ConfigHandle = Handle<_duckdb_config, &DestroyConfig>;
+using ErrorDataHandle = Handle<_duckdb_error_data, &DestroyErrorData>;
+using ExtractedHandle = Handle<_duckdb_extracted_statements, &DestroyExtracted>;
+using LogicalTypeHandle = Handle<_duckdb_logical_type, &DestroyLogicalType>;
+
+// The one place where a DuckDB failure becomes a Status: every failed DuckDB call ends here.
+// `step` is our context, `message` DuckDB's text (null: unknown), `type` DuckDB's error class. Lock
+// conflicts are kBusy so that callers can name the holder; interrupts are kCancelled; everything
+// else is `code` (kData unless the failure can only be a bug in our use of the API) with the step
+// as context, on one line.
+Status Translate(std::string_view step, const char* message, duckdb_error_type type,
+                 StatusCode code = StatusCode::kData) {
   std::string text = message ? message : "unknown DuckDB error";
   std::string context(step);
   if (text.find("Could not set lock on file") != std::string::npos ||
@@ -32,7 +62,22 @@ Status Translate(std::string_view step, const char* message, duckdb_error_type t
   for (char& c : text) {
     if (c == '\n' || c == '\r') c = ' ';
   }
-  return Status::Data(context + ": " + text);
+  return Status(code, context + ": " + text);
+}
+
+// The error of a failed query or execution.
+Status TranslateResult(std::string_view step, duckdb_result& result) {
+  return Translate(step, duckdb_result_error(&result), duckdb_result_error_type(&result));
+}
+
+// The error an appender holds after a failed call.
+Status TranslateAppender(std::string_view step, _duckdb_appender* app, const char* fallback) {
+  ErrorDataHandle error(app ? duckdb_appender_error_data(app) : nullptr);
+  if (!error || !duckdb_error_data_has_error(error.Get())) {
+    return Translate(step, fallback, DUCKDB_ERROR_INVALID);
+  }
+  return Translate(step, duckdb_error_data_message(error.Get()),
+                   duckdb_error_data_error_type(error.Get()));
 }
 
 Type MapType(duckdb_type t) {
@@ -79,11 +124,16 @@ std::string DecimalToString(__int128 v, int scale) {
   if (scale == 0) return Int128ToString(v);
   bool negative = v < 0;
   std::string digits = Int128ToString(negative ? -v : v);
-  if (static_cast<int>(digits.size()) <= scale) {
-    digits.insert(0, static_cast<size_t>(scale) - digits.size() + 1, '0');
-  }
-  digits.insert(digits.size() - static_cast<size_t>(scale), ".");
-  return negative ? "-" + digits : digits;
+  const size_t places = static_cast<size_t>(scale);
+  if (digits.size() <= places) digits.insert(0, places - digits.size() + 1, '0');
+  // Built by appending: GCC 12 warns (-Wrestrict, falsely) about inserting the point in place.
+  std::string out;
+  out.reserve(digits.size() + 2);
+  if (negative) out.push_back('-');
+  out.append(digits, 0, digits.size() - places);
+  out.push_back('.');
+  out.append(digits, digits.size() - places, places);
+  return out;
 }
 
 }  // namespace
@@ -113,25 +163,25 @@ std::string QuoteString(std::string_view value) {
 // ---- Database
 
 Result<Database> Database::Open(const std::string& path, const Options& options) {
-  duckdb_config config = nullptr;
-  if (duckdb_create_config(&config) == DuckDBError)
-    return Status::Internal("duckdb: cannot create config");
+  duckdb_config raw_config = nullptr;
+  if (duckdb_create_config(&raw_config) == DuckDBError) {
+    return Translate("duckdb", "cannot create config", DUCKDB_ERROR_INVALID, StatusCode::kInternal);
+  }
+  ConfigHandle config(raw_config);
   auto set = [&](const char* key, const std::string& value) {
-    return duckdb_set_config(config, key, value.c_str()) == DuckDBSuccess;
+    return duckdb_set_config(config.Get(), key, value.c_str()) == DuckDBSuccess;
   };
   bool ok = true;
   if (options.read_only) ok = ok && set("access_mode", "READ_ONLY");
   if (options.threads > 0) ok = ok && set("threads", std::to_string(options.threads));
   if (!options.memory_limit.empty()) ok = ok && set("memory_limit", options.memory_limit);
   if (!ok) {
-    duckdb_destroy_config(&config);
-    return Status::Internal("duckdb: bad database option");
+    return Translate("duckdb", "bad database option", DUCKDB_ERROR_SETTINGS, StatusCode::kInternal);
   }
   duckdb_database db = nullptr;
   char* error = nullptr;
   const char* c_path = path.empty() ? nullptr : path.c_str();
-  duckdb_state state = duckdb_open_ext(c_path, &db, config, &error);
-  duckdb_destroy_config(&config);
+  duckdb_state state = duckdb_open_ext(c_path, &db, config.Get(), &error);
   if (state == DuckDBError) {
     Status st = Translate("open " + path, error, DUCKDB_ERROR_CONNECTION);
     if (error) duckdb_free(error);
@@ -140,78 +190,27 @@ Result<Database> Database::Open(const std::string& path, const Options& options)
   return Database(db);
 }
 
-Database::Database(Database&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
-
-Database& Database::operator=(Database&& other) noexcept {
-  if (this != &other) {
-    if (db_) {
-      duckdb_database db = db_;
-      duckdb_close(&db);
-    }
-    db_ = std::exchange(other.db_, nullptr);
-  }
-  return *this;
-}
-
-Database::~Database() {
-  if (db_) {
-    duckdb_database db = db_;
-    duckdb_close(&db);
-  }
-}
-
 Result<Connection> Database::Connect() {
   duckdb_connection conn = nullptr;
-  if (duckdb_connect(db_, &conn) == DuckDBError) return Status::Data("duckdb: cannot connect");
+  if (duckdb_connect(db_.Get(), &conn) == DuckDBError) {
+    return Translate("duckdb", "cannot connect", DUCKDB_ERROR_CONNECTION);
+  }
   return Connection(conn);
 }
 
 // ---- DataChunk
 
-DataChunk::DataChunk(_duckdb_data_chunk* chunk, const std::vector<Type>* types,
-                     const std::vector<int>* scales, const std::vector<int>* physical)
+DataChunk::DataChunk(_duckdb_data_chunk* chunk, const Type* types, const int* scales,
+                     const int* physical)
     : chunk_(chunk), types_(types), scales_(scales), physical_(physical) {
-  size_ = duckdb_data_chunk_get_size(chunk_);
-  size_t columns = duckdb_data_chunk_get_column_count(chunk_);
+  size_ = duckdb_data_chunk_get_size(chunk_.Get());
+  size_t columns = duckdb_data_chunk_get_column_count(chunk_.Get());
   data_.resize(columns);
   validity_.resize(columns);
   for (size_t c = 0; c < columns; ++c) {
-    duckdb_vector vec = duckdb_data_chunk_get_vector(chunk_, c);
+    duckdb_vector vec = duckdb_data_chunk_get_vector(chunk_.Get(), c);
     data_[c] = duckdb_vector_get_data(vec);
     validity_[c] = duckdb_vector_get_validity(vec);
-  }
-}
-
-DataChunk::DataChunk(DataChunk&& other) noexcept
-    : chunk_(std::exchange(other.chunk_, nullptr)),
-      size_(other.size_),
-      types_(other.types_),
-      scales_(other.scales_),
-      physical_(other.physical_),
-      data_(std::move(other.data_)),
-      validity_(std::move(other.validity_)) {}
-
-DataChunk& DataChunk::operator=(DataChunk&& other) noexcept {
-  if (this != &other) {
-    if (chunk_) {
-      duckdb_data_chunk c = chunk_;
-      duckdb_destroy_data_chunk(&c);
-    }
-    chunk_ = std::exchange(other.chunk_, nullptr);
-    size_ = other.size_;
-    types_ = other.types_;
-    scales_ = other.scales_;
-    physical_ = other.physical_;
-    data_ = std::move(other.data_);
-    validity_ = std::move(other.validity_);
-  }
-  return *this;
-}
-
-DataChunk::~DataChunk() {
-  if (chunk_) {
-    duckdb_data_chunk c = chunk_;
-    duckdb_destroy_data_chunk(&c);
   }
 }
 
@@ -220,7 +219,7 @@ bool DataChunk::IsNull(size_t col, size_t row) const {
 }
 
 int64_t DataChunk::GetInt64(size_t col, size_t row) const {
-  switch (static_cast<duckdb_type>((*physical_)[col])) {
+  switch (static_cast<duckdb_type>(physical_[col])) {
     case DUCKDB_TYPE_BOOLEAN:
       return static_cast<const bool*>(data_[col])[row] ? 1 : 0;
     case DUCKDB_TYPE_TINYINT:
@@ -245,20 +244,20 @@ int64_t DataChunk::GetInt64(size_t col, size_t row) const {
 }
 
 double DataChunk::GetDouble(size_t col, size_t row) const {
-  if (static_cast<duckdb_type>((*physical_)[col]) == DUCKDB_TYPE_FLOAT) {
+  if (static_cast<duckdb_type>(physical_[col]) == DUCKDB_TYPE_FLOAT) {
     return static_cast<const float*>(data_[col])[row];
   }
-  assert(static_cast<duckdb_type>((*physical_)[col]) == DUCKDB_TYPE_DOUBLE);
+  assert(static_cast<duckdb_type>(physical_[col]) == DUCKDB_TYPE_DOUBLE);
   return static_cast<const double*>(data_[col])[row];
 }
 
 bool DataChunk::GetBool(size_t col, size_t row) const {
-  assert((*types_)[col] == Type::kBoolean);
+  assert(types_[col] == Type::kBoolean);
   return static_cast<const bool*>(data_[col])[row];
 }
 
 std::string_view DataChunk::GetString(size_t col, size_t row) const {
-  assert((*types_)[col] == Type::kVarchar);
+  assert(types_[col] == Type::kVarchar);
   auto* strings = static_cast<duckdb_string_t*>(data_[col]);
   duckdb_string_t* s = &strings[row];
   return std::string_view(duckdb_string_t_data(s), duckdb_string_t_length(*s));
@@ -266,7 +265,7 @@ std::string_view DataChunk::GetString(size_t col, size_t row) const {
 
 std::optional<std::string> DataChunk::GetText(size_t col, size_t row) const {
   if (IsNull(col, row)) return std::nullopt;
-  switch ((*types_)[col]) {
+  switch (types_[col]) {
     case Type::kBoolean:
       return GetBool(col, row) ? "true" : "false";
     case Type::kInteger:
@@ -280,9 +279,9 @@ std::optional<std::string> DataChunk::GetText(size_t col, size_t row) const {
     case Type::kVarchar:
       return std::string(GetString(col, row));
     case Type::kDecimal: {
-      int scale = (*scales_)[col];
+      int scale = scales_[col];
       __int128 v = 0;
-      switch (static_cast<duckdb_type>((*physical_)[col])) {
+      switch (static_cast<duckdb_type>(physical_[col])) {
         case DUCKDB_TYPE_SMALLINT:
           v = static_cast<const int16_t*>(data_[col])[row];
           break;
@@ -303,12 +302,12 @@ std::optional<std::string> DataChunk::GetText(size_t col, size_t row) const {
       return DecimalToString(v, scale);
     }
     case Type::kOther:
-      if (static_cast<duckdb_type>((*physical_)[col]) == DUCKDB_TYPE_HUGEINT) {
+      if (static_cast<duckdb_type>(physical_[col]) == DUCKDB_TYPE_HUGEINT) {
         const duckdb_hugeint& h = static_cast<const duckdb_hugeint*>(data_[col])[row];
         return Int128ToString((static_cast<__int128>(h.upper) << 64) |
                               static_cast<__int128>(h.lower));
       }
-      if (static_cast<duckdb_type>((*physical_)[col]) == DUCKDB_TYPE_UBIGINT) {
+      if (static_cast<duckdb_type>(physical_[col]) == DUCKDB_TYPE_UBIGINT) {
         return std::to_string(static_cast<const uint64_t*>(data_[col])[row]);
       }
       return std::nullopt;
@@ -318,37 +317,32 @@ std::optional<std::string> DataChunk::GetText(size_t col, size_t row) const {
 
 // ---- QueryResult
 
-QueryResult::QueryResult(std::unique_ptr<ResultHolder> result) : result_(std::move(result)) {
-  duckdb_result* r = &result_->result;
+QueryResult::QueryResult(internal::ResultHandle result) : result_(std::move(result)) {
+  duckdb_result* r = &result_.Get()->result;
   size_t columns = duckdb_column_count(r);
   for (size_t c = 0; c < columns; ++c) {
     names_.emplace_back(duckdb_column_name(r, c));
-    duckdb_logical_type lt = duckdb_column_logical_type(r, c);
-    duckdb_type t = duckdb_get_type_id(lt);
+    LogicalTypeHandle lt(duckdb_column_logical_type(r, c));
+    duckdb_type t = duckdb_get_type_id(lt.Get());
     types_.push_back(MapType(t));
     if (t == DUCKDB_TYPE_DECIMAL) {
-      scales_.push_back(duckdb_decimal_scale(lt));
-      physical_.push_back(static_cast<int>(duckdb_decimal_internal_type(lt)));
+      scales_.push_back(duckdb_decimal_scale(lt.Get()));
+      physical_.push_back(static_cast<int>(duckdb_decimal_internal_type(lt.Get())));
     } else {
       scales_.push_back(0);
       physical_.push_back(static_cast<int>(t));
     }
-    duckdb_destroy_logical_type(&lt);
   }
 }
 
-QueryResult::QueryResult(QueryResult&& other) noexcept = default;
-QueryResult& QueryResult::operator=(QueryResult&& other) noexcept = default;
-QueryResult::~QueryResult() = default;
-
 int64_t QueryResult::rows_changed() const {
-  return static_cast<int64_t>(duckdb_rows_changed(&result_->result));
+  return static_cast<int64_t>(duckdb_rows_changed(&result_.Get()->result));
 }
 
 std::optional<DataChunk> QueryResult::NextChunk() {
-  duckdb_data_chunk chunk = duckdb_fetch_chunk(result_->result);
+  duckdb_data_chunk chunk = duckdb_fetch_chunk(result_.Get()->result);
   if (chunk == nullptr) return std::nullopt;
-  return DataChunk(chunk, &types_, &scales_, &physical_);
+  return DataChunk(chunk, types_.data(), scales_.data(), physical_.data());
 }
 
 std::vector<std::vector<std::optional<std::string>>> QueryResult::ToText() {
@@ -366,145 +360,77 @@ std::vector<std::vector<std::optional<std::string>>> QueryResult::ToText() {
 
 // ---- Prepared
 
-Prepared::Prepared(Prepared&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), step_(std::move(other.step_)) {}
-
-Prepared& Prepared::operator=(Prepared&& other) noexcept {
-  if (this != &other) {
-    if (stmt_) {
-      duckdb_prepared_statement s = stmt_;
-      duckdb_destroy_prepare(&s);
-    }
-    stmt_ = std::exchange(other.stmt_, nullptr);
-    step_ = std::move(other.step_);
-  }
-  return *this;
-}
-
-Prepared::~Prepared() {
-  if (stmt_) {
-    duckdb_prepared_statement s = stmt_;
-    duckdb_destroy_prepare(&s);
-  }
-}
-
 namespace {
+// A failed bind is a bug in our SQL or its caller (a parameter that does not exist): kInternal.
 Status BindResult(duckdb_state state, duckdb_prepared_statement stmt, const std::string& step,
                   size_t index) {
   if (state == DuckDBSuccess) return Status::Ok();
   const char* err = duckdb_prepare_error(stmt);
-  return Status::Internal(step + ": cannot bind parameter " + std::to_string(index) +
-                          (err ? std::string(": ") + err : ""));
+  const std::string text =
+      "cannot bind parameter " + std::to_string(index) + (err ? std::string(": ") + err : "");
+  return Translate(step, text.c_str(), DUCKDB_ERROR_INVALID_INPUT, StatusCode::kInternal);
 }
 }  // namespace
 
 Status Prepared::Bind(size_t index, int64_t value) {
-  return BindResult(duckdb_bind_int64(stmt_, index, value), stmt_, step_, index);
+  return BindResult(duckdb_bind_int64(stmt_.Get(), index, value), stmt_.Get(), step_, index);
 }
 Status Prepared::Bind(size_t index, std::string_view value) {
-  return BindResult(duckdb_bind_varchar_length(stmt_, index, value.data(), value.size()), stmt_,
-                    step_, index);
+  return BindResult(duckdb_bind_varchar_length(stmt_.Get(), index, value.data(), value.size()),
+                    stmt_.Get(), step_, index);
 }
 Status Prepared::Bind(size_t index, bool value) {
-  return BindResult(duckdb_bind_boolean(stmt_, index, value), stmt_, step_, index);
+  return BindResult(duckdb_bind_boolean(stmt_.Get(), index, value), stmt_.Get(), step_, index);
 }
 Status Prepared::Bind(size_t index, double value) {
-  return BindResult(duckdb_bind_double(stmt_, index, value), stmt_, step_, index);
+  return BindResult(duckdb_bind_double(stmt_.Get(), index, value), stmt_.Get(), step_, index);
 }
 Status Prepared::BindNull(size_t index) {
-  return BindResult(duckdb_bind_null(stmt_, index), stmt_, step_, index);
+  return BindResult(duckdb_bind_null(stmt_.Get(), index), stmt_.Get(), step_, index);
 }
 
 Result<QueryResult> Prepared::Execute() {
-  auto holder = std::make_unique<ResultHolder>();
-  if (duckdb_execute_prepared(stmt_, &holder->result) == DuckDBError) {
-    // The holder's destructor destroys the result, as DuckDB requires even after a failure.
-    return Translate(step_, duckdb_result_error(&holder->result),
-                     duckdb_result_error_type(&holder->result));
+  internal::ResultHandle holder(new ResultHolder());
+  if (duckdb_execute_prepared(stmt_.Get(), &holder.Get()->result) == DuckDBError) {
+    return TranslateResult(step_, holder.Get()->result);
   }
   return QueryResult(std::move(holder));
 }
 
 // ---- Appender
 
-Appender::Appender(Appender&& other) noexcept
-    : app_(std::exchange(other.app_, nullptr)), table_(std::move(other.table_)) {}
-
-Appender& Appender::operator=(Appender&& other) noexcept {
-  if (this != &other) {
-    if (app_) {
-      duckdb_appender a = app_;
-      duckdb_appender_destroy(&a);
-    }
-    app_ = std::exchange(other.app_, nullptr);
-    table_ = std::move(other.table_);
-  }
-  return *this;
-}
-
-Appender::~Appender() {
-  if (app_) {
-    duckdb_appender a = app_;
-    duckdb_appender_destroy(&a);
-  }
-}
-
 Status Appender::Check(int state, const char* what) {
   if (state == DuckDBSuccess) return Status::Ok();
-  const char* err = duckdb_appender_error(app_);
-  std::string text = err ? err : "unknown error";
-  for (char& c : text) {
-    if (c == '\n') c = ' ';
-  }
-  return Status::Data(std::string("append to ") + table_ + " (" + what + "): " + text);
+  return TranslateAppender("append to " + table_ + " (" + what + ")", app_.Get(), nullptr);
 }
 
-Status Appender::Append(int64_t value) { return Check(duckdb_append_int64(app_, value), "int"); }
-Status Appender::Append(std::string_view value) {
-  return Check(duckdb_append_varchar_length(app_, value.data(), value.size()), "text");
+Status Appender::Append(int64_t value) {
+  return Check(duckdb_append_int64(app_.Get(), value), "int");
 }
-Status Appender::Append(bool value) { return Check(duckdb_append_bool(app_, value), "bool"); }
-Status Appender::Append(double value) { return Check(duckdb_append_double(app_, value), "double"); }
-Status Appender::AppendNull() { return Check(duckdb_append_null(app_), "null"); }
-Status Appender::EndRow() { return Check(duckdb_appender_end_row(app_), "end row"); }
+Status Appender::Append(std::string_view value) {
+  return Check(duckdb_append_varchar_length(app_.Get(), value.data(), value.size()), "text");
+}
+Status Appender::Append(bool value) { return Check(duckdb_append_bool(app_.Get(), value), "bool"); }
+Status Appender::Append(double value) {
+  return Check(duckdb_append_double(app_.Get(), value), "double");
+}
+Status Appender::AppendNull() { return Check(duckdb_append_null(app_.Get()), "null"); }
+Status Appender::EndRow() { return Check(duckdb_appender_end_row(app_.Get()), "end row"); }
 
 Status Appender::Close() {
   if (!app_) return Status::Ok();
-  Status st = Check(duckdb_appender_close(app_), "close");
-  duckdb_appender a = app_;
-  duckdb_appender_destroy(&a);
-  app_ = nullptr;
+  Status st = Check(duckdb_appender_close(app_.Get()), "close");
+  app_.Reset();
   return st;
 }
 
 // ---- Connection
 
-Connection::Connection(Connection&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
-
-Connection& Connection::operator=(Connection&& other) noexcept {
-  if (this != &other) {
-    if (conn_) {
-      duckdb_connection c = conn_;
-      duckdb_disconnect(&c);
-    }
-    conn_ = std::exchange(other.conn_, nullptr);
-  }
-  return *this;
-}
-
-Connection::~Connection() {
-  if (conn_) {
-    duckdb_connection c = conn_;
-    duckdb_disconnect(&c);
-  }
-}
-
 Result<QueryResult> Connection::Query(std::string_view sql, std::string_view step) {
-  auto holder = std::make_unique<ResultHolder>();
+  internal::ResultHandle holder(new ResultHolder());
   std::string text(sql);
-  if (duckdb_query(conn_, text.c_str(), &holder->result) == DuckDBError) {
-    return Translate(step, duckdb_result_error(&holder->result),
-                     duckdb_result_error_type(&holder->result));
+  if (duckdb_query(conn_.Get(), text.c_str(), &holder.Get()->result) == DuckDBError) {
+    return TranslateResult(step, holder.Get()->result);
   }
   return QueryResult(std::move(holder));
 }
@@ -533,25 +459,20 @@ Result<std::optional<int64_t>> Connection::QueryInt(std::string_view sql, std::s
 }
 
 Result<Prepared> Connection::Prepare(std::string_view sql, std::string_view step) {
-  duckdb_prepared_statement stmt = nullptr;
+  duckdb_prepared_statement raw = nullptr;
   std::string text(sql);
-  if (duckdb_prepare(conn_, text.c_str(), &stmt) == DuckDBError) {
-    Status st = Translate(step, duckdb_prepare_error(stmt), DUCKDB_ERROR_PARSER);
-    duckdb_destroy_prepare(&stmt);
-    return st;
-  }
-  return Prepared(stmt, std::string(step));
+  const duckdb_state state = duckdb_prepare(conn_.Get(), text.c_str(), &raw);
+  internal::PreparedHandle stmt(raw);  // destroyed even when the prepare failed, as DuckDB asks
+  if (state == DuckDBError) return Translate(step, duckdb_prepare_error(raw), DUCKDB_ERROR_PARSER);
+  return Prepared(std::move(stmt), std::string(step));
 }
 
 Result<Appender> Connection::MakeAppender(const std::string& table) {
-  duckdb_appender app = nullptr;
-  if (duckdb_appender_create(conn_, nullptr, table.c_str(), &app) == DuckDBError) {
-    const char* err = app ? duckdb_appender_error(app) : nullptr;
-    Status st = Status::Data("appender for " + table + ": " + (err ? err : "cannot create"));
-    if (app) duckdb_appender_destroy(&app);
-    return st;
-  }
-  return Appender(app, table);
+  duckdb_appender raw = nullptr;
+  const duckdb_state state = duckdb_appender_create(conn_.Get(), nullptr, table.c_str(), &raw);
+  internal::AppenderHandle app(raw);  // a failed create may still hand out an appender to destroy
+  if (state == DuckDBError) return TranslateAppender("appender for " + table, raw, "cannot create");
+  return Appender(std::move(app), table);
 }
 
 namespace {
@@ -620,42 +541,39 @@ const char* StatementKindName(duckdb_statement_type type) {
 Result<std::vector<StatementInfo>> Connection::Inspect(std::string_view sql,
                                                        std::string_view step) {
   std::string text(sql);
-  duckdb_extracted_statements extracted = nullptr;
-  idx_t count = duckdb_extract_statements(conn_, text.c_str(), &extracted);
+  duckdb_extracted_statements raw_extracted = nullptr;
+  idx_t count = duckdb_extract_statements(conn_.Get(), text.c_str(), &raw_extracted);
+  ExtractedHandle extracted(raw_extracted);
   std::vector<StatementInfo> out;
   if (count == 0) {
-    const char* err = duckdb_extract_statements_error(extracted);
-    Status st = err ? Translate(step, err, DUCKDB_ERROR_PARSER) : Status::Ok();
-    duckdb_destroy_extracted(&extracted);
-    if (!st.ok()) return st;
+    const char* err = duckdb_extract_statements_error(extracted.Get());
+    if (err) return Translate(step, err, DUCKDB_ERROR_PARSER);
     return out;
   }
   for (idx_t i = 0; i < count; ++i) {
-    duckdb_prepared_statement stmt = nullptr;
-    if (duckdb_prepare_extracted_statement(conn_, extracted, i, &stmt) == DuckDBError) {
-      Status st = Translate(step, duckdb_prepare_error(stmt), DUCKDB_ERROR_PARSER);
-      duckdb_destroy_prepare(&stmt);
-      duckdb_destroy_extracted(&extracted);
-      return st;
+    duckdb_prepared_statement raw = nullptr;
+    const duckdb_state state =
+        duckdb_prepare_extracted_statement(conn_.Get(), extracted.Get(), i, &raw);
+    internal::PreparedHandle stmt(raw);
+    if (state == DuckDBError) {
+      return Translate(step, duckdb_prepare_error(raw), DUCKDB_ERROR_PARSER);
     }
     StatementInfo info;
-    info.kind = StatementKindName(duckdb_prepared_statement_type(stmt));
-    idx_t columns = duckdb_prepared_statement_column_count(stmt);
+    info.kind = StatementKindName(duckdb_prepared_statement_type(raw));
+    idx_t columns = duckdb_prepared_statement_column_count(raw);
     for (idx_t c = 0; c < columns; ++c) {
-      const char* name = duckdb_prepared_statement_column_name(stmt, c);
+      const char* name = duckdb_prepared_statement_column_name(raw, c);
       info.column_names.emplace_back(name ? name : "");
       if (name) duckdb_free(const_cast<char*>(name));
-      info.column_types.push_back(MapType(duckdb_prepared_statement_column_type(stmt, c)));
+      info.column_types.push_back(MapType(duckdb_prepared_statement_column_type(raw, c)));
     }
-    duckdb_destroy_prepare(&stmt);
     out.push_back(std::move(info));
   }
-  duckdb_destroy_extracted(&extracted);
   return out;
 }
 
 void Connection::Interrupt() {
-  if (conn_) duckdb_interrupt(conn_);
+  if (conn_) duckdb_interrupt(conn_.Get());
 }
 
 // ---- Transaction

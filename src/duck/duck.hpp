@@ -1,16 +1,28 @@
 // The DuckDB layer: the only code that includes duckdb.h. Move-only RAII wrappers for every handle
-// DuckDB hands out, one place that turns a DuckDB error into a Status (with the SQL step as
-// context), a transaction guard, and chunk-wise reading of results.
+// DuckDB hands out (one Handle template owns each), one function in duck.cpp that turns every
+// DuckDB error into a Status (with the SQL step as context), a transaction guard, and chunk-wise
+// reading of results.
 //
 // Thread safety: a Database may be shared by threads; a Connection and everything made from it
-// (results, prepared statements, appenders) must be used by one thread at a time.
+// (results, chunks, prepared statements, appenders) must be used by one thread at a time.
+//
+// Lifetimes:
+// - Destroy what a Connection made (results, chunks, prepared statements, appenders) before the
+//   Connection, and every Connection before its Database. A Transaction keeps a pointer to its
+//   Connection, which must outlive it.
+// - A DataChunk must not outlive the QueryResult it came from (it reads the result's column
+//   metadata, and its data may live in the result). A string_view from DataChunk::GetString is
+//   valid while its chunk lives. Moving a QueryResult or a DataChunk keeps both valid; fetching
+//   the next chunk does not invalidate earlier ones.
+// - A moved-from object holds no handle: it may only be destroyed or assigned to.
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <memory>  // unused here; kept for files that may get std::unique_ptr through this header
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.hpp"
@@ -24,7 +36,55 @@ struct _duckdb_data_chunk;
 
 namespace predlake::duck {
 
-struct ResultHolder;  // owns a duckdb_result (defined in duck.cpp)
+// A move-only owner of one DuckDB handle. `Raw` is the struct a DuckDB handle type points to
+// (duckdb_database is _duckdb_database*), `kRelease` the function that closes or destroys it. Empty
+// (null) when default-constructed or moved from; the handle is released exactly once, by Reset()
+// or the destructor, and never while null.
+template <typename Raw, void (*kRelease)(Raw*) noexcept>
+class Handle {
+ public:
+  Handle() noexcept = default;
+  explicit Handle(Raw* raw) noexcept : raw_(raw) {}
+  Handle(Handle&& other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) Reset(std::exchange(other.raw_, nullptr));
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { Reset(); }
+
+  Raw* Get() const noexcept { return raw_; }
+  explicit operator bool() const noexcept { return raw_ != nullptr; }
+  // Releases the handle held (if any) and takes ownership of `raw`.
+  void Reset(Raw* raw = nullptr) noexcept {
+    Raw* old = std::exchange(raw_, raw);
+    if (old != nullptr) kRelease(old);
+  }
+
+ private:
+  Raw* raw_ = nullptr;
+};
+
+struct ResultHolder;  // a duckdb_result on the heap (defined in duck.cpp)
+
+namespace internal {
+// The release functions of the handles below, defined in duck.cpp (duckdb_close,
+// duckdb_disconnect, duckdb_destroy_result, ...). Not for use outside this header.
+void CloseDatabase(_duckdb_database* db) noexcept;
+void Disconnect(_duckdb_connection* conn) noexcept;
+void DestroyResult(ResultHolder* result) noexcept;
+void DestroyPrepared(_duckdb_prepared_statement* stmt) noexcept;
+void DestroyAppender(_duckdb_appender* app) noexcept;
+void DestroyDataChunk(_duckdb_data_chunk* chunk) noexcept;
+
+using DatabaseHandle = Handle<_duckdb_database, &CloseDatabase>;
+using ConnectionHandle = Handle<_duckdb_connection, &Disconnect>;
+using ResultHandle = Handle<ResultHolder, &DestroyResult>;
+using PreparedHandle = Handle<_duckdb_prepared_statement, &DestroyPrepared>;
+using AppenderHandle = Handle<_duckdb_appender, &DestroyAppender>;
+using DataChunkHandle = Handle<_duckdb_data_chunk, &DestroyDataChunk>;
+}  // namespace internal
 
 // DuckDB's own version string (e.g. "v1.4.4").
 std::string LibraryVersion();
@@ -53,6 +113,7 @@ struct Options {
 
 class Connection;
 
+// An open database file (move-only).
 class Database {
  public:
   // Opens (creating if allowed) the database at `path` (":memory:" or "" for in-memory). Returns
@@ -60,29 +121,18 @@ class Database {
   // or cannot be opened.
   static Result<Database> Open(const std::string& path, const Options& options = {});
 
-  Database(Database&& other) noexcept;
-  Database& operator=(Database&& other) noexcept;
-  Database(const Database&) = delete;
-  Database& operator=(const Database&) = delete;
-  ~Database();
-
+  // A new connection; failure is kData "duckdb: cannot connect".
   Result<Connection> Connect();
 
  private:
   explicit Database(_duckdb_database* db) : db_(db) {}
-  _duckdb_database* db_ = nullptr;
+  internal::DatabaseHandle db_;
 };
 
-// One chunk of a result (up to 2048 rows). Accessors take (column, row); reading a column as a type
-// it is not is a bug (asserted in debug builds).
+// One chunk of a result (up to 2048 rows), move-only; see the lifetimes above. Accessors take
+// (column, row); reading a column as a type it is not is a bug (asserted in debug builds).
 class DataChunk {
  public:
-  DataChunk(DataChunk&& other) noexcept;
-  DataChunk& operator=(DataChunk&& other) noexcept;
-  DataChunk(const DataChunk&) = delete;
-  DataChunk& operator=(const DataChunk&) = delete;
-  ~DataChunk();
-
   size_t size() const { return size_; }
   bool IsNull(size_t col, size_t row) const;
   int64_t GetInt64(size_t col, size_t row) const;  // kInteger, kTimestamp, kBoolean (0/1)
@@ -95,27 +145,21 @@ class DataChunk {
 
  private:
   friend class QueryResult;
-  struct Column;
-  DataChunk(_duckdb_data_chunk* chunk, const std::vector<Type>* types,
-            const std::vector<int>* scales, const std::vector<int>* physical);
-  _duckdb_data_chunk* chunk_ = nullptr;
+  // The metadata pointers point into the result's vectors' elements, which stay put when the
+  // result is moved.
+  DataChunk(_duckdb_data_chunk* chunk, const Type* types, const int* scales, const int* physical);
+  internal::DataChunkHandle chunk_;
   size_t size_ = 0;
-  const std::vector<Type>* types_ = nullptr;
-  const std::vector<int>* scales_ = nullptr;
-  const std::vector<int>* physical_ = nullptr;
+  const Type* types_ = nullptr;
+  const int* scales_ = nullptr;
+  const int* physical_ = nullptr;
   std::vector<void*> data_;
   std::vector<uint64_t*> validity_;
 };
 
-// A materialized query result, read chunk by chunk.
+// A materialized query result, read chunk by chunk (move-only).
 class QueryResult {
  public:
-  QueryResult(QueryResult&& other) noexcept;
-  QueryResult& operator=(QueryResult&& other) noexcept;
-  QueryResult(const QueryResult&) = delete;
-  QueryResult& operator=(const QueryResult&) = delete;
-  ~QueryResult();
-
   size_t column_count() const { return names_.size(); }
   const std::vector<std::string>& column_names() const { return names_; }
   const std::vector<Type>& column_types() const { return types_; }
@@ -131,23 +175,19 @@ class QueryResult {
  private:
   friend class Connection;
   friend class Prepared;
-  explicit QueryResult(std::unique_ptr<ResultHolder> result);
-  std::unique_ptr<ResultHolder> result_;
+  explicit QueryResult(internal::ResultHandle result);
+  internal::ResultHandle result_;
   std::vector<std::string> names_;
   std::vector<Type> types_;
   std::vector<int> scales_;
   std::vector<int> physical_;
 };
 
+// A prepared statement (move-only), executable any number of times.
 class Prepared {
  public:
-  Prepared(Prepared&& other) noexcept;
-  Prepared& operator=(Prepared&& other) noexcept;
-  Prepared(const Prepared&) = delete;
-  Prepared& operator=(const Prepared&) = delete;
-  ~Prepared();
-
-  // Parameters are 1-based, as in SQL's $1.
+  // Parameters are 1-based, as in SQL's $1. A bad index is kInternal "step: cannot bind parameter
+  // N: DuckDB message".
   Status Bind(size_t index, int64_t value);
   Status Bind(size_t index, std::string_view value);
   Status Bind(size_t index, bool value);
@@ -157,23 +197,19 @@ class Prepared {
 
  private:
   friend class Connection;
-  Prepared(_duckdb_prepared_statement* stmt, std::string step)
-      : stmt_(stmt), step_(std::move(step)) {}
-  _duckdb_prepared_statement* stmt_ = nullptr;
+  Prepared(internal::PreparedHandle stmt, std::string step)
+      : stmt_(std::move(stmt)), step_(std::move(step)) {}
+  internal::PreparedHandle stmt_;
   std::string step_;
 };
 
-// Appends rows to one table. Values are cast to the column type by DuckDB (a string into a DECIMAL
-// column is parsed exactly). Close() must be called and checked; the destructor of an unclosed
-// appender discards nothing already flushed but reports no errors.
+// Appends rows to one table (move-only). Values are cast to the column type by DuckDB (a string
+// into a DECIMAL column is parsed exactly). Errors are kData "append to <table> (<what>): DuckDB
+// message" (one line); after one, the appender is unusable. Close() must be called and checked: the
+// destructor of an unclosed appender still flushes its rows (DuckDB's destroy does) but any error
+// is lost.
 class Appender {
  public:
-  Appender(Appender&& other) noexcept;
-  Appender& operator=(Appender&& other) noexcept;
-  Appender(const Appender&) = delete;
-  Appender& operator=(const Appender&) = delete;
-  ~Appender();
-
   Status Append(int64_t value);
   Status Append(std::string_view value);
   Status Append(bool value);
@@ -188,9 +224,10 @@ class Appender {
 
  private:
   friend class Connection;
-  Appender(_duckdb_appender* app, std::string table) : app_(app), table_(std::move(table)) {}
+  Appender(internal::AppenderHandle app, std::string table)
+      : app_(std::move(app)), table_(std::move(table)) {}
   Status Check(int state, const char* what);
-  _duckdb_appender* app_ = nullptr;
+  internal::AppenderHandle app_;
   std::string table_;
 };
 
@@ -201,14 +238,9 @@ struct StatementInfo {
   std::vector<Type> column_types;         // their types, parallel to column_names
 };
 
+// A connection to a Database (move-only).
 class Connection {
  public:
-  Connection(Connection&& other) noexcept;
-  Connection& operator=(Connection&& other) noexcept;
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-  ~Connection();
-
   // Runs one or more statements, discarding results. Errors are kData "step: DuckDB message" (kBusy
   // for lock conflicts, kCancelled when interrupted).
   Status Execute(std::string_view sql, std::string_view step);
@@ -217,6 +249,8 @@ class Connection {
   // A single BIGINT (or NULL -> nullopt) from the first column of the first row.
   Result<std::optional<int64_t>> QueryInt(std::string_view sql, std::string_view step);
   Result<Prepared> Prepare(std::string_view sql, std::string_view step);
+  // An appender for `table` (in the default schema). An unknown table is kData "appender for
+  // <table>: DuckDB message".
   Result<Appender> MakeAppender(const std::string& table);
   // Splits `sql` into statements and parses and binds each one without running any, so that a
   // caller can decide by kind before anything executes. A syntax error, an unknown table or column
@@ -229,7 +263,7 @@ class Connection {
  private:
   friend class Database;
   explicit Connection(_duckdb_connection* conn) : conn_(conn) {}
-  _duckdb_connection* conn_ = nullptr;
+  internal::ConnectionHandle conn_;
 };
 
 // Rolls back on destruction unless Commit() succeeded.
