@@ -62,17 +62,18 @@ consteval size_t Col(const TableDef& table, std::string_view name) {
 
 namespace columns {
 using T = ColumnType;
+inline constexpr bool kImportOptional = true;  // see ColumnDef::import_optional
 // Timestamps are unix milliseconds, slots unix seconds, amounts exact decimals.
 inline constexpr ColumnDef kPredictions[] = {{"ID", T::kVarchar},
                                              {"contract", T::kVarchar},
                                              {"pair", T::kVarchar},
                                              {"timeframe", T::kVarchar},
-                                             {"predvalue", T::kBoolean, true},
+                                             {"predvalue", T::kBoolean, kImportOptional},
                                              {"stake", T::kDecimal},
-                                             {"truevalue", T::kBoolean, true},
+                                             {"truevalue", T::kBoolean, kImportOptional},
                                              {"timestamp", T::kBigint},
                                              {"source", T::kVarchar},
-                                             {"payout", T::kDecimal, true},
+                                             {"payout", T::kDecimal, kImportOptional},
                                              {"slot", T::kBigint},
                                              {"user", T::kVarchar}};
 inline constexpr ColumnDef kTruevals[] = {{"ID", T::kVarchar},
@@ -98,7 +99,7 @@ inline constexpr ColumnDef kSlots[] = {{"ID", T::kVarchar},
                                        {"truevalue", T::kBoolean},
                                        {"roundSumStakesUp", T::kDecimal},
                                        {"roundSumStakes", T::kDecimal},
-                                       {"status", T::kVarchar, true}};
+                                       {"status", T::kVarchar, kImportOptional}};
 inline constexpr ColumnDef kContracts[] = {{"ID", T::kVarchar},
                                            {"pair", T::kVarchar},
                                            {"timeframe", T::kVarchar},
