@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
+#include "lake/lake.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -44,7 +45,7 @@ Result<int64_t> Context::FinMs() const {
 }
 
 std::string Context::LakePath() const {
-  return (std::filesystem::path(LakeDir()) / "lake.duckdb").string();
+  return (std::filesystem::path(LakeDir()) / lake::kDatabaseFile).string();
 }
 
 Result<std::string> Context::SubgraphUrl() const {

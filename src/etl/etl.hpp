@@ -31,13 +31,12 @@ namespace predlake::etl {
 // The raw tables the ETL reads; the frontier is the lowest of their watermarks. pdr_slots is not
 // read (a latest-state snapshot carries no event time) and pdr_contracts is a snapshot without a
 // watermark.
-inline constexpr std::string_view kInputTables[] = {"pdr_predictions", "pdr_truevals",
-                                                    "pdr_payouts", "pdr_subscriptions"};
+inline constexpr std::string_view kInputTables[] = {
+    lake::kPredictionsTable.name, lake::kTruevalsTable.name, lake::kPayoutsTable.name,
+    lake::kSubscriptionsTable.name};
 
-// The built tables, in publish order.
-inline constexpr std::string_view kBuiltTables[] = {"bronze_pdr_slots", "bronze_pdr_predictions",
-                                                    "gold_predictoor_daily", "gold_feed_daily",
-                                                    "gold_feed_sales_daily"};
+// The built tables, in publish order (defined in lake/tables.hpp beside their DDL's tests).
+inline constexpr const auto& kBuiltTables = lake::kBuiltTables;
 
 // The trueval submit timeout assumed for a contract the pdr_contracts snapshot does not list (e.g.
 // after importing pdr-backend files): 3 days, the value pdr-backend deploys feeds with.

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -178,9 +179,17 @@ Lake::~Lake() {
 }
 
 Status Lake::EnsureSchema() {
+  // The source tables' DDL is generated from lake/tables.hpp and takes the place of a file
+  // 02_raw_tables.sql between the bookkeeping (01_) and the built tables (03_).
+  std::vector<std::pair<std::string, std::string>> steps;
+  for (const auto& [name, sql] : EmbeddedSql()) steps.emplace_back(name, sql);
+  std::string source_ddl;
+  for (const TableDef* table : kSourceTableDefs) source_ddl += CreateTableSql(*table);
+  steps.emplace_back("02_raw_tables", std::move(source_ddl));
+  std::sort(steps.begin(), steps.end());
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
-  for (const auto& [name, sql] : EmbeddedSql()) {
-    RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + std::string(name) + ")"));
+  for (const auto& [name, sql] : steps) {
+    RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + name + ")"));
   }
   RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('schema_version', '" +
                                      std::to_string(kSchemaVersion) + "') ON CONFLICT DO NOTHING",

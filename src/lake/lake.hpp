@@ -18,17 +18,18 @@
 #include "common/status.hpp"
 #include "common/time.hpp"
 #include "duck/duck.hpp"
+#include "lake/tables.hpp"
 
 namespace predlake::lake {
 
 // Bumped whenever the layout changes; a lake written by a newer schema is refused.
 inline constexpr int kSchemaVersion = 1;
 
-// The raw tables, in the order they are fetched and reported.
-inline constexpr std::array<std::string_view, 5> kRawTables = {
-    "pdr_predictions", "pdr_truevals", "pdr_payouts", "pdr_subscriptions", "pdr_slots"};
+// The raw tables (kRawTables, in the order they are fetched and reported) and every other table
+// name are defined in lake/tables.hpp.
 
-// The file name of the database inside lake_dir, and of the writer's lock file beside it.
+// The file name of the database inside lake_dir (the only spelling of "lake.duckdb"), and of the
+// writer's lock file beside it.
 inline constexpr std::string_view kDatabaseFile = "lake.duckdb";
 inline constexpr std::string_view kLockFile = "lake.lock";
 

@@ -7,9 +7,6 @@ namespace predlake::ops {
 
 namespace {
 
-// The prefix of every staging table of the ETL (src/etl/sql/stage_create.sql).
-constexpr std::string_view kStagingPrefix = "etl_stage_";
-
 bool IsRawTable(std::string_view name) {
   return std::find(lake::kRawTables.begin(), lake::kRawTables.end(), name) !=
          lake::kRawTables.end();
@@ -69,9 +66,7 @@ std::string_view TableKindName(TableKind kind) {
   return "?";
 }
 
-bool IsStagingTable(std::string_view name) {
-  return name.substr(0, kStagingPrefix.size()) == kStagingPrefix;
-}
+bool IsStagingTable(std::string_view name) { return name.starts_with(lake::kEtlStagingPrefix); }
 
 bool TableRef::HasColumn(std::string_view column) const {
   return std::find(columns.begin(), columns.end(), column) != columns.end();
@@ -95,7 +90,7 @@ Result<std::vector<TableRef>> ListTables(duck::Connection& conn) {
       t.kind = TableKind::kRaw;
     } else if (name == kContractsTable) {
       t.kind = TableKind::kSnapshot;
-    } else if (name.rfind("predlake_", 0) == 0) {
+    } else if (name.starts_with(lake::kBookkeepingPrefix)) {
       t.kind = TableKind::kBookkeeping;
     } else if (IsStagingTable(name)) {
       t.kind = TableKind::kStaging;

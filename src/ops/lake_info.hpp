@@ -20,11 +20,11 @@
 namespace predlake::ops {
 
 // Snapshot tables: fetched whole, no watermark (feed contracts).
-inline constexpr std::string_view kContractsTable = "pdr_contracts";
+inline constexpr std::string_view kContractsTable = lake::kContractsTable.name;
 
-// The built tables the validate checks know by name (etl::kBuiltTables lists them all).
-inline constexpr std::string_view kBronzePredictions = "bronze_pdr_predictions";
-inline constexpr std::string_view kBronzeSlots = "bronze_pdr_slots";
+// The built tables the validate checks know by name (lake::kBuiltTables lists them all).
+inline constexpr std::string_view kBronzePredictions = lake::kBronzePredictions;
+inline constexpr std::string_view kBronzeSlots = lake::kBronzeSlots;
 
 enum class TableKind {
   kRaw,          // append-only copies of source events, with a watermark

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "lake/tables.hpp"
 #include "raw/record.hpp"
 
 namespace predlake::raw {
@@ -84,10 +85,10 @@ Result<ContractMap> FetchContracts(gql::Client& client) {
           if (!kv.ok()) {
             return Status::Source("predictContract " + c.id + ": nftData " + kv.status().message());
           }
-          std::optional<std::string>* slot = key == kPairKey        ? &c.pair
-                                             : key == kTimeframeKey ? &c.timeframe
-                                             : key == kSourceKey    ? &c.source
-                                                                    : nullptr;
+          std::optional<std::string>* slot = key == lake::kNftPairKey        ? &c.pair
+                                             : key == lake::kNftTimeframeKey ? &c.timeframe
+                                             : key == lake::kNftSourceKey    ? &c.source
+                                                                             : nullptr;
           if (slot == nullptr) continue;
           *slot = DecodeHexText(value);
           if (!*slot) {
@@ -115,22 +116,30 @@ Result<ContractMap> FetchContracts(gql::Client& client) {
 
 Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
   if (contracts.empty()) return Status::Ok();
+  using lake::Col;
+  constexpr const lake::TableDef& t = lake::kContractsTable;
+  std::string params, set;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    params += (i == 0 ? "$" : ", $") + std::to_string(i + 1);
+    if (i == 0) continue;
+    const std::string name(t.columns[i].name);
+    set += (set.empty() ? "" : ", ") + name + " = excluded." + name;
+  }
   ASSIGN_OR_RETURN(
       duck::Prepared stmt,
-      conn.Prepare("INSERT INTO pdr_contracts VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ID) DO "
-                   "UPDATE SET pair = excluded.pair, timeframe = excluded.timeframe, source = "
-                   "excluded.source, seconds_per_epoch = excluded.seconds_per_epoch, "
-                   "trueval_submit_timeout = excluded.trueval_submit_timeout",
-                   "store pdr_contracts"));
+      conn.Prepare("INSERT INTO " + std::string(t.name) + " VALUES (" + params + ") ON CONFLICT (" +
+                       std::string(t.columns[0].name) + ") DO UPDATE SET " + set,
+                   "store " + std::string(t.name)));
+  auto bind_text = [&](size_t column, const std::optional<std::string>& text) {
+    return text ? stmt.Bind(column + 1, std::string_view(*text)) : stmt.BindNull(column + 1);
+  };
   for (const auto& [id, c] : contracts) {
-    RETURN_IF_ERROR(stmt.Bind(1, std::string_view(id)));
-    const std::optional<std::string>* texts[] = {&c.pair, &c.timeframe, &c.source};
-    for (size_t i = 0; i < 3; ++i) {
-      RETURN_IF_ERROR(*texts[i] ? stmt.Bind(2 + i, std::string_view(**texts[i]))
-                                : stmt.BindNull(2 + i));
-    }
-    RETURN_IF_ERROR(stmt.Bind(5, c.seconds_per_epoch));
-    RETURN_IF_ERROR(stmt.Bind(6, c.trueval_submit_timeout));
+    RETURN_IF_ERROR(stmt.Bind(Col(t, "ID") + 1, std::string_view(id)));
+    RETURN_IF_ERROR(bind_text(Col(t, "pair"), c.pair));
+    RETURN_IF_ERROR(bind_text(Col(t, "timeframe"), c.timeframe));
+    RETURN_IF_ERROR(bind_text(Col(t, "source"), c.source));
+    RETURN_IF_ERROR(stmt.Bind(Col(t, "seconds_per_epoch") + 1, c.seconds_per_epoch));
+    RETURN_IF_ERROR(stmt.Bind(Col(t, "trueval_submit_timeout") + 1, c.trueval_submit_timeout));
     RETURN_IF_ERROR(stmt.Execute().status());
   }
   return Status::Ok();

@@ -13,14 +13,8 @@
 
 namespace predlake::raw {
 
-// keccak256 of "pair", "timeframe" and "source": the nftData keys of a feed's data NFT.
-inline constexpr std::string_view kPairKey =
-    "0x2cef5778d97683b4f64607f72e862fc0c92376e44cc61195ef72a634c0b1793e";
-inline constexpr std::string_view kTimeframeKey =
-    "0x49435d2ff85f9f3594e40e887943d562765d026d50b7383e76891f8190bff4c9";
-inline constexpr std::string_view kSourceKey =
-    "0xf7e3126f87228afb82c9b18537eed25aaeb8171a78814781c26ed2cfeff27e69";
-
+// One row of pdr_contracts (lake::kContractsTable); pair, timeframe and source come from the
+// data NFT's nftData values under lake::kNftDataKeys.
 struct Contract {
   std::string id;                                      // lower-case 0x address
   std::optional<std::string> pair, timeframe, source;  // nullopt when the NFT lacks the key

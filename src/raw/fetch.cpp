@@ -5,6 +5,8 @@
 namespace predlake::raw {
 namespace {
 
+using lake::Col;
+
 // Looks up the feed of a record; an unknown contract means the contracts were read before the
 // contract existed, which FetchHeadMs-then-FetchContracts ordering rules out, or a broken source.
 const Contract* FindContract(const ContractMap& contracts, const std::string& id, RecordReader& r) {
@@ -30,9 +32,18 @@ Status ConvertPrediction(RecordReader& r, const ContractMap& contracts, Row& row
   const Contract* c = FindContract(contracts, contract, r);
   if (!r.ok()) return Status::Ok();
   if (c == nullptr) return UnknownContract(contract);
-  row = {std::move(id),   contract,         Text(c->pair), Text(c->timeframe),
-         Cell(),          std::move(stake), Cell(),        ts * 1000,
-         Text(c->source), Cell(),           slot,          std::move(user)};
+  // predvalue, truevalue and payout stay NULL: unknown when the prediction is made.
+  constexpr const TableDef& t = lake::kPredictionsTable;
+  row.assign(t.columns.size(), Cell());
+  row[Col(t, "ID")] = std::move(id);
+  row[Col(t, "contract")] = std::move(contract);
+  row[Col(t, "pair")] = Text(c->pair);
+  row[Col(t, "timeframe")] = Text(c->timeframe);
+  row[Col(t, "stake")] = std::move(stake);
+  row[Col(t, "timestamp")] = ts * 1000;
+  row[Col(t, "source")] = Text(c->source);
+  row[Col(t, "slot")] = slot;
+  row[Col(t, "user")] = std::move(user);
   return Status::Ok();
 }
 
@@ -48,8 +59,16 @@ Status ConvertTrueval(RecordReader& r, const ContractMap& contracts, Row& row) {
   const Contract* c = FindContract(contracts, contract, r);
   if (!r.ok()) return Status::Ok();
   if (c == nullptr) return UnknownContract(contract);
-  row = {std::move(id), Text(c->pair),      ts * 1000,     truevalue,
-         slot,          std::move(revenue), std::move(up), std::move(total)};
+  constexpr const TableDef& t = lake::kTruevalsTable;
+  row.assign(t.columns.size(), Cell());
+  row[Col(t, "ID")] = std::move(id);
+  row[Col(t, "token")] = Text(c->pair);
+  row[Col(t, "timestamp")] = ts * 1000;
+  row[Col(t, "truevalue")] = truevalue;
+  row[Col(t, "slot")] = slot;
+  row[Col(t, "revenue")] = std::move(revenue);
+  row[Col(t, "roundSumStakesUp")] = std::move(up);
+  row[Col(t, "roundSumStakes")] = std::move(total);
   return Status::Ok();
 }
 
@@ -66,8 +85,17 @@ Status ConvertPayout(RecordReader& r, const ContractMap& contracts, Row& row) {
   const Contract* c = FindContract(contracts, contract, r);
   if (!r.ok()) return Status::Ok();
   if (c == nullptr) return UnknownContract(contract);
-  row = {std::move(id), Text(c->pair),   std::move(user), slot, ts * 1000, std::move(payout),
-         predvalue,     Bool(truevalue), std::move(stake)};
+  constexpr const TableDef& t = lake::kPayoutsTable;
+  row.assign(t.columns.size(), Cell());
+  row[Col(t, "ID")] = std::move(id);
+  row[Col(t, "token")] = Text(c->pair);
+  row[Col(t, "user")] = std::move(user);
+  row[Col(t, "slot")] = slot;
+  row[Col(t, "timestamp")] = ts * 1000;
+  row[Col(t, "payout")] = std::move(payout);
+  row[Col(t, "predvalue")] = predvalue;
+  row[Col(t, "truevalue")] = Bool(truevalue);
+  row[Col(t, "stake")] = std::move(stake);
   return Status::Ok();
 }
 
@@ -81,8 +109,16 @@ Status ConvertSubscription(RecordReader& r, const ContractMap& contracts, Row& r
   const Contract* c = FindContract(contracts, contract, r);
   if (!r.ok()) return Status::Ok();
   if (c == nullptr) return UnknownContract(contract);
-  row = {std::move(id), Text(c->pair),    Text(c->timeframe), Text(c->source),
-         std::move(tx), std::move(price), ts * 1000,          std::move(user)};
+  constexpr const TableDef& t = lake::kSubscriptionsTable;
+  row.assign(t.columns.size(), Cell());
+  row[Col(t, "ID")] = std::move(id);
+  row[Col(t, "pair")] = Text(c->pair);
+  row[Col(t, "timeframe")] = Text(c->timeframe);
+  row[Col(t, "source")] = Text(c->source);
+  row[Col(t, "tx_id")] = std::move(tx);
+  row[Col(t, "last_price_value")] = std::move(price);
+  row[Col(t, "timestamp")] = ts * 1000;
+  row[Col(t, "user")] = std::move(user);
   return Status::Ok();
 }
 
@@ -103,28 +139,35 @@ Status ConvertSlot(RecordReader& r, const ContractMap&, Row& row) {
     }
   }
   if (!r.ok()) return Status::Ok();
-  row = {std::move(id),    slot * 1000,      slot, truevalue, std::move(up),
-         std::move(total), std::move(status)};
+  constexpr const TableDef& t = lake::kSlotsTable;
+  row.assign(t.columns.size(), Cell());
+  row[Col(t, "ID")] = std::move(id);
+  row[Col(t, "timestamp")] = slot * 1000;
+  row[Col(t, "slot")] = slot;
+  row[Col(t, "truevalue")] = std::move(truevalue);
+  row[Col(t, "roundSumStakesUp")] = std::move(up);
+  row[Col(t, "roundSumStakes")] = std::move(total);
+  row[Col(t, "status")] = std::move(status);
   return Status::Ok();
 }
 
 const std::vector<FetchSpec>& Specs() {
   static const std::vector<FetchSpec> kSpecs = {
-      {FindTable("pdr_predictions"), "predictPredictions", "timestamp",
+      {&lake::kPredictionsTable, "predictPredictions", "timestamp",
        "{ id timestamp user { id } stake slot { slot predictContract { id } } }",
        &ConvertPrediction},
-      {FindTable("pdr_truevals"), "predictTrueVals", "timestamp",
+      {&lake::kTruevalsTable, "predictTrueVals", "timestamp",
        "{ id timestamp trueValue slot { slot revenue roundSumStakesUp roundSumStakes "
        "predictContract { id } } }",
        &ConvertTrueval},
-      {FindTable("pdr_payouts"), "predictPayouts", "timestamp",
+      {&lake::kPayoutsTable, "predictPayouts", "timestamp",
        "{ id timestamp payout predictedValue trueValue prediction { stake user { id } slot { slot "
        "predictContract { id } } } }",
        &ConvertPayout},
-      {FindTable("pdr_subscriptions"), "predictSubscriptions", "timestamp",
+      {&lake::kSubscriptionsTable, "predictSubscriptions", "timestamp",
        "{ id timestamp txId user { id } predictContract { id token { lastPriceValue } } }",
        &ConvertSubscription},
-      {FindTable("pdr_slots"), "predictSlots", "slot",
+      {&lake::kSlotsTable, "predictSlots", "slot",
        "{ id slot status roundSumStakesUp roundSumStakes trueValues { trueValue } predictContract "
        "{ id } }",
        &ConvertSlot},

@@ -28,12 +28,11 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// Columns that pdr-backend exports may lack.
-bool Optional(const TableDef& table, std::string_view column) {
-  if (table.name == "pdr_predictions") {
-    return column == "predvalue" || column == "truevalue" || column == "payout";
-  }
-  return table.name == "pdr_slots" && column == "status";
+// "pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots".
+std::string RawTableChoice() {
+  std::string list = lake::RawTableList();
+  const size_t last = list.rfind(", ");
+  return list.substr(0, last) + " or " + list.substr(last + 2);
 }
 
 // The table a file name names: <table>.csv or <table>_*.csv.
@@ -60,7 +59,7 @@ Result<const TableDef*> TableFromHeader(const std::string& path) {
   const TableDef* found = nullptr;
   for (const TableDef& t : RawTables()) {
     bool all = std::all_of(t.columns.begin(), t.columns.end(), [&](const ColumnDef& c) {
-      return Optional(t, c.name) || names.count(Lower(c.name)) > 0;
+      return c.import_optional || names.count(Lower(c.name)) > 0;
     });
     bool exact = all && std::all_of(names.begin(), names.end(), [&](const std::string& n) {
                    return std::any_of(t.columns.begin(), t.columns.end(),
@@ -76,8 +75,8 @@ Result<const TableDef*> TableFromHeader(const std::string& path) {
   if (found == nullptr) {
     return Status::Data(path +
                         ": cannot tell which raw table it holds; name it <table>.csv or "
-                        "<table>_*.csv (pdr_predictions, pdr_truevals, pdr_payouts, "
-                        "pdr_subscriptions, pdr_slots)");
+                        "<table>_*.csv (" +
+                        lake::RawTableList() + ")");
   }
   return found;
 }
@@ -130,8 +129,8 @@ Status Discover(const std::vector<std::string>& paths, FileSets& out) {
     if (found == 0) {
       return Status::Usage(path +
                            ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or "
-                           "<table>_*.csv for pdr_predictions, pdr_truevals, pdr_payouts, "
-                           "pdr_subscriptions or pdr_slots)");
+                           "<table>_*.csv for " +
+                           RawTableChoice() + ")");
     }
   }
   return Status::Ok();
@@ -211,7 +210,7 @@ class Importer {
       }
     }
     for (size_t c = 0; c < def.columns.size(); ++c) {
-      if (!present[c] && !Optional(def, def.columns[c].name)) {
+      if (!present[c] && !def.columns[c].import_optional) {
         return Status::Data(path + ":1: missing column `" + std::string(def.columns[c].name) +
                             "` for " + std::string(def.name));
       }

@@ -1,5 +1,5 @@
-// The raw tables as the raw module sees them: their columns and types (mirroring
-// src/lake/sql/02_raw_tables.sql), and the in-memory row a fetched or imported record becomes.
+// The raw tables as the raw module sees them: their definition (lake/tables.hpp, the one place that
+// names their columns), and the in-memory row a fetched or imported record becomes.
 #pragma once
 
 #include <cstdint>
@@ -11,28 +11,18 @@
 
 #include "common/status.hpp"
 #include "duck/duck.hpp"
+#include "lake/tables.hpp"
 
 namespace predlake::raw {
 
-enum class ColumnType { kVarchar, kBoolean, kBigint, kDecimal };
+using lake::ColumnDef;
+using lake::ColumnType;
+using lake::TableDef;
 
-struct ColumnDef {
-  std::string_view name;
-  ColumnType type;
-};
-
-struct TableDef {
-  std::string_view name;
-  std::vector<ColumnDef> columns;  // in table order; columns[0] is ID
-  size_t timestamp_column = 0;     // index of `timestamp` (unix ms)
-  // pdr_slots: rows hold an entity's latest state, so a newer copy replaces the stored one.
-  bool upsert = false;
-};
-
-// The five raw tables in lake::kRawTables order.
-const std::vector<TableDef>& RawTables();
-// The table called `name`, or nullptr.
-const TableDef* FindTable(std::string_view name);
+// The five raw tables in lake::kRawTables order (lake::kRawTableDefs).
+inline decltype(lake::kRawTableDefs)& RawTables() { return lake::kRawTableDefs; }
+// The raw table called `name`, or nullptr.
+inline const TableDef* FindTable(std::string_view name) { return lake::FindRawTable(name); }
 
 // One value: NULL, BIGINT, BOOLEAN, or text (VARCHAR, and DECIMAL kept as its exact decimal text).
 using Cell = std::variant<std::monostate, int64_t, bool, std::string>;

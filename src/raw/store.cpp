@@ -24,20 +24,6 @@ std::string Ident(std::string_view name, std::string_view suffix = "") {
   return duck::QuoteIdent(std::string(name) + std::string(suffix));
 }
 
-const char* SqlType(ColumnType type) {
-  switch (type) {
-    case ColumnType::kVarchar:
-      return "VARCHAR";
-    case ColumnType::kBoolean:
-      return "BOOLEAN";
-    case ColumnType::kBigint:
-      return "BIGINT";
-    case ColumnType::kDecimal:
-      return "DECIMAL(38, 18)";
-  }
-  return "VARCHAR";
-}
-
 std::string StagingDdl(const TableDef& t) {
   std::string cols;
   for (const ColumnDef& c : t.columns) {
@@ -46,7 +32,7 @@ std::string StagingDdl(const TableDef& t) {
       cols += Ident(c.name, kIntSuffix) + " BIGINT, " + Ident(c.name, kFracSuffix) + " VARCHAR, " +
               Ident(c.name, kTextSuffix) + " VARCHAR";
     } else {
-      cols += Ident(c.name) + " " + SqlType(c.type);
+      cols += Ident(c.name) + " " + std::string(lake::SqlTypeName(c.type));
     }
   }
   return "CREATE OR REPLACE TEMP TABLE " + StagingName(t) + " (" + cols + ")";
@@ -105,7 +91,7 @@ std::optional<std::pair<int64_t, std::string>> SplitDecimal(std::string_view tex
 }
 
 std::string StagingName(const TableDef& table) {
-  return "predlake_stage_" + std::string(table.name);
+  return std::string(lake::kRawStagingPrefix) + std::string(table.name);
 }
 
 Result<Stager> Stager::Create(duck::Connection& conn) {
@@ -163,6 +149,7 @@ Result<StoreCounts> Stager::Flush(const TableDef& table, std::optional<int64_t> 
   const std::string stage = StagingName(table);
   const std::string columns = ColumnList(table);
   const std::string ts = Ident(table.columns[table.timestamp_column].name);
+  const std::string key = Ident(table.columns[0].name);
   const bool any_new = !conflicts_up_to || *conflicts_up_to != kAllMayConflict;
   const bool any_old = conflicts_up_to && min_ts_[index] <= *conflicts_up_to;
   const std::string bound = conflicts_up_to ? std::to_string(*conflicts_up_to) : "";
@@ -183,7 +170,8 @@ Result<StoreCounts> Stager::Flush(const TableDef& table, std::optional<int64_t> 
         *conflicts_up_to == kAllMayConflict ? "" : " WHERE " + ts + " <= " + bound;
     // ON CONFLICT DO UPDATE refuses to touch a row twice in one statement, so keep one copy of
     // an ID staged twice (DO NOTHING skips such repeats by itself).
-    const std::string select = std::string("SELECT ") + (table.upsert ? "DISTINCT ON (ID) " : "") +
+    const std::string select = std::string("SELECT ") +
+                               (table.upsert ? "DISTINCT ON (" + key + ") " : "") +
                                SelectList(table) + " FROM " + stage + where;
     ASSIGN_OR_RETURN(duck::QueryResult inserted,
                      conn_->Query("INSERT INTO " + name + " (" + columns + ") " + select +
@@ -192,8 +180,7 @@ Result<StoreCounts> Stager::Flush(const TableDef& table, std::optional<int64_t> 
     counts.rows_out += inserted.rows_changed();
     if (table.upsert) {
       std::string set, changed;
-      for (const ColumnDef& c : table.columns) {
-        if (c.name == "ID") continue;
+      for (const ColumnDef& c : table.columns.subspan(1)) {  // all but the key
         const std::string col = Ident(c.name);
         set += (set.empty() ? "" : ", ") + col + " = excluded." + col;
         changed += (changed.empty() ? "" : " OR ") + name + "." + col +
@@ -201,8 +188,8 @@ Result<StoreCounts> Stager::Flush(const TableDef& table, std::optional<int64_t> 
       }
       ASSIGN_OR_RETURN(
           duck::QueryResult updated,
-          conn_->Query("INSERT INTO " + name + " (" + columns + ") " + select +
-                           " ON CONFLICT (ID) DO UPDATE SET " + set + " WHERE " + changed,
+          conn_->Query("INSERT INTO " + name + " (" + columns + ") " + select + " ON CONFLICT (" +
+                           key + ") DO UPDATE SET " + set + " WHERE " + changed,
                        "update " + name));
       counts.rows_updated = updated.rows_changed();
     }

@@ -71,7 +71,8 @@ TEST_F(FixtureEtl, OneRunOverTheTwoHours) {
             2369);
   EXPECT_EQ(QueryInt(*lake_,
                      "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
-                     "'etl_stage%'"),
+                     "'" +
+                         std::string(lake::kEtlStagingPrefix) + "%'"),
             0);
 }
 
@@ -123,7 +124,8 @@ TEST_F(FixtureEtl, ThreeFortyMinuteRunsGiveTheSameTable) {
   // Compare with the one-run lake: attach it would lock it, so compare through a copy.
   Snapshot(*lake_, "three");
   other.reset();
-  Exec(*lake_, "ATTACH '" + other_dir.dir() + "/lake.duckdb' AS other (READ_ONLY)");
+  Exec(*lake_, "ATTACH '" + other_dir.dir() + "/" + std::string(lake::kDatabaseFile) +
+                   "' AS other (READ_ONLY)");
   for (std::string_view t : kBuiltTables) {
     std::string a = "test_snap_three_" + std::string(t);
     std::string b = "other.test_snap_one_" + std::string(t);

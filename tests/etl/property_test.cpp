@@ -163,7 +163,8 @@ class EtlProperty : public ::testing::TestWithParam<int> {
   void ExpectNoStaging() {
     EXPECT_EQ(QueryInt(*lake_,
                        "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
-                       "'etl_stage%'"),
+                       "'" +
+                           std::string(lake::kEtlStagingPrefix) + "%'"),
               0)
         << log_;
   }
@@ -424,7 +425,8 @@ TEST(EtlFailures, EveryStepOfEveryJobFailsCleanly) {
         ASSERT_TRUE(r.ok()) << r.status().message();
         EXPECT_GT(QueryInt(*lake,
                            "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
-                           "'etl_stage%'"),
+                           "'" +
+                               std::string(lake::kEtlStagingPrefix) + "%'"),
                   0);
         if (job == 3) FeedAll(*lake, kFixtureStart, kFixtureEnd);
         ASSERT_TRUE(Drop(*lake, base.to_ms.value(), base).ok());
@@ -439,7 +441,8 @@ TEST(EtlFailures, EveryStepOfEveryJobFailsCleanly) {
       EXPECT_EQ(Fingerprint(*lake), fingerprint) << step << " job " << job;
       EXPECT_EQ(QueryInt(*lake,
                          "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
-                         "'etl_stage%'"),
+                         "'" +
+                             std::string(lake::kEtlStagingPrefix) + "%'"),
                 0);
       EXPECT_EQ(QueryInt(*lake,
                          "SELECT status = 'failed' FROM predlake_runs ORDER BY run_id DESC "

@@ -55,7 +55,8 @@ class ValidateTest : public ::testing::Test {
     built_ = nullptr;
   }
   void SetUp() override {
-    fs::copy_file(fs::path(built_->path()) / "lake.duckdb", fs::path(dir_.path()) / "lake.duckdb");
+    fs::copy_file(fs::path(built_->path()) / lake::kDatabaseFile,
+                  fs::path(dir_.path()) / lake::kDatabaseFile);
   }
   // Runs SQL on this test's copy and closes it again.
   void Corrupt(const std::string& sql) {

@@ -250,12 +250,18 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
   o.paths = {dir.Sub("odd/mystery.csv")};
   r = Import(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("cannot tell which raw table it holds"), std::string::npos);
+  EXPECT_EQ(r.status().message(),
+            dir.Sub("odd/mystery.csv") +
+                ": cannot tell which raw table it holds; name it <table>.csv or <table>_*.csv "
+                "(pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots)");
   o.paths = {dir.Sub("odd")};
   r = Import(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
-  EXPECT_NE(r.status().message().find("no pdr-format CSV files"), std::string::npos);
+  EXPECT_EQ(r.status().message(),
+            dir.Sub("odd") +
+                ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or <table>_*.csv "
+                "for pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots)");
   o.paths = {dir.Sub("missing")};
   r = Import(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
@@ -276,6 +282,36 @@ TEST(RawImportTest, RowsRepeatedAcrossFilesAreStoredOnce) {
   EXPECT_EQ(r->tables[0].rows_out, 2349);
   EXPECT_EQ(Count(*lake, "SELECT count(*) FROM pdr_payouts"), 2349);
   EXPECT_EQ(Count(*lake, "SELECT count(*) FROM predlake_runs WHERE status = 'succeeded'"), 1);
+}
+
+TEST(RawImportTest, OnlyTheColumnsPdrBackendMayLackAreOptional) {
+  TempDir dir;
+  // Told by their headers alone (the file names name no table), without the optional columns.
+  Write(dir.Sub("a.csv"),
+        "ID,contract,pair,timeframe,stake,timestamp,source,slot,user\n"
+        "p1,0xc,BTC/USDT,5m,1.5,1000,binance,300,0xu\n");
+  Write(dir.Sub("b.csv"),
+        "ID,timestamp,slot,truevalue,roundSumStakesUp,roundSumStakes\n"
+        "s1,300000,300,true,1,2\n");
+  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  ImportOptions o;
+  o.paths = {dir.Sub("a.csv"), dir.Sub("b.csv")};
+  auto r = Import(*lake, o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Count(*lake,
+                  "SELECT count(*) FROM pdr_predictions WHERE predvalue IS NULL AND truevalue IS "
+                  "NULL AND payout IS NULL AND stake = 1.5"),
+            1);
+  EXPECT_EQ(Count(*lake, "SELECT count(*) FROM pdr_slots WHERE status IS NULL"), 1);
+
+  Write(dir.Sub("pdr_payouts.csv"),
+        "ID,token,user,slot,timestamp,payout,truevalue,stake\n"
+        "x,T,u,1,1000,2,true,1\n");
+  o.paths = {dir.Sub("pdr_payouts.csv")};
+  r = Import(*lake, o, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            dir.Sub("pdr_payouts.csv") + ":1: missing column `predvalue` for pdr_payouts");
 }
 
 TEST(RawImportTest, BooleansAndEmptyFiles) {

@@ -181,6 +181,32 @@ TEST(DumpTest, HeaderAndConventions) {
   EXPECT_GE(ts, Ms("2024-07-25"));
 }
 
+TEST(DumpTest, HeadersAreTheRawTablesColumns) {
+  // The CSV headers `sim dump` writes, spelled out: they are the raw tables' columns in order
+  // (lake/tables.hpp), and `raw import` accepts them.
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"pdr_predictions",
+       "ID,contract,pair,timeframe,predvalue,stake,truevalue,timestamp,source,payout,slot,user"},
+      {"pdr_truevals", "ID,token,timestamp,truevalue,slot,revenue,roundSumStakesUp,roundSumStakes"},
+      {"pdr_payouts", "ID,token,user,slot,timestamp,payout,predvalue,truevalue,stake"},
+      {"pdr_subscriptions", "ID,pair,timeframe,source,tx_id,last_price_value,timestamp,user"},
+      {"pdr_slots", "ID,timestamp,slot,truevalue,roundSumStakesUp,roundSumStakes,status"}};
+  ASSERT_EQ(DumpTableNames().size(), want.size());
+  auto e = MakeEngine(SmallConfig());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(DumpTableNames()[i], want[i].first);
+    std::ostringstream s;
+    ASSERT_TRUE(Dump(*e, want[i].first, Ms("2024-07-25_02:00"), s).ok());
+    std::istringstream in(s.str());
+    std::string header;
+    std::getline(in, header);
+    EXPECT_EQ(header, want[i].second);
+    auto rows = DumpRows(*e, want[i].first, Ms("2024-07-25_02:00"));
+    ASSERT_TRUE(rows.ok());
+    for (const auto& row : rows->rows) ASSERT_EQ(row.size(), rows->columns.size());
+  }
+}
+
 struct Truth {
   std::vector<std::vector<std::string>> predictions, truevals, payouts, subscriptions, slots;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lake/tables.hpp"
+
 namespace predlake::sim {
 namespace {
 
@@ -10,40 +12,35 @@ constexpr int64_t kChunk = 6 * 3600;
 std::string Ms(int64_t ts) { return std::to_string(ts * 1000); }
 const char* BoolText(bool b) { return b ? "true" : "false"; }
 
+using lake::Col;
+
 struct Item {
   int64_t ts;
   std::string id;
-  std::vector<std::string> fields;
+  std::vector<std::string> fields;  // in the table's column order; "" is NULL
 };
+
+// A new item of `table` with every field NULL.
+Item& Add(std::vector<Item>& items, int64_t ts, const std::string& id,
+          const lake::TableDef& table) {
+  items.push_back({ts, id, std::vector<std::string>(table.columns.size())});
+  return items.back();
+}
 
 }  // namespace
 
 const std::vector<std::string>& DumpTableNames() {
-  static const std::vector<std::string> kNames = {"pdr_predictions", "pdr_truevals", "pdr_payouts",
-                                                  "pdr_subscriptions", "pdr_slots"};
+  static const std::vector<std::string> kNames(lake::kRawTables.begin(), lake::kRawTables.end());
   return kNames;
 }
 
 std::vector<std::string> DumpColumns(const std::string& table) {
-  if (table == "pdr_predictions") {
-    return {"ID",        "contract",  "pair",   "timeframe", "predvalue", "stake",
-            "truevalue", "timestamp", "source", "payout",    "slot",      "user"};
+  const lake::TableDef* def = lake::FindRawTable(table);
+  std::vector<std::string> names;
+  if (def != nullptr) {
+    for (const lake::ColumnDef& c : def->columns) names.emplace_back(c.name);
   }
-  if (table == "pdr_truevals") {
-    return {"ID",   "token",   "timestamp",        "truevalue",
-            "slot", "revenue", "roundSumStakesUp", "roundSumStakes"};
-  }
-  if (table == "pdr_payouts") {
-    return {"ID",     "token",     "user",      "slot", "timestamp",
-            "payout", "predvalue", "truevalue", "stake"};
-  }
-  if (table == "pdr_subscriptions") {
-    return {"ID", "pair", "timeframe", "source", "tx_id", "last_price_value", "timestamp", "user"};
-  }
-  if (table == "pdr_slots") {
-    return {"ID", "timestamp", "slot", "truevalue", "roundSumStakesUp", "roundSumStakes", "status"};
-  }
-  return {};
+  return names;
 }
 
 Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to_ms,
@@ -69,7 +66,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   };
   const auto& feeds = w.feeds();
 
-  if (table == "pdr_slots") {
+  if (table == lake::kSlotsTable.name) {
     int64_t first = INT64_MAX;
     for (const Feed& f : feeds) first = std::min(first, f.first_slot);
     for (int64_t a = first; a < cut; a += kChunk) {
@@ -82,11 +79,15 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
           const SlotState st = info.StateBefore(cut);
           if (!st.exists) continue;
           std::string id = f.contract + "-" + std::to_string(slot);
-          items.push_back(
-              {slot,
-               id,
-               {id, Ms(slot), std::to_string(slot), st.has_trueval ? BoolText(info.truevalue) : "",
-                FormatWei(st.round_sum_up), FormatWei(st.round_sum), SlotStatusName(st.status)}});
+          constexpr const lake::TableDef& t = lake::kSlotsTable;
+          Item& item = Add(items, slot, id, t);
+          item.fields[Col(t, "ID")] = id;
+          item.fields[Col(t, "timestamp")] = Ms(slot);
+          item.fields[Col(t, "slot")] = std::to_string(slot);
+          if (st.has_trueval) item.fields[Col(t, "truevalue")] = BoolText(info.truevalue);
+          item.fields[Col(t, "roundSumStakesUp")] = FormatWei(st.round_sum_up);
+          item.fields[Col(t, "roundSumStakes")] = FormatWei(st.round_sum);
+          item.fields[Col(t, "status")] = SlotStatusName(st.status);
         }
       }
       flush();
@@ -100,7 +101,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   std::vector<Subscription> subs;
   for (int64_t a = w.start_s(); a < cut; a += kChunk) {
     const int64_t e = std::min(cut, a + kChunk);
-    if (table == "pdr_payouts") {
+    if (table == lake::kPayoutsTable.name) {
       pays.clear();
       w.PayoutsIn(a, e, {}, cache, pays);
       for (const Payout& p : pays) {
@@ -109,50 +110,75 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
         const Prediction* pred = info.Find(p.predictoor);
         const std::string& user = w.predictoors()[static_cast<size_t>(p.predictoor)].address;
         std::string id = f.contract + "-" + std::to_string(p.slot) + "-" + user;
-        items.push_back({p.ts,
-                         id,
-                         {id, f.pair, user, std::to_string(p.slot), Ms(p.ts),
-                          FormatWei(info.PayoutAmount(*pred)), BoolText(pred->value),
-                          info.canceled ? "" : BoolText(info.truevalue), FormatWei(pred->stake)}});
+        constexpr const lake::TableDef& t = lake::kPayoutsTable;
+        Item& item = Add(items, p.ts, id, t);
+        item.fields[Col(t, "ID")] = id;
+        item.fields[Col(t, "token")] = f.pair;
+        item.fields[Col(t, "user")] = user;
+        item.fields[Col(t, "slot")] = std::to_string(p.slot);
+        item.fields[Col(t, "timestamp")] = Ms(p.ts);
+        item.fields[Col(t, "payout")] = FormatWei(info.PayoutAmount(*pred));
+        item.fields[Col(t, "predvalue")] = BoolText(pred->value);
+        if (!info.canceled) item.fields[Col(t, "truevalue")] = BoolText(info.truevalue);
+        item.fields[Col(t, "stake")] = FormatWei(pred->stake);
       }
     }
     for (size_t fi = 0; fi < feeds.size(); ++fi) {
       const Feed& f = feeds[fi];
       const int feed = static_cast<int>(fi);
-      if (table == "pdr_predictions") {
+      if (table == lake::kPredictionsTable.name) {
         preds.clear();
         w.PredictionsIn(feed, a, e, preds);
         for (const auto& [slot, p] : preds) {
           const std::string& user = w.predictoors()[static_cast<size_t>(p.predictoor)].address;
           std::string id = f.contract + "-" + std::to_string(slot) + "-" + user;
-          items.push_back({p.ts,
-                           id,
-                           {id, f.contract, f.pair, f.timeframe, "", FormatWei(p.stake), "",
-                            Ms(p.ts), f.source, "", std::to_string(slot), user}});
+          // predvalue, truevalue and payout stay empty (NULL).
+          constexpr const lake::TableDef& t = lake::kPredictionsTable;
+          Item& item = Add(items, p.ts, id, t);
+          item.fields[Col(t, "ID")] = id;
+          item.fields[Col(t, "contract")] = f.contract;
+          item.fields[Col(t, "pair")] = f.pair;
+          item.fields[Col(t, "timeframe")] = f.timeframe;
+          item.fields[Col(t, "stake")] = FormatWei(p.stake);
+          item.fields[Col(t, "timestamp")] = Ms(p.ts);
+          item.fields[Col(t, "source")] = f.source;
+          item.fields[Col(t, "slot")] = std::to_string(slot);
+          item.fields[Col(t, "user")] = user;
         }
-      } else if (table == "pdr_truevals") {
+      } else if (table == lake::kTruevalsTable.name) {
         tvs.clear();
         w.TruevalsIn(feed, a, e, tvs);
         for (const auto& [slot, ts] : tvs) {
           const SlotInfo& info = cache.Get(feed, slot);
           const SlotState st = info.StateBefore(ts + 1);
           std::string id = f.contract + "-" + std::to_string(slot);
-          items.push_back(
-              {ts,
-               id,
-               {id, f.pair, Ms(ts), BoolText(info.truevalue), std::to_string(slot),
-                FormatWei(st.revenue), FormatWei(st.round_sum_up), FormatWei(st.round_sum)}});
+          constexpr const lake::TableDef& t = lake::kTruevalsTable;
+          Item& item = Add(items, ts, id, t);
+          item.fields[Col(t, "ID")] = id;
+          item.fields[Col(t, "token")] = f.pair;
+          item.fields[Col(t, "timestamp")] = Ms(ts);
+          item.fields[Col(t, "truevalue")] = BoolText(info.truevalue);
+          item.fields[Col(t, "slot")] = std::to_string(slot);
+          item.fields[Col(t, "revenue")] = FormatWei(st.revenue);
+          item.fields[Col(t, "roundSumStakesUp")] = FormatWei(st.round_sum_up);
+          item.fields[Col(t, "roundSumStakes")] = FormatWei(st.round_sum);
         }
-      } else if (table == "pdr_subscriptions") {
+      } else if (table == lake::kSubscriptionsTable.name) {
         subs.clear();
         w.SubscriptionsIn(feed, a, e, subs);
         for (const Subscription& s : subs) {
           std::string tx = World::TxHash(s.tx);
           std::string id = f.contract + "-" + tx + "-" + std::to_string(s.event_index);
-          items.push_back({s.ts,
-                           id,
-                           {id, f.pair, f.timeframe, f.source, tx, FormatWei(f.sub_price), Ms(s.ts),
-                            w.buyers()[static_cast<size_t>(s.buyer)]}});
+          constexpr const lake::TableDef& t = lake::kSubscriptionsTable;
+          Item& item = Add(items, s.ts, id, t);
+          item.fields[Col(t, "ID")] = id;
+          item.fields[Col(t, "pair")] = f.pair;
+          item.fields[Col(t, "timeframe")] = f.timeframe;
+          item.fields[Col(t, "source")] = f.source;
+          item.fields[Col(t, "tx_id")] = tx;
+          item.fields[Col(t, "last_price_value")] = FormatWei(f.sub_price);
+          item.fields[Col(t, "timestamp")] = Ms(s.ts);
+          item.fields[Col(t, "user")] = w.buyers()[static_cast<size_t>(s.buyer)];
         }
       }
     }

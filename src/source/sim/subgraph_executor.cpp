@@ -9,18 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "lake/tables.hpp"
 #include "source/sim/subgraph_filter.hpp"
 #include "source/sim/subgraph_schema.hpp"
 #include "source/sim/wei.hpp"
 
 namespace predlake::sim::subgraph {
 namespace {
-
-// The nftData keys: keccak256 of "pair", "timeframe" and "source".
-constexpr const char* kNftKeys[3] = {
-    "0x2cef5778d97683b4f64607f72e862fc0c92376e44cc61195ef72a634c0b1793e",
-    "0x49435d2ff85f9f3594e40e887943d562765d026d50b7383e76891f8190bff4c9",
-    "0xf7e3126f87228afb82c9b18537eed25aaeb8171a78814781c26ed2cfeff27e69"};
 
 // ---- Rows: one entity instance, identified by its keys. ----
 
@@ -830,7 +825,7 @@ class Executor {
         return;
       }
       case F::kKey:
-        Str(kNftKeys[r.event_index]);
+        Str(std::string(lake::kNftDataKeys[r.event_index]));
         return;
       case F::kValue:
         Str(HexOf(r.event_index == 0 ? feed.pair

@@ -1,0 +1,52 @@
+#include "lake/tables.hpp"
+
+namespace predlake::lake {
+
+std::string_view SqlTypeName(ColumnType type) {
+  switch (type) {
+    case ColumnType::kVarchar:
+      return "VARCHAR";
+    case ColumnType::kBoolean:
+      return "BOOLEAN";
+    case ColumnType::kBigint:
+      return "BIGINT";
+    case ColumnType::kDecimal:
+      return "DECIMAL(38, 18)";
+  }
+  return "VARCHAR";
+}
+
+const TableDef* FindRawTable(std::string_view name) {
+  for (const TableDef& t : kRawTableDefs) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+std::string RawTableList(std::string_view separator) {
+  std::string out;
+  for (std::string_view name : kRawTables) {
+    if (!out.empty()) out += separator;
+    out += name;
+  }
+  return out;
+}
+
+std::string CreateTableSql(const TableDef& table) {
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + std::string(table.name) + " (";
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const ColumnDef& c = table.columns[i];
+    sql += i == 0 ? "\n  " : ",\n  ";
+    sql += c.name;
+    sql += ' ';
+    sql += SqlTypeName(c.type);
+    if (i == 0) {
+      sql += " PRIMARY KEY";
+    } else if (!table.Nullable(i)) {
+      sql += " NOT NULL";
+    }
+  }
+  return sql + "\n);\n";
+}
+
+}  // namespace predlake::lake

@@ -1,0 +1,201 @@
+// The one definition of the lake's source tables (the five raw event tables and the pdr_contracts
+// snapshot): their names, columns in order, column types, key, timestamp column and nullability.
+// The DDL (CreateTableSql), the fetchers, `raw import` and `sim dump` all read it; tests/lake
+// checks that the schema a lake gets matches it column for column. Also defined here, once each:
+// the built tables' names, the staging-table prefixes, and the nftData keys that fill
+// pdr_contracts.
+//
+// Everything here is constexpr data; no function touches DuckDB.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace predlake::lake {
+
+enum class ColumnType { kVarchar, kBoolean, kBigint, kDecimal };
+
+// The type as written in DDL ("DECIMAL(38, 18)"): amounts are exact decimals.
+std::string_view SqlTypeName(ColumnType type);
+
+struct ColumnDef {
+  std::string_view name;
+  ColumnType type;
+  // pdr-backend's CSV exports may lack the column; `raw import` leaves it NULL then.
+  bool import_optional = false;
+};
+
+inline constexpr size_t kNoColumn = static_cast<size_t>(-1);
+
+struct TableDef {
+  std::string_view name;
+  // In table order. columns[0] is `ID`, the primary key (VARCHAR, NOT NULL).
+  std::span<const ColumnDef> columns;
+  // Index of `timestamp` (unix ms, BIGINT NOT NULL); kNoColumn for a snapshot table. Every other
+  // column is nullable.
+  size_t timestamp_column = kNoColumn;
+  // pdr_slots: rows hold an entity's latest state, so a newer copy replaces the stored one.
+  bool upsert = false;
+
+  // False for the key and the timestamp column.
+  constexpr bool Nullable(size_t column) const { return column != 0 && column != timestamp_column; }
+};
+
+// The index of column `name` in `columns`. Used at compile time (see Col), where a name that is not
+// there fails the build.
+constexpr size_t ColumnIndex(std::span<const ColumnDef> columns, std::string_view name) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return i;
+  }
+  return kNoColumn;
+}
+
+// The index of column `name` of `table`, checked when compiled: `row[Col(kPayoutsTable, "user")]`.
+consteval size_t Col(const TableDef& table, std::string_view name) {
+  const size_t index = ColumnIndex(table.columns, name);
+  if (index == kNoColumn) throw "no such column";  // not a constant expression: a build error
+  return index;
+}
+
+namespace columns {
+using T = ColumnType;
+inline constexpr bool kImportOptional = true;  // see ColumnDef::import_optional
+// Timestamps are unix milliseconds, slots unix seconds, amounts exact decimals.
+inline constexpr ColumnDef kPredictions[] = {{"ID", T::kVarchar},
+                                             {"contract", T::kVarchar},
+                                             {"pair", T::kVarchar},
+                                             {"timeframe", T::kVarchar},
+                                             {"predvalue", T::kBoolean, kImportOptional},
+                                             {"stake", T::kDecimal},
+                                             {"truevalue", T::kBoolean, kImportOptional},
+                                             {"timestamp", T::kBigint},
+                                             {"source", T::kVarchar},
+                                             {"payout", T::kDecimal, kImportOptional},
+                                             {"slot", T::kBigint},
+                                             {"user", T::kVarchar}};
+inline constexpr ColumnDef kTruevals[] = {{"ID", T::kVarchar},
+                                          {"token", T::kVarchar},
+                                          {"timestamp", T::kBigint},
+                                          {"truevalue", T::kBoolean},
+                                          {"slot", T::kBigint},
+                                          {"revenue", T::kDecimal},
+                                          {"roundSumStakesUp", T::kDecimal},
+                                          {"roundSumStakes", T::kDecimal}};
+inline constexpr ColumnDef kPayouts[] = {
+    {"ID", T::kVarchar},        {"token", T::kVarchar},     {"user", T::kVarchar},
+    {"slot", T::kBigint},       {"timestamp", T::kBigint},  {"payout", T::kDecimal},
+    {"predvalue", T::kBoolean}, {"truevalue", T::kBoolean}, {"stake", T::kDecimal}};
+inline constexpr ColumnDef kSubscriptions[] = {
+    {"ID", T::kVarchar},       {"pair", T::kVarchar},  {"timeframe", T::kVarchar},
+    {"source", T::kVarchar},   {"tx_id", T::kVarchar}, {"last_price_value", T::kDecimal},
+    {"timestamp", T::kBigint}, {"user", T::kVarchar}};
+// timestamp = slot * 1000.
+inline constexpr ColumnDef kSlots[] = {{"ID", T::kVarchar},
+                                       {"timestamp", T::kBigint},
+                                       {"slot", T::kBigint},
+                                       {"truevalue", T::kBoolean},
+                                       {"roundSumStakesUp", T::kDecimal},
+                                       {"roundSumStakes", T::kDecimal},
+                                       {"status", T::kVarchar, kImportOptional}};
+inline constexpr ColumnDef kContracts[] = {{"ID", T::kVarchar},
+                                           {"pair", T::kVarchar},
+                                           {"timeframe", T::kVarchar},
+                                           {"source", T::kVarchar},
+                                           {"seconds_per_epoch", T::kBigint},
+                                           {"trueval_submit_timeout", T::kBigint}};
+}  // namespace columns
+
+// The raw tables, in the order they are fetched and reported. Raw tables are append-only copies of
+// source events, one row per entity id (the primary key makes a repeated insert of the same id a
+// no-op through ON CONFLICT).
+inline constexpr std::array<TableDef, 5> kRawTableDefs = {{
+    {"pdr_predictions", columns::kPredictions, ColumnIndex(columns::kPredictions, "timestamp")},
+    {"pdr_truevals", columns::kTruevals, ColumnIndex(columns::kTruevals, "timestamp")},
+    {"pdr_payouts", columns::kPayouts, ColumnIndex(columns::kPayouts, "timestamp")},
+    {"pdr_subscriptions", columns::kSubscriptions,
+     ColumnIndex(columns::kSubscriptions, "timestamp")},
+    // Slot entities hold their latest state (status and totals change after a slot first
+    // appears).
+    {"pdr_slots", columns::kSlots, ColumnIndex(columns::kSlots, "timestamp"), true},
+}};
+inline constexpr const TableDef& kPredictionsTable = kRawTableDefs[0];
+inline constexpr const TableDef& kTruevalsTable = kRawTableDefs[1];
+inline constexpr const TableDef& kPayoutsTable = kRawTableDefs[2];
+inline constexpr const TableDef& kSubscriptionsTable = kRawTableDefs[3];
+inline constexpr const TableDef& kSlotsTable = kRawTableDefs[4];
+
+// Feed contracts as last fetched (a snapshot, no watermark): what each feed is and its epoch rules.
+inline constexpr TableDef kContractsTable = {"pdr_contracts", columns::kContracts, kNoColumn, true};
+
+// Their names, in the same order.
+inline constexpr std::array<std::string_view, kRawTableDefs.size()> kRawTables = [] {
+  std::array<std::string_view, kRawTableDefs.size()> names{};
+  for (size_t i = 0; i < names.size(); ++i) names[i] = kRawTableDefs[i].name;
+  return names;
+}();
+
+// Every table defined here: the raw tables, then pdr_contracts.
+inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 1> kSourceTableDefs = [] {
+  std::array<const TableDef*, kRawTableDefs.size() + 1> all{};
+  for (size_t i = 0; i < kRawTableDefs.size(); ++i) all[i] = &kRawTableDefs[i];
+  all[kRawTableDefs.size()] = &kContractsTable;
+  return all;
+}();
+
+// The raw table called `name`, or nullptr (pdr_contracts is not a raw table).
+const TableDef* FindRawTable(std::string_view name);
+
+// "pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots", for messages.
+std::string RawTableList(std::string_view separator = ", ");
+
+// `CREATE TABLE IF NOT EXISTS name (ID VARCHAR PRIMARY KEY, ..., timestamp BIGINT NOT NULL, ...)`.
+std::string CreateTableSql(const TableDef& table);
+
+// The built tables (the ETL's output, created by src/lake/sql/03_built_tables.sql), in publish
+// order.
+inline constexpr std::string_view kBronzeSlots = "bronze_pdr_slots";
+inline constexpr std::string_view kBronzePredictions = "bronze_pdr_predictions";
+inline constexpr std::array<std::string_view, 5> kBuiltTables = {
+    kBronzeSlots, kBronzePredictions, "gold_predictoor_daily", "gold_feed_daily",
+    "gold_feed_sales_daily"};
+
+// Bookkeeping tables (src/lake/sql/01_bookkeeping.sql) all start with this.
+inline constexpr std::string_view kBookkeepingPrefix = "predlake_";
+
+// Every staging table of an ETL run starts with this (the ETL's SQL spells it; tests/etl checks
+// that they agree). Such a table in the lake between runs is a dead run's leftover.
+inline constexpr std::string_view kEtlStagingPrefix = "etl_stage_";
+// The per-connection TEMP tables raw ingestion stages rows in: prefix + raw table name.
+inline constexpr std::string_view kRawStagingPrefix = "predlake_stage_";
+
+// keccak256 of "pair", "timeframe" and "source": the nftData keys of a feed's data NFT, whose
+// values fill pdr_contracts' pair, timeframe and source.
+inline constexpr std::string_view kNftPairKey =
+    "0x2cef5778d97683b4f64607f72e862fc0c92376e44cc61195ef72a634c0b1793e";
+inline constexpr std::string_view kNftTimeframeKey =
+    "0x49435d2ff85f9f3594e40e887943d562765d026d50b7383e76891f8190bff4c9";
+inline constexpr std::string_view kNftSourceKey =
+    "0xf7e3126f87228afb82c9b18537eed25aaeb8171a78814781c26ed2cfeff27e69";
+inline constexpr std::array<std::string_view, 3> kNftDataKeys = {kNftPairKey, kNftTimeframeKey,
+                                                                 kNftSourceKey};
+
+// What the code relies on, checked at compile time.
+constexpr bool WellFormed(const TableDef& t) {
+  if (t.columns.empty() || t.columns[0].name != "ID" || t.columns[0].type != ColumnType::kVarchar)
+    return false;
+  if (t.timestamp_column == kNoColumn) return true;
+  return t.timestamp_column < t.columns.size() &&
+         t.columns[t.timestamp_column].name == "timestamp" &&
+         t.columns[t.timestamp_column].type == ColumnType::kBigint;
+}
+static_assert([] {
+  for (const TableDef& t : kRawTableDefs) {
+    if (!WellFormed(t) || t.timestamp_column == kNoColumn) return false;
+  }
+  return WellFormed(kContractsTable);
+}());
+
+}  // namespace predlake::lake
