@@ -1,5 +1,5 @@
 #include "cli/command.hpp"
-#include "cli/etl_job.hpp"
+#include "jobs/etl.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -9,12 +9,16 @@ struct Options {
 };
 
 Status EtlDrop(Context& ctx, const Options& o) {
-  ASSIGN_OR_RETURN(int64_t from_ms, ctx.ParseTimeArg(o.from, "--from"));
-  return RunEtlJob(ctx, "etl drop", [&](lake::Lake& lake, Progress* progress) {
-    etl::RunOptions options;
-    options.progress = progress;
-    return etl::Drop(lake, from_ms, options);
-  });
+  jobs::EtlRequest request;
+  request.job = jobs::EtlJob::kDrop;
+  ASSIGN_OR_RETURN(request.from_ms, ctx.ParseTimeArg(o.from, "--from"));
+  std::unique_ptr<Progress> progress = ctx.MakeProgress();
+  request.options.progress = progress.get();
+  request.options.faults = etl::FaultInjection::FromEnv();
+  ASSIGN_OR_RETURN(etl::RunReport report,
+                   jobs::RunEtl({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, request));
+  ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
+  return Status::Ok();
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #include "cli/command.hpp"
-#include "cli/etl_job.hpp"
+#include "jobs/etl.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -9,20 +9,24 @@ struct Options {
 };
 
 Status EtlUpdate(Context& ctx, const Options& o) {
-  etl::UpdateOptions options;
+  jobs::EtlRequest request;
+  request.job = jobs::EtlJob::kUpdate;
   if (o.to.empty()) {
     ASSIGN_OR_RETURN(int64_t fin_ms, ctx.FinMs());
-    options.to_ms = fin_ms;
+    request.options.to_ms = fin_ms;
   } else {
     ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
-    options.to_ms = to_ms;
+    request.options.to_ms = to_ms;
   }
   ASSIGN_OR_RETURN(int64_t st_ms, ctx.StartMs());
-  options.st_ms = st_ms;
-  return RunEtlJob(ctx, "etl update", [&](lake::Lake& lake, Progress* progress) {
-    options.progress = progress;
-    return etl::Update(lake, options);
-  });
+  request.options.st_ms = st_ms;
+  std::unique_ptr<Progress> progress = ctx.MakeProgress();
+  request.options.progress = progress.get();
+  request.options.faults = etl::FaultInjection::FromEnv();
+  ASSIGN_OR_RETURN(etl::RunReport report,
+                   jobs::RunEtl({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, request));
+  ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
+  return Status::Ok();
 }
 
 }  // namespace

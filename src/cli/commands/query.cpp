@@ -23,7 +23,7 @@ PREDLAKE_COMMAND(query) {
       },
       [](Context& ctx, const Options& o) -> Status {
         ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
-        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
         ASSIGN_OR_RETURN(ResultSet rs, ops::RunReadOnlyQuery(lake->conn(), o.sql));
         ctx.Write(rs, format);
         return Status::Ok();

@@ -19,7 +19,7 @@ PREDLAKE_COMMAND(validate) {
         AddFormatOption(app, o.format, {"text", "json"});
       },
       [](Context& ctx, const Options& o) -> Status {
-        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+        ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
         ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake));
         if (o.format == "json") {
           ops::WriteValidationJson(ctx.out(), report);
