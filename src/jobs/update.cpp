@@ -13,6 +13,8 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
         raw_options.end_ms = end_ms;
         raw_options.finishes_run = false;
         raw_options.cancel = request.cancel;
+        raw_options.retry = request.retry;
+        raw_options.sleeper = request.sleeper;
         auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
         if (request.progress != nullptr) request.progress->Finish();
         if (!fetched.ok()) return fetched.status();
