@@ -20,9 +20,12 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 // Puts what the ETL did on its run: the window, the per-table counts and the detail {start_ms,
 // changed, message}, beside what an earlier step of the run (`update`'s raw fetch) recorded. That
-// step's counts of a table win over the ETL's counts of the same (input) table.
+// step's counts of a table win over the ETL's counts of the same (input) table; the ETL's window,
+// once it has one, replaces that step's.
 void RecordOn(lake::Run& run, const RunReport& report) {
-  run.SetWindow(report.window_start_ms, report.window_end_ms);
+  if (report.window_start_ms || report.window_end_ms) {
+    run.SetWindow(report.window_start_ms, report.window_end_ms);
+  }
   for (const auto& [table, counts] : report.tables) run.tables().try_emplace(table, counts);
   if (report.start_ms) run.detail()["start_ms"] = *report.start_ms;
   run.detail()["changed"] = report.changed;
