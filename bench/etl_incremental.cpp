@@ -35,6 +35,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A run begun for `command`, for the jobs below (the bench measures the job, not the ledger).
+lake::Run Begin(lake::Lake& lake, const std::string& command) {
+  auto run = lake.BeginRun(command);
+  if (!run.ok()) {
+    std::fprintf(stderr, "begin run: %s\n", run.status().message().c_str());
+    std::exit(1);
+  }
+  return std::move(run).value();
+}
+
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kT0 = 1'704'067'200'000;  // 2024-01-01T00:00:00Z
 constexpr double kPredictionsPerHour = 3'510;
@@ -269,7 +279,10 @@ BenchLake& GetLake(int64_t size) {
   UpdateOptions options;
   options.faults = {};
   options.st_ms = kT0;
-  Check(Update(*b.lake, options).status(), "first etl update");
+  {
+    lake::Run run = Begin(*b.lake, "etl update");
+    Check(Update(*b.lake, run, options).status(), "first etl update");
+  }
   Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
   b.first_etl_s = Seconds(start);
 
@@ -298,7 +311,8 @@ void BM_Incremental(benchmark::State& state) {
   options.faults = {};
   for (auto _ : state) {
     Result<RunReport> report = Status::Internal("not run");
-    auto [wall, cpu] = Measure([&] { report = Update(*b.lake, options); });
+    lake::Run run = Begin(*b.lake, "etl update");
+    auto [wall, cpu] = Measure([&] { report = Update(*b.lake, run, options); });
     Check(report.status(), "incremental update");
     if (report->window_start_ms != b.cut_ms || report->window_end_ms != b.end_ms) {
       Check(Status::Internal("unexpected window"), "incremental update");
@@ -308,7 +322,8 @@ void BM_Incremental(benchmark::State& state) {
     b.times["incremental_cpu"].push_back(cpu);
     b.incremental_steps = report->step_ms;
     b.incremental_last_wall = wall;
-    Check(Drop(*b.lake, b.cut_ms, options).status(), "roll back the hour");
+    lake::Run drop = Begin(*b.lake, "etl drop");
+    Check(Drop(*b.lake, drop, b.cut_ms, options).status(), "roll back the hour");
   }
   state.counters["new_predictions"] = static_cast<double>(b.new_predictions);
   state.counters["new_payouts"] = static_cast<double>(b.new_payouts);
@@ -322,7 +337,8 @@ void BM_RebuildAndQuery(benchmark::State& state) {
   std::string sql = Fill(kBaseline, {{"S", kT0}, {"F", b.end_ms}});
   for (auto _ : state) {
     Result<RunReport> report = Status::Internal("not run");
-    auto [wall, cpu] = Measure([&] { report = Rebuild(*b.lake, options); });
+    lake::Run run = Begin(*b.lake, "etl rebuild");
+    auto [wall, cpu] = Measure([&] { report = Rebuild(*b.lake, run, options); });
     Check(report.status(), "rebuild");
     b.rebuild_steps = report->step_ms;
     b.times["rebuild"].push_back(wall);

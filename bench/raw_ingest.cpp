@@ -80,14 +80,19 @@ void RunUpdate(benchmark::State& state, const TransportFactory& factory) {
       UpdateOptions o;
       o.end_ms = NowMs();
       o.start_ms = o.end_ms - days * kDayMs;
+      auto run = lake.lake().BeginRun("raw update");
+      if (!run.ok()) {
+        state.SkipWithError(run.status().message().c_str());
+        break;
+      }
       state.ResumeTiming();
-      auto report = Update(lake.lake(), o, factory, nullptr);
+      auto report = Update(lake.lake(), *run, o, factory, nullptr);
       state.PauseTiming();
       if (!report.ok()) {
         state.SkipWithError(report.status().message().c_str());
         break;
       }
-      for (const TableReport& t : report->tables) records += t.rows_out;
+      for (const TableReport& t : report->tables) records += t.counts.rows_out;
     }
     state.ResumeTiming();
   }

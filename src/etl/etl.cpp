@@ -18,29 +18,22 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// The ledger record of a run. `base` (may be null) is what the caller that owns the run recorded
-// before (e.g. `update`'s raw fetch): its tables come first and its detail is kept under "raw".
-lake::RunSummary SummaryOf(const RunReport& report, const lake::RunSummary* base) {
-  lake::RunSummary summary;
-  summary.window_start_ms = report.window_start_ms;
-  summary.window_end_ms = report.window_end_ms;
-  summary.tables = report.tables;
-  nlohmann::json detail = nlohmann::json::object();
-  if (base) {
-    for (const auto& [table, counts] : base->tables) summary.tables[table] = counts;
-    if (!base->detail_json.empty()) {
-      detail["raw"] = nlohmann::json::parse(base->detail_json, nullptr, false);
-    }
+// Puts what the ETL did on its run: the window, the per-table counts and the detail {start_ms,
+// changed, message}, beside what an earlier step of the run (`update`'s raw fetch) recorded. That
+// step's counts of a table win over the ETL's counts of the same (input) table; the ETL's window,
+// once it has one, replaces that step's.
+void RecordOn(lake::Run& run, const RunReport& report) {
+  if (report.window_start_ms || report.window_end_ms) {
+    run.SetWindow(report.window_start_ms, report.window_end_ms);
   }
-  if (report.start_ms) detail["start_ms"] = *report.start_ms;
-  detail["changed"] = report.changed;
-  detail["message"] = report.message;
-  summary.detail_json = detail.dump();
-  return summary;
+  for (const auto& [table, counts] : report.tables) run.tables().try_emplace(table, counts);
+  if (report.start_ms) run.detail()["start_ms"] = *report.start_ms;
+  run.detail()["changed"] = report.changed;
+  run.detail()["message"] = report.message;
 }
 
 // The bronze counts as one phrase: "predictions 2369 new, 20 updated; slots 270 new, 3 updated".
-std::string DescribeCounts(const std::map<std::string, lake::TableCounts>& tables) {
+std::string DescribeCounts(const lake::TableCountsMap& tables) {
   auto part = [&](const char* table, const char* label) {
     auto it = tables.find(table);
     lake::TableCounts c = it == tables.end() ? lake::TableCounts{} : it->second;
@@ -52,46 +45,35 @@ std::string DescribeCounts(const std::map<std::string, lake::TableCounts>& table
   return part("bronze_pdr_predictions", "predictions") + "; " + part("bronze_pdr_slots", "slots");
 }
 
-// Runs `body` as one ledger run: BeginRun (unless `existing_run` names a run the caller began),
-// orphan staging tables dropped, the body; on failure the staging tables are dropped (best effort:
-// the next run drops them anyway) and the failure is recorded.
+// Runs `body` as the ETL part of `run`: orphan staging tables dropped, the body (which finishes the
+// run inside its publish transaction); on failure the staging tables are dropped (best effort: the
+// next run drops them anyway) and the run is failed.
 template <typename Body>
-Result<RunReport> AsRun(lake::Lake& lake, const std::string& command,
-                        std::optional<int64_t> existing_run, const lake::RunSummary* base,
-                        Body body) {
-  int64_t run_id = 0;
-  if (existing_run) {
-    run_id = *existing_run;
-  } else {
-    ASSIGN_OR_RETURN(run_id, lake.BeginRun(command));
-  }
+Result<RunReport> AsRun(lake::Lake& lake, lake::Run& run, const std::string& command, Body body) {
   RunReport report;
-  report.run_id = run_id;
+  report.run_id = run.id();
   report.command = command;
   // Whatever a killed run left is dropped first, even when this run turns out to have nothing to
   // do.
-  Pipeline cleanup(lake, Job::kUpdate, {}, RunOptions{nullptr, {}}, command);
+  Pipeline cleanup(lake, Job::kUpdate, {}, RunOptions{}, command);
   Status st = cleanup.DropStaging();
   if (st.ok()) st = body(report);
   if (st.ok()) return report;
   (void)cleanup.DropStaging();
-  Status recorded = lake.FailRun(run_id, st, SummaryOf(report, base));
-  if (!recorded.ok()) {
-    return Status(st.code(), st.message() + " (and the failure could not be recorded: " +
-                                 recorded.message() + ")");
-  }
-  return st;
+  RecordOn(run, report);
+  return run.Fail(st);
 }
 
-// Records a run that had nothing to do.
-Status FinishNoop(lake::Lake& lake, RunReport& report, const lake::RunSummary* base) {
+// Finishes a run that had nothing to do.
+Status FinishNoop(lake::Lake& lake, lake::Run& run, const RunReport& report) {
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-  RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, base)));
+  RecordOn(run, report);
+  RETURN_IF_ERROR(run.Finish());
   return tx.Commit();
 }
 
-Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunReport& report) {
-  const lake::RunSummary* base = options.run_id ? &options.base_summary : nullptr;
+Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions& options,
+                 RunReport& report) {
   ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake));
   if (!frontier.missing.empty()) {
     return Status::Data(
@@ -125,7 +107,7 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
     } else {
       report.message = "nothing to do: the start " + FormatTime(from) + " is not before " + limit;
     }
-    return FinishNoop(lake, report, base);
+    return FinishNoop(lake, run, report);
   }
   report.window_start_ms = from;
   report.window_end_ms = to;
@@ -151,7 +133,8 @@ Status BuildBody(lake::Lake& lake, Job job, const UpdateOptions& options, RunRep
     RETURN_IF_ERROR(pipeline.Publish());
     auto commit_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
-    RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, base)));
+    RecordOn(run, report);
+    RETURN_IF_ERROR(run.Finish());
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
     RETURN_IF_ERROR(tx.Commit());
     report.step_ms = pipeline.timings();
@@ -263,25 +246,28 @@ Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
   return out;
 }
 
-Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options) {
-  return AsRun(lake, "etl update", options.run_id, options.run_id ? &options.base_summary : nullptr,
-               [&](RunReport& report) { return BuildBody(lake, Job::kUpdate, options, report); });
+Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
+  return AsRun(lake, run, "etl update", [&](RunReport& report) {
+    return BuildBody(lake, run, Job::kUpdate, options, report);
+  });
 }
 
-Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options) {
-  return AsRun(lake, "etl rebuild", options.run_id,
-               options.run_id ? &options.base_summary : nullptr,
-               [&](RunReport& report) { return BuildBody(lake, Job::kRebuild, options, report); });
+Result<RunReport> Rebuild(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
+  return AsRun(lake, run, "etl rebuild", [&](RunReport& report) {
+    return BuildBody(lake, run, Job::kRebuild, options, report);
+  });
 }
 
-Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
-  return AsRun(lake, "etl drop", std::nullopt, nullptr, [&](RunReport& report) -> Status {
+Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
+                       const RunOptions& options) {
+  return AsRun(lake, run, "etl drop", [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
-    if (!pipeline) return FinishNoop(lake, report, nullptr);
+    if (!pipeline) return FinishNoop(lake, run, report);
     {
       ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
       RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
-      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, nullptr)));
+      RecordOn(run, report);
+      RETURN_IF_ERROR(run.Finish());
       RETURN_IF_ERROR(pipeline->CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }
@@ -291,8 +277,9 @@ Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& opti
   });
 }
 
-Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
-  return AsRun(lake, "raw drop", std::nullopt, nullptr, [&](RunReport& report) -> Status {
+Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
+                          const RunOptions& options) {
+  return AsRun(lake, run, "raw drop", [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
     std::string etl_message = pipeline ? report.message : "";
     Pipeline faults(lake, Job::kRollback, {}, options, report.command);
@@ -311,7 +298,8 @@ Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& o
       report.message =
           "raw drop: deleted " + std::to_string(total) + " raw rows from " + FormatTime(from_ms) +
           (etl_message.empty() ? "" : "; built tables rolled back (" + etl_message + ")");
-      RETURN_IF_ERROR(lake.FinishRun(report.run_id, SummaryOf(report, nullptr)));
+      RecordOn(run, report);
+      RETURN_IF_ERROR(run.Finish());
       RETURN_IF_ERROR(faults.CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }

@@ -2,16 +2,17 @@
 // tables from the raw tables over the window [checkpoint, frontier), in staging tables, and
 // publishes them in one transaction together with the new checkpoint and the run's success.
 //
-// Every function here takes a Lake opened for writing (except ComputeFrontier and Waiting, which
-// also work on a read-only lake), records one run in the ledger (BeginRun, then FinishRun inside
-// the publish transaction or FailRun after a failure), and returns a non-OK Status on failure with
-// the live tables, checkpoint and watermarks exactly as they were. Not thread-safe: one call at a
-// time per Lake.
+// Every job here takes a Lake opened for writing and a run begun on it (lake::Lake::BeginRun; for
+// `update` the run its raw fetch began). The job adds its window, the built tables' counts and its
+// detail {start_ms, changed, message} to the run, finishes the run inside the publish transaction,
+// and on failure fails the run (lake::Run::Fail) and returns its non-OK Status with the live
+// tables, checkpoint and watermarks exactly as they were. ComputeFrontier and Waiting also work on
+// a read-only lake. Not thread-safe: one call at a time per Lake.
 //
-// Testing aid: the environment variables PREDLAKE_FAIL_AT=<step> and PREDLAKE_KILL_AT=<step> make
-// a run fail (kInternal) or raise SIGKILL when it reaches that step (StepNames() lists them;
-// "commit" is inside the publish transaction just before it commits, "drop_staging" is after it;
-// `raw drop` also has "delete_raw", inside its transaction).
+// Testing aid: RunOptions::faults makes a run fail (kInternal) or raise SIGKILL when it reaches a
+// step (StepNames() lists them; "commit" is inside the publish transaction just before it commits,
+// "drop_staging" is after it; `raw drop` also has "delete_raw", inside its transaction). Nothing
+// here reads the environment: the caller passes FaultInjection::FromEnv() where wanted.
 #pragma once
 
 #include <cstdint>
@@ -46,13 +47,13 @@ inline constexpr int64_t kDefaultTruevalSubmitTimeoutS = 3 * 86'400;
 struct FaultInjection {
   std::string fail_at;  // the run fails with kInternal when it reaches this step
   std::string kill_at;  // the process raises SIGKILL when it reaches this step
-  // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT from the environment.
+  // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT from the environment (read by the command edge, once).
   static FaultInjection FromEnv();
 };
 
 struct RunOptions {
   Progress* progress = nullptr;  // per-step progress; not owned, may be null
-  FaultInjection faults = FaultInjection::FromEnv();
+  FaultInjection faults;         // none by default
 };
 
 struct UpdateOptions : RunOptions {
@@ -61,12 +62,6 @@ struct UpdateOptions : RunOptions {
   // lake_ss.st_timestr resolved: the first run starts at max(this, the latest raw start_ms of the
   // input tables). Ignored once a checkpoint exists (its recorded start is kept).
   std::optional<int64_t> st_ms;
-  // When set, the run already exists in the ledger (begun by the caller, e.g. `update`, which
-  // fetches raw data under the same run): no new run is begun, and the outcome (success inside the
-  // publish transaction, or failure) is recorded on it, with base_summary's tables added and its
-  // detail kept under "raw".
-  std::optional<int64_t> run_id;
-  lake::RunSummary base_summary;
 };
 
 // Where the raw tables the ETL reads allow it to go.
@@ -87,7 +82,7 @@ struct RunReport {
   std::optional<int64_t> start_ms;  // the checkpoint's start (S)
   std::optional<int64_t> window_start_ms;
   std::optional<int64_t> window_end_ms;
-  std::map<std::string, lake::TableCounts> tables;
+  lake::TableCountsMap tables;
   std::string message;
   // Wall-clock milliseconds per pipeline step of this run, in order (for diagnosis and benchmarks).
   std::vector<std::pair<std::string, double>> step_ms;
@@ -105,22 +100,24 @@ struct WaitingEvents {
 // described in UpdateOptions::st_ms. A window that is empty (checkpoint at or past the frontier) is
 // not an error: the run is recorded and the report says why nothing changed. A missing input
 // watermark is a kData error naming the tables.
-Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options);
+Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options);
 
 // `etl rebuild`: every built table from raw in one run and one publish, from the recorded start
 // (or the first-run start) to min(frontier, to_ms). No refetch.
-Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options);
+Result<RunReport> Rebuild(lake::Lake& lake, lake::Run& run, const UpdateOptions& options);
 
 // `etl drop --from T`: deletes built rows with timestamp >= T, recomputes the older rows that
 // events at or after T changed, recomputes the affected gold groups and sets the checkpoint to T,
 // in one transaction. T at or after the checkpoint changes nothing (reported in the message); T at
 // or before the start empties the built tables and clears the checkpoint (the next update starts
 // afresh).
-Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options);
+Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
+                       const RunOptions& options);
 
 // `raw drop --from T`: in one transaction, the same rollback as Drop when the checkpoint is past T,
 // then Lake::DeleteRawFrom(T).
-Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options);
+Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
+                          const RunOptions& options);
 
 // The frontier of the input tables (read-only).
 Result<Frontier> ComputeFrontier(lake::Lake& lake);

@@ -56,7 +56,7 @@ class Pipeline {
   // Honours the fault injection for a step the caller runs itself.
   Status CheckFault(std::string_view step);
 
-  const std::map<std::string, lake::TableCounts>& counts() const { return counts_; }
+  const lake::TableCountsMap& counts() const { return counts_; }
   const Params& params() const { return params_; }
   // Milliseconds per step run so far, in order.
   const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
@@ -72,7 +72,7 @@ class Pipeline {
   Params params_;
   RunOptions options_;
   std::string command_;
-  std::map<std::string, lake::TableCounts> counts_;
+  lake::TableCountsMap counts_;
   std::vector<std::pair<std::string, double>> timings_;
 };
 

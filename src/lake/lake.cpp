@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "lake/embedded_sql.hpp"
 
@@ -279,7 +280,15 @@ Result<std::string> Lake::WatermarksJson() {
   return j.dump();
 }
 
-Result<int64_t> Lake::BeginRun(const std::string& command) {
+TableCounts& TableCounts::operator+=(const TableCounts& other) {
+  rows_in += other.rows_in;
+  rows_out += other.rows_out;
+  rows_updated += other.rows_updated;
+  rows_deleted += other.rows_deleted;
+  return *this;
+}
+
+Result<Run> Lake::BeginRun(std::string command) {
   ASSIGN_OR_RETURN(auto marks, WatermarksJson());
   ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
   ASSIGN_OR_RETURN(auto last,
@@ -298,38 +307,60 @@ Result<int64_t> Lake::BeginRun(const std::string& command) {
   RETURN_IF_ERROR(stmt.Bind(5, std::string_view(marks)));
   RETURN_IF_ERROR(stmt.Bind(6, static_cast<int64_t>(::getpid())));
   RETURN_IF_ERROR(stmt.Execute().status());
-  return run_id;
+  return Run(this, run_id, std::move(command));
 }
 
-namespace {
-Status RecordEnd(duck::Connection& conn, int64_t run_id, const std::string& status,
-                 const std::string& error, const RunSummary& summary, int64_t now_ms,
-                 const std::string& marks_after, std::optional<int64_t> checkpoint_after) {
+Run::Run(Run&& other) noexcept
+    : lake_(std::exchange(other.lake_, nullptr)),
+      id_(other.id_),
+      command_(std::move(other.command_)),
+      state_(other.state_),
+      window_start_ms_(other.window_start_ms_),
+      window_end_ms_(other.window_end_ms_),
+      tables_(std::move(other.tables_)),
+      detail_(std::move(other.detail_)) {}
+
+Run::~Run() {
+  if (lake_ == nullptr || state_ != State::kRunning) return;
+  // Best effort: a run that left without an outcome must not look alive; if this fails too, the
+  // next writer's open marks it aborted.
+  auto tx = duck::Transaction::Begin(lake_->conn());
+  if (!tx.ok()) return;
+  if (Record("aborted", "the run ended without recording its outcome").ok()) (void)tx->Commit();
+}
+
+void Run::SetWindow(std::optional<int64_t> start_ms, std::optional<int64_t> end_ms) {
+  window_start_ms_ = start_ms;
+  window_end_ms_ = end_ms;
+}
+
+Status Run::Record(std::string_view status, const std::string& error) {
+  ASSIGN_OR_RETURN(auto marks, lake_->WatermarksJson());
+  ASSIGN_OR_RETURN(auto checkpoint, lake_->GetCheckpoint());
+  duck::Connection& conn = lake_->conn();
   ASSIGN_OR_RETURN(
       auto stmt, conn.Prepare("UPDATE predlake_runs SET status = $2, ended_at_ms = $3, "
                               "window_start_ms = $4, window_end_ms = $5, checkpoint_after_ms = $6, "
                               "watermarks_after = $7, error = $8, detail = $9 WHERE run_id = $1",
                               "record run end"));
-  RETURN_IF_ERROR(stmt.Bind(1, run_id));
-  RETURN_IF_ERROR(stmt.Bind(2, std::string_view(status)));
-  RETURN_IF_ERROR(stmt.Bind(3, now_ms));
-  RETURN_IF_ERROR(summary.window_start_ms ? stmt.Bind(4, *summary.window_start_ms)
-                                          : stmt.BindNull(4));
-  RETURN_IF_ERROR(summary.window_end_ms ? stmt.Bind(5, *summary.window_end_ms) : stmt.BindNull(5));
-  RETURN_IF_ERROR(checkpoint_after ? stmt.Bind(6, *checkpoint_after) : stmt.BindNull(6));
-  RETURN_IF_ERROR(stmt.Bind(7, std::string_view(marks_after)));
+  RETURN_IF_ERROR(stmt.Bind(1, id_));
+  RETURN_IF_ERROR(stmt.Bind(2, status));
+  RETURN_IF_ERROR(stmt.Bind(3, lake_->NowMs()));
+  RETURN_IF_ERROR(window_start_ms_ ? stmt.Bind(4, *window_start_ms_) : stmt.BindNull(4));
+  RETURN_IF_ERROR(window_end_ms_ ? stmt.Bind(5, *window_end_ms_) : stmt.BindNull(5));
+  RETURN_IF_ERROR(checkpoint ? stmt.Bind(6, checkpoint->checkpoint_ms) : stmt.BindNull(6));
+  RETURN_IF_ERROR(stmt.Bind(7, std::string_view(marks)));
   RETURN_IF_ERROR(error.empty() ? stmt.BindNull(8) : stmt.Bind(8, std::string_view(error)));
-  RETURN_IF_ERROR(summary.detail_json.empty()
-                      ? stmt.BindNull(9)
-                      : stmt.Bind(9, std::string_view(summary.detail_json)));
+  const std::string detail = detail_.empty() ? "" : detail_.dump();
+  RETURN_IF_ERROR(detail.empty() ? stmt.BindNull(9) : stmt.Bind(9, std::string_view(detail)));
   RETURN_IF_ERROR(stmt.Execute().status());
   RETURN_IF_ERROR(
-      conn.Execute("DELETE FROM predlake_run_tables WHERE run_id = " + std::to_string(run_id),
+      conn.Execute("DELETE FROM predlake_run_tables WHERE run_id = " + std::to_string(id_),
                    "record run tables"));
-  if (summary.tables.empty()) return Status::Ok();
+  if (tables_.empty()) return Status::Ok();
   ASSIGN_OR_RETURN(auto app, conn.MakeAppender("predlake_run_tables"));
-  for (const auto& [table, counts] : summary.tables) {
-    RETURN_IF_ERROR(app.Append(run_id));
+  for (const auto& [table, counts] : tables_) {
+    RETURN_IF_ERROR(app.Append(id_));
     RETURN_IF_ERROR(app.Append(std::string_view(table)));
     RETURN_IF_ERROR(app.Append(counts.rows_in));
     RETURN_IF_ERROR(app.Append(counts.rows_out));
@@ -339,28 +370,32 @@ Status RecordEnd(duck::Connection& conn, int64_t run_id, const std::string& stat
   }
   return app.Close();
 }
-}  // namespace
 
-Status Lake::FinishRun(int64_t run_id, const RunSummary& summary) {
-  ASSIGN_OR_RETURN(auto marks, WatermarksJson());
-  ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
-  return RecordEnd(*conn_, run_id, "succeeded", "", summary, clock_->NowMs(), marks,
-                   checkpoint ? std::optional<int64_t>(checkpoint->checkpoint_ms) : std::nullopt);
+Status Run::Finish() {
+  if (state_ == State::kFailed) {
+    return Status::Internal("run " + std::to_string(id_) + " finished after it failed");
+  }
+  RETURN_IF_ERROR(Record("succeeded", ""));
+  state_ = State::kFinished;
+  return Status::Ok();
 }
 
-Status Lake::FailRun(int64_t run_id, const Status& error, const RunSummary& summary) {
-  ASSIGN_OR_RETURN(auto marks, WatermarksJson());
-  ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
-  std::string status = error.code() == StatusCode::kCancelled ? "aborted" : "failed";
-  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
-  RETURN_IF_ERROR(
-      RecordEnd(*conn_, run_id, status, error.message(), summary, clock_->NowMs(), marks,
-                checkpoint ? std::optional<int64_t>(checkpoint->checkpoint_ms) : std::nullopt));
-  return tx.Commit();
+Status Run::Fail(const Status& error) {
+  if (state_ == State::kFailed) return error;
+  state_ = State::kFailed;
+  const std::string status = error.code() == StatusCode::kCancelled ? "aborted" : "failed";
+  Status recorded = [&]() -> Status {
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake_->conn()));
+    RETURN_IF_ERROR(Record(status, error.message()));
+    return tx.Commit();
+  }();
+  if (recorded.ok()) return error;
+  return Status(error.code(), error.message() + " (and the failure could not be recorded: " +
+                                  recorded.message() + ")");
 }
 
-Result<std::map<std::string, TableCounts>> Lake::DeleteRawFrom(int64_t from_ms) {
-  std::map<std::string, TableCounts> counts;
+Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
+  TableCountsMap counts;
   for (std::string_view table : kRawTables) {
     ASSIGN_OR_RETURN(auto result, conn_->Query("DELETE FROM " + std::string(table) +
                                                    " WHERE timestamp >= " + std::to_string(from_ms),

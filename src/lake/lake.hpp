@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.hpp"
@@ -42,20 +44,87 @@ struct OpenOptions {
   int threads = 0;               // DuckDB worker threads; 0 = default
 };
 
-// Per table counts of one run.
+// What one run did to one table: the one per-table count record of the code base (the ledger's
+// predlake_run_tables row, what raw storing, import, the ETL and `runs` report).
 struct TableCounts {
-  int64_t rows_in = 0;
-  int64_t rows_out = 0;
-  int64_t rows_updated = 0;
-  int64_t rows_deleted = 0;
+  int64_t rows_in = 0;       // rows read: records fetched, CSV rows read, input rows of a step
+  int64_t rows_out = 0;      // rows stored new
+  int64_t rows_updated = 0;  // stored rows whose values changed
+  int64_t rows_deleted = 0;  // rows deleted
+  TableCounts& operator+=(const TableCounts& other);
+  bool operator==(const TableCounts&) const = default;
 };
 
-// What a finished run records in the ledger beside its status.
-struct RunSummary {
-  std::optional<int64_t> window_start_ms;
-  std::optional<int64_t> window_end_ms;
-  std::map<std::string, TableCounts> tables;
-  std::string detail_json;  // command-specific facts as a JSON object, or ""
+// Counts per table name, ordered by name.
+using TableCountsMap = std::map<std::string, TableCounts>;
+
+class Lake;
+
+// One run in the ledger (docs/runs.md), begun by Lake::BeginRun, which has committed its "running"
+// row. The writer doing the run's work fills in its window, per-table counts and detail, and ends
+// it exactly once:
+//   - Finish() inside the transaction that publishes the work, so that the success and the work
+//     commit together (if that transaction then fails to commit, call Fail: it is still allowed);
+//   - Fail(error) after rolling the work back, in a transaction of its own.
+// Destroying a Run that was neither finished nor failed (an early return, an exception) records it
+// as "aborted" with the error "the run ended without recording its outcome", best effort: should
+// that write fail, the row stays "running" and the next writer to open the lake marks it
+// "aborted", as after a kill.
+//
+// Move-only. Refers to its Lake, which must outlive it; used by the Lake's thread only.
+class Run {
+ public:
+  Run(Run&& other) noexcept;
+  Run& operator=(Run&& other) = delete;
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+  ~Run();
+
+  int64_t id() const { return id_; }
+  // The command recorded for the run ("raw update", "update", ...).
+  const std::string& command() const { return command_; }
+
+  // The window the run covered, recorded at the end (either bound may stay unset).
+  void SetWindow(std::optional<int64_t> start_ms, std::optional<int64_t> end_ms);
+  std::optional<int64_t> window_start_ms() const { return window_start_ms_; }
+  std::optional<int64_t> window_end_ms() const { return window_end_ms_; }
+
+  // Per-table counts, recorded at the end (one predlake_run_tables row each).
+  TableCountsMap& tables() { return tables_; }
+  const TableCountsMap& tables() const { return tables_; }
+
+  // Command-specific facts, recorded at the end as a JSON object (NULL while empty).
+  nlohmann::ordered_json& detail() { return detail_; }
+  const nlohmann::ordered_json& detail() const { return detail_; }
+
+  // Records "succeeded" with the watermarks and checkpoint as they are now. Call inside the
+  // transaction that publishes the run's work. kInternal after Fail; kData on a DuckDB error.
+  [[nodiscard]] Status Finish();
+
+  // Records "failed" with error.message() ("aborted" when error is kCancelled) in a transaction of
+  // its own, and returns the error to pass on: `error` itself, or, when recording fails, `error`
+  // with " (and the failure could not be recorded: WHY)" appended (same code). After a first Fail,
+  // later calls record nothing and return `error` unchanged. `error` must not be OK.
+  [[nodiscard]] Status Fail(const Status& error);
+
+  // True once Finish or Fail was called.
+  bool ended() const { return state_ != State::kRunning; }
+
+ private:
+  friend class Lake;
+  enum class State { kRunning, kFinished, kFailed };
+  Run(Lake* lake, int64_t id, std::string command)
+      : lake_(lake), id_(id), command_(std::move(command)) {}
+  Status Record(std::string_view status, const std::string& error);
+
+  Lake* lake_;
+  int64_t id_;
+  std::string command_;
+  State state_ = State::kRunning;
+  std::optional<int64_t> window_start_ms_;
+  std::optional<int64_t> window_end_ms_;
+  TableCountsMap tables_;
+  nlohmann::ordered_json detail_ = nlohmann::ordered_json::object();
 };
 
 struct Watermark {
@@ -105,25 +174,22 @@ class Lake {
   Status SetCheckpoint(const Checkpoint& checkpoint, int64_t run_id);
   Status ClearCheckpoint();
 
-  // ---- The run ledger. BeginRun commits a "running" row at once (so a kill leaves a trace) and
-  // records the watermarks and checkpoint before the run. FinishRun marks it succeeded; call it
-  // inside the transaction that publishes the run's work so that both commit together. FailRun
-  // marks it failed in its own transaction (call it after rolling the work back); a kCancelled
-  // status is recorded as "aborted".
-  Result<int64_t> BeginRun(const std::string& command);
-  Status FinishRun(int64_t run_id, const RunSummary& summary);
-  Status FailRun(int64_t run_id, const Status& error, const RunSummary& summary = {});
+  // ---- The run ledger. BeginRun commits a "running" row for `command` at once (so that a kill
+  // leaves a trace), with the watermarks and checkpoint before the run, and returns its handle
+  // (see Run for how it ends). kData on a DuckDB error. Mode::kWrite only.
+  Result<Run> BeginRun(std::string command);
 
   // Deletes raw rows with timestamp >= from_ms and moves those tables' watermarks back to from_ms
   // (never below their start). Does not open a transaction: the caller wraps it with whatever else
   // must commit together (the checkpoint pull-back). Returns rows deleted per table.
-  Result<std::map<std::string, TableCounts>> DeleteRawFrom(int64_t from_ms);
+  Result<TableCountsMap> DeleteRawFrom(int64_t from_ms);
 
  private:
   Lake() = default;
   Status EnsureSchema();
   Status ReconcileAbandonedRuns();
   Result<std::string> WatermarksJson();
+  friend class Run;
 
   std::string dir_;
   Mode mode_ = Mode::kRead;

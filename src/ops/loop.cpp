@@ -31,16 +31,15 @@ Status RunEvery(const LoopOptions& options, const std::function<Status()>& run,
                 const std::atomic<bool>& cancelled, Logger& log) {
   if (options.every_ms <= 0) return Status::Usage("--every must be a positive duration");
   SystemClock system_clock;
-  RealSleeper real_sleeper;
   const Clock& clock = options.clock ? *options.clock : system_clock;
-  Sleeper& sleeper = options.sleeper ? *options.sleeper : real_sleeper;
+  Sleeper& sleeper = options.sleeper ? *options.sleeper : DefaultSleeper();
 
   // Waits until `until` (clock ms) or a signal; false when a signal cut the wait short.
   auto wait_until = [&](int64_t until) {
     while (!cancelled.load()) {
       int64_t now = clock.NowMs();
       if (now >= until) return true;
-      sleeper.SleepMs(std::min(until - now, std::max<int64_t>(options.poll_ms, 1)));
+      sleeper.SleepMs(std::min(until - now, std::max<int64_t>(options.poll_ms, 1)), &cancelled);
     }
     return false;
   };

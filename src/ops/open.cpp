@@ -1,22 +1,15 @@
 #include "ops/open.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
 namespace predlake::ops {
-
-void RealSleeper::SleepMs(int64_t ms) {
-  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-}
 
 Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
                                                   const lake::OpenOptions& options,
                                                   const RetryOptions& retry) {
   SystemClock system_clock;
-  RealSleeper real_sleeper;
   const Clock& clock = retry.clock ? *retry.clock : system_clock;
-  Sleeper& sleeper = retry.sleeper ? *retry.sleeper : real_sleeper;
+  Sleeper& sleeper = retry.sleeper ? *retry.sleeper : DefaultSleeper();
   const int64_t deadline = clock.NowMs() + std::max<int64_t>(retry.max_wait_ms, 0);
   bool told = false;
   while (true) {
@@ -30,11 +23,11 @@ Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
     }
     if (!told && retry.on_wait) retry.on_wait(lake.status());
     told = true;
-    sleeper.SleepMs(std::min(std::max<int64_t>(retry.poll_ms, 1), deadline - now));
+    sleeper.SleepMs(std::min(std::max<int64_t>(retry.poll_ms, 1), deadline - now), nullptr);
   }
 }
 
-RetryOptions ReaderRetry(Logger& log) {
+RetryOptions BusyRetry(Logger& log) {
   RetryOptions retry;
   retry.on_wait = [&log](const Status& busy) {
     log.Info("waiting for the lake: " + busy.message());
@@ -46,6 +39,16 @@ Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
                                                 const RetryOptions& retry) {
   lake::OpenOptions options;
   options.mode = lake::Mode::kRead;
+  return OpenWithRetry(lake_dir, options, retry);
+}
+
+Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
+                                                 const std::string& command, const Clock* clock,
+                                                 const RetryOptions& retry) {
+  lake::OpenOptions options;
+  options.mode = lake::Mode::kWrite;
+  options.command = command;
+  options.clock = clock;
   return OpenWithRetry(lake_dir, options, retry);
 }
 

@@ -2,8 +2,8 @@
 //
 // DuckDB lets one process write a database file or many processes read it, never both at once. A
 // writer (`update`, one run of `update --every`, `etl ...`) holds the file only for the length of
-// its run. Readers therefore open read-only and, when a writer holds the file, retry for a short
-// bounded time before giving up with kBusy naming the writer.
+// its run. Readers therefore open read-only, and readers and writers alike, when another process
+// holds the file, retry for a short bounded time before giving up with kBusy naming the holder.
 #pragma once
 
 #include <cstdint>
@@ -12,24 +12,12 @@
 #include <string>
 
 #include "common/log.hpp"
+#include "common/sleeper.hpp"
 #include "common/status.hpp"
 #include "common/time.hpp"
 #include "lake/lake.hpp"
 
 namespace predlake::ops {
-
-// Waits. Injected so that tests of retries and loops do not sleep.
-class Sleeper {
- public:
-  virtual ~Sleeper() = default;
-  virtual void SleepMs(int64_t ms) = 0;
-};
-
-// Really sleeps (std::this_thread::sleep_for). Thread-safe.
-class RealSleeper final : public Sleeper {
- public:
-  void SleepMs(int64_t ms) override;
-};
 
 struct RetryOptions {
   int64_t max_wait_ms = 2000;    // give up after this long; 0 tries once
@@ -48,12 +36,19 @@ Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
                                                   const lake::OpenOptions& options,
                                                   const RetryOptions& retry = {});
 
-// The retry of the reading commands: up to 2 s, telling `log` (info) what it waits for. `log` is
-// not owned and must outlive the returned options.
-RetryOptions ReaderRetry(Logger& log);
+// The retry of every command, reader or writer: up to 2 s while another process holds the lake,
+// telling `log` (info) once what it waits for. `log` is not owned and must outlive the returned
+// options.
+RetryOptions BusyRetry(Logger& log);
 
 // OpenWithRetry in Mode::kRead: what describe, validate, query and runs use.
 Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
                                                 const RetryOptions& retry = {});
+
+// OpenWithRetry in Mode::kWrite, the lock file naming `command`, ledger times from `clock`
+// (nullptr: the system clock): what every writing command uses.
+Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
+                                                 const std::string& command, const Clock* clock,
+                                                 const RetryOptions& retry = {});
 
 }  // namespace predlake::ops

@@ -92,24 +92,22 @@ Result<std::vector<RunInfo>> ListRuns(duck::Connection& conn, int64_t limit) {
     for (size_t r = 0; r < chunk->size(); ++r) {
       auto it = index.find(chunk->GetInt64(0, r));
       if (it == index.end()) continue;
-      RunTableCounts counts;
-      counts.table = std::string(chunk->GetString(1, r));
-      counts.counts = {chunk->GetInt64(2, r), chunk->GetInt64(3, r), chunk->GetInt64(4, r),
-                       chunk->GetInt64(5, r)};
-      runs[it->second].tables.push_back(std::move(counts));
+      runs[it->second].tables[std::string(chunk->GetString(1, r))] = {
+          chunk->GetInt64(2, r), chunk->GetInt64(3, r), chunk->GetInt64(4, r),
+          chunk->GetInt64(5, r)};
     }
   }
   return runs;
 }
 
-std::string SummarizeTables(const std::vector<RunTableCounts>& tables) {
+std::string SummarizeTables(const lake::TableCountsMap& tables) {
   std::string out;
-  for (const RunTableCounts& t : tables) {
+  for (const auto& [table, counts] : tables) {
     if (!out.empty()) out += "; ";
-    out += t.table + " in=" + std::to_string(t.counts.rows_in) +
-           " out=" + std::to_string(t.counts.rows_out);
-    if (t.counts.rows_updated != 0) out += " upd=" + std::to_string(t.counts.rows_updated);
-    if (t.counts.rows_deleted != 0) out += " del=" + std::to_string(t.counts.rows_deleted);
+    out +=
+        table + " in=" + std::to_string(counts.rows_in) + " out=" + std::to_string(counts.rows_out);
+    if (counts.rows_updated != 0) out += " upd=" + std::to_string(counts.rows_updated);
+    if (counts.rows_deleted != 0) out += " del=" + std::to_string(counts.rows_deleted);
   }
   return out;
 }
@@ -147,11 +145,11 @@ ResultSet RunsResultSet(const std::vector<RunInfo>& runs, bool brief) {
 
 nlohmann::ordered_json RunJson(const RunInfo& run) {
   nlohmann::ordered_json tables = nlohmann::ordered_json::object();
-  for (const RunTableCounts& t : run.tables) {
-    tables[t.table] = {{"rows_in", t.counts.rows_in},
-                       {"rows_out", t.counts.rows_out},
-                       {"rows_updated", t.counts.rows_updated},
-                       {"rows_deleted", t.counts.rows_deleted}};
+  for (const auto& [table, counts] : run.tables) {
+    tables[table] = {{"rows_in", counts.rows_in},
+                     {"rows_out", counts.rows_out},
+                     {"rows_updated", counts.rows_updated},
+                     {"rows_deleted", counts.rows_deleted}};
   }
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["run_id"] = run.run_id;

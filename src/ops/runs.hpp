@@ -15,11 +15,6 @@
 
 namespace predlake::ops {
 
-struct RunTableCounts {
-  std::string table;
-  lake::TableCounts counts;
-};
-
 // One row of predlake_runs with its per-table counts.
 struct RunInfo {
   int64_t run_id = 0;
@@ -35,8 +30,8 @@ struct RunInfo {
   std::string watermarks_after;
   std::string error;
   std::optional<int64_t> pid;
-  std::string detail;                  // JSON object text, "" when none
-  std::vector<RunTableCounts> tables;  // ordered by table name
+  std::string detail;           // JSON object text, "" when none
+  lake::TableCountsMap tables;  // by table name
 };
 
 // The newest `limit` runs (all when limit <= 0), newest first. Errors are kData.
@@ -44,7 +39,7 @@ Result<std::vector<RunInfo>> ListRuns(duck::Connection& conn, int64_t limit);
 
 // "pdr_predictions in=10 out=10; bronze_pdr_predictions in=10 out=8 upd=2", zero updated/deleted
 // counts left out; "" when the run recorded no tables.
-std::string SummarizeTables(const std::vector<RunTableCounts>& tables);
+std::string SummarizeTables(const lake::TableCountsMap& tables);
 
 // The ledger as a table for `--format table|csv`: run_id, command, status, started, duration,
 // window_start, window_end, checkpoint_before, checkpoint_after, tables, error (times as ISO-8601).

@@ -247,14 +247,13 @@ class Importer {
 
   Status Flush(TableState& table) {
     if (table.batch.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(StoreCounts counts,
+    ASSIGN_OR_RETURN(lake::TableCounts counts,
                      stager_.Store(*table.def, table.batch, table.conflicts_up_to));
-    table.report.rows_in += counts.rows_in;
-    table.report.rows_out += counts.rows_out;
+    table.report.counts += counts;
     table.batch.clear();
     if (progress_ != nullptr) {
       progress_->Update("raw import: " + table.report.table + " " +
-                        std::to_string(table.report.rows_in) + " rows");
+                        std::to_string(table.report.counts.rows_in) + " rows");
     }
     return Status::Ok();
   }
@@ -274,10 +273,10 @@ class Importer {
 // rows after a table's last stored timestamp take a plain INSERT, and `plain_insert_failed` tells
 // whether the attempt failed because one of them was present (repeated across the files).
 Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& options,
-                                         const FileSets& sets, int64_t run_id, bool safe,
+                                         const FileSets& sets, lake::Run& run, bool safe,
                                          bool& plain_insert_failed, Progress* progress) {
   ImportReport report;
-  report.run_id = run_id;
+  report.run_id = run.id();
   ASSIGN_OR_RETURN(Stager stager, Stager::Create(lake.conn()));
   ASSIGN_OR_RETURN(duck::Transaction tx, duck::Transaction::Begin(lake.conn()));
   Importer importer(stager, progress);
@@ -332,18 +331,16 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
                std::max(before->watermark_ms, report.to_ms)};
     }
     t.report.after = after;
-    RETURN_IF_ERROR(lake.SetWatermark(t.report.table, after, run_id));
+    RETURN_IF_ERROR(lake.SetWatermark(t.report.table, after, run.id()));
   }
-  lake::RunSummary summary;
-  summary.window_start_ms = report.from_ms;
-  summary.window_end_ms = report.to_ms;
-  for (const TableState& t : tables) {
-    summary.tables[t.report.table] = {t.report.rows_in, t.report.rows_out, 0, 0};
-  }
+  run.SetWindow(report.from_ms, report.to_ms);
   size_t files = 0;
-  for (const TableState& t : tables) files += t.report.files.size();
-  summary.detail_json = "{\"files\":" + std::to_string(files) + "}";
-  RETURN_IF_ERROR(lake.FinishRun(run_id, summary));
+  for (const TableState& t : tables) {
+    run.tables()[t.report.table] = t.report.counts;
+    files += t.report.files.size();
+  }
+  run.detail()["files"] = files;
+  RETURN_IF_ERROR(run.Finish());
   RETURN_IF_ERROR(tx.Commit());
   for (TableState& t : tables) report.tables.push_back(t.report);
   return report;
@@ -351,32 +348,29 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
 
 }  // namespace
 
-Result<ImportReport> Import(lake::Lake& lake, const ImportOptions& options, Progress* progress) {
-  if (options.from_ms && options.to_ms && *options.from_ms >= *options.to_ms) {
-    return Status::Usage("raw import: --from must be before --to");
-  }
-  FileSets sets;
-  RETURN_IF_ERROR(Discover(options.paths, sets));
-  ASSIGN_OR_RETURN(int64_t run_id, lake.BeginRun(options.command));
-  bool plain_insert_failed = false;
-  auto report =
-      ImportInTransaction(lake, options, sets, run_id, false, plain_insert_failed, progress);
-  if (!report.ok() && plain_insert_failed) {
-    report = ImportInTransaction(lake, options, sets, run_id, true, plain_insert_failed, progress);
-  }
-  if (progress != nullptr) progress->Finish();
-  if (!report.ok()) {
-    lake::RunSummary summary;
-    summary.window_start_ms = options.from_ms;
-    summary.window_end_ms = options.to_ms;
-    Status recorded = lake.FailRun(run_id, report.status(), summary);
-    if (!recorded.ok()) {
-      return Status(report.status().code(),
-                    report.status().message() +
-                        " (and recording the failure failed: " + recorded.message() + ")");
+Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOptions& options,
+                            Progress* progress) {
+  auto imported = [&]() -> Result<ImportReport> {
+    if (options.from_ms && options.to_ms && *options.from_ms >= *options.to_ms) {
+      return Status::Usage("raw import: --from must be before --to");
     }
-  }
-  return report;
+    FileSets sets;
+    RETURN_IF_ERROR(Discover(options.paths, sets));
+    bool plain_insert_failed = false;
+    auto report =
+        ImportInTransaction(lake, options, sets, run, false, plain_insert_failed, progress);
+    if (!report.ok() && plain_insert_failed) {
+      report = ImportInTransaction(lake, options, sets, run, true, plain_insert_failed, progress);
+    }
+    return report;
+  }();
+  if (progress != nullptr) progress->Finish();
+  if (imported.ok()) return imported;
+  // Nothing was imported: the run records the requested window and no counts.
+  run.tables().clear();
+  run.detail() = nlohmann::ordered_json::object();
+  run.SetWindow(options.from_ms, options.to_ms);
+  return run.Fail(imported.status());
 }
 
 }  // namespace predlake::raw

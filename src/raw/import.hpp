@@ -21,14 +21,12 @@ struct ImportOptions {
   // largest plus 1 ms (over all tables).
   std::optional<int64_t> from_ms;
   std::optional<int64_t> to_ms;
-  std::string command = "raw import";
 };
 
 struct ImportTableReport {
   std::string table;
   std::vector<std::string> files;
-  int64_t rows_in = 0;   // rows read
-  int64_t rows_out = 0;  // rows stored (the others were present already)
+  lake::TableCounts counts;  // rows_in rows read, rows_out rows stored (the others were present)
   std::optional<lake::Watermark> before;
   lake::Watermark after;
 };
@@ -49,9 +47,14 @@ struct ImportReport {
 // Watermarks: a table without one gets [from, to); a table whose coverage [start, W) overlaps or
 // touches [from, to) gets [min, max); a window that would leave a gap is an error.
 //
-// Errors (nothing is imported, the run is recorded as failed): kUsage for a path that does not
-// exist or holds no CSV files, or from >= to; kData "FILE:LINE: what" for a malformed file, a
-// missing column or a bad value, and for a gap between the window and a table's coverage.
-Result<ImportReport> Import(lake::Lake& lake, const ImportOptions& options, Progress* progress);
+// The import is `run` (begun on `lake`): it finishes it in the import's transaction with the
+// window, per-table counts and the detail {files}.
+//
+// Errors (nothing is imported, the run is failed with the requested window): kUsage for a path
+// that does not exist or holds no CSV files, or from >= to; kData "FILE:LINE: what" for a
+// malformed file, a missing column or a bad value, and for a gap between the window and a table's
+// coverage.
+Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOptions& options,
+                            Progress* progress);
 
 }  // namespace predlake::raw

@@ -140,8 +140,9 @@ Status Stager::Stage(const TableDef& table, const std::vector<Row>& rows) {
   return Status::Ok();
 }
 
-Result<StoreCounts> Stager::Flush(const TableDef& table, std::optional<int64_t> conflicts_up_to) {
-  StoreCounts counts;
+Result<lake::TableCounts> Stager::Flush(const TableDef& table,
+                                        std::optional<int64_t> conflicts_up_to) {
+  lake::TableCounts counts;
   const size_t index = IndexOf(table);
   counts.rows_in = staged_[index];
   if (staged_[index] == 0) return counts;
@@ -200,8 +201,8 @@ Result<StoreCounts> Stager::Flush(const TableDef& table, std::optional<int64_t> 
   return counts;
 }
 
-Result<StoreCounts> Stager::Store(const TableDef& table, const std::vector<Row>& rows,
-                                  std::optional<int64_t> conflicts_up_to) {
+Result<lake::TableCounts> Stager::Store(const TableDef& table, const std::vector<Row>& rows,
+                                        std::optional<int64_t> conflicts_up_to) {
   RETURN_IF_ERROR(Stage(table, rows));
   return Flush(table, conflicts_up_to);
 }

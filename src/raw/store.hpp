@@ -12,15 +12,10 @@
 
 #include "common/status.hpp"
 #include "duck/duck.hpp"
+#include "lake/lake.hpp"
 #include "raw/schema.hpp"
 
 namespace predlake::raw {
-
-struct StoreCounts {
-  int64_t rows_in = 0;       // rows offered
-  int64_t rows_out = 0;      // new IDs stored
-  int64_t rows_updated = 0;  // stored IDs whose values changed (upsert tables only)
-};
 
 // Owns the staging tables of one connection (TEMP tables, so they are private to it and never
 // reach the database file). Not thread-safe; the connection must outlive the Stager.
@@ -34,7 +29,8 @@ class Stager {
   Status Stage(const TableDef& table, const std::vector<Row>& rows);
 
   // Moves the staged rows of `table` into it and empties the staging table. Call inside the
-  // transaction that also records the watermark covering the rows.
+  // transaction that also records the watermark covering the rows. Counts: rows_in rows offered,
+  // rows_out new IDs stored, rows_updated stored IDs whose values changed (upsert tables only).
   //
   // Rows with timestamp <= `conflicts_up_to` may already be stored: insert-only tables skip such
   // IDs (ON CONFLICT DO NOTHING); upsert tables (pdr_slots) replace the stored values when they
@@ -43,11 +39,11 @@ class Stager {
   // table only in proportion to the rows. Should such a row exist after all, the primary key
   // refuses it: the call fails, plain_insert_failed() turns true, and the caller rolls back and
   // repeats with conflicts_up_to = kAllMayConflict.
-  Result<StoreCounts> Flush(const TableDef& table, std::optional<int64_t> conflicts_up_to);
+  Result<lake::TableCounts> Flush(const TableDef& table, std::optional<int64_t> conflicts_up_to);
 
   // Stage + Flush.
-  Result<StoreCounts> Store(const TableDef& table, const std::vector<Row>& rows,
-                            std::optional<int64_t> conflicts_up_to = kAllMayConflict);
+  Result<lake::TableCounts> Store(const TableDef& table, const std::vector<Row>& rows,
+                                  std::optional<int64_t> conflicts_up_to = kAllMayConflict);
 
   // True once a plain INSERT (of rows expected to be new) failed.
   bool plain_insert_failed() const { return plain_insert_failed_; }

@@ -108,27 +108,28 @@ void ShowProgress(Progress* progress, const std::vector<Work>& work) {
     line += ' ';
     line += std::to_string(pct);
     line += "% ";
-    line += Count(r.rows_in);
+    line += Count(r.counts.rows_in);
   }
   progress->Update(line);
 }
 
-lake::RunSummary Summarize(const std::vector<Work>& work, const UpdateReport& report) {
-  lake::RunSummary s;
+// Puts what the run did so far on `run`: the window, per-table counts and the detail (under "raw"
+// when the fetch is a step of a larger run).
+void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& report,
+            bool finishes_run) {
+  std::optional<int64_t> window_start;
   for (const Work& w : work) {
-    lake::TableCounts c;
-    c.rows_in = w.report.rows_in;
-    c.rows_out = w.report.rows_out;
-    c.rows_updated = w.report.rows_updated;
-    s.tables[w.report.table] = c;
-    s.window_start_ms =
-        s.window_start_ms ? std::min(*s.window_start_ms, w.report.from_ms) : w.report.from_ms;
+    run.tables()[w.report.table] = w.report.counts;
+    window_start = window_start ? std::min(*window_start, w.report.from_ms) : w.report.from_ms;
   }
-  if (!work.empty()) s.window_end_ms = report.end_ms;
-  s.detail_json = "{\"head_ms\":" + std::to_string(report.head_ms) +
-                  ",\"end_ms\":" + std::to_string(report.end_ms) +
-                  ",\"contracts\":" + std::to_string(report.contracts) + "}";
-  return s;
+  run.SetWindow(window_start, work.empty() ? std::nullopt : std::optional<int64_t>(report.end_ms));
+  nlohmann::ordered_json detail = {
+      {"head_ms", report.head_ms}, {"end_ms", report.end_ms}, {"contracts", report.contracts}};
+  if (finishes_run) {
+    run.detail() = std::move(detail);
+  } else {
+    run.detail()["raw"] = std::move(detail);
+  }
 }
 
 Result<std::unique_ptr<gql::Transport>> MakeTransport(const TransportFactory& factory) {
@@ -243,9 +244,7 @@ Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& bat
       st = counts.status();
       break;
     }
-    w.report.rows_in += counts->rows_in;
-    w.report.rows_out += counts->rows_out;
-    w.report.rows_updated += counts->rows_updated;
+    w.report.counts += *counts;
     w.report.after = {w.start_ms, w.watermark_ms};
     st = lake.SetWatermark(w.report.table, w.report.after, run_id);
   }
@@ -262,7 +261,7 @@ Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& bat
 
 }  // namespace
 
-Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
+Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options,
                             const TransportFactory& factory, Progress* progress) {
   const auto t0 = std::chrono::steady_clock::now();
   UpdateReport report;
@@ -278,28 +277,15 @@ Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
   }
   for (const std::string& name : options.tables) {
     if (FindTable(name) == nullptr) {
-      return Status::Usage("unknown raw table '" + name + "'");
+      return run.Fail(Status::Usage("unknown raw table '" + name + "'"));
     }
   }
 
-  const bool own_run = !options.run_id.has_value();
-  int64_t run_id = 0;
-  if (own_run) {
-    ASSIGN_OR_RETURN(run_id, lake.BeginRun(options.command));
-  } else {
-    run_id = *options.run_id;
-  }
-  report.run_id = run_id;
-  auto fail = [&](Status error) -> Status {
-    if (own_run) {
-      Status recorded = lake.FailRun(run_id, error, Summarize(work, report));
-      if (!recorded.ok()) {
-        error = Status(error.code(), error.message() + " (and recording the failure failed: " +
-                                         recorded.message() + ")");
-      }
-    }
+  report.run_id = run.id();
+  auto fail = [&](const Status& error) -> Status {
     if (progress != nullptr) progress->Finish();
-    return error;
+    Record(run, work, report, options.finishes_run);
+    return run.Fail(error);
   };
 
   // The head first, then the contracts: every event at or before the head belongs to a contract
@@ -396,16 +382,17 @@ Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
       }
     }
     auto finish = [&](const std::vector<Work>& pending) -> Status {
-      if (!finished || !error.ok() || !own_run) return Status::Ok();
-      return lake.FinishRun(run_id, Summarize(pending, report));
+      if (!finished || !error.ok()) return Status::Ok();
+      Record(run, pending, report, options.finishes_run);
+      return options.finishes_run ? run.Finish() : Status::Ok();
     };
-    Status st = StoreBatch(lake, *stager, pages, run_id, work, finish);
+    Status st = StoreBatch(lake, *stager, pages, run.id(), work, finish);
     if (!st.ok() && stager->plain_insert_failed() && !safe_mode) {
       // A row believed new was stored already (the source moved an event in time?): from now on
       // every row goes through ON CONFLICT.
       safe_mode = true;
       for (Work& w : work) w.conflicts_up_to = Stager::kAllMayConflict;
-      st = StoreBatch(lake, *stager, pages, run_id, work, finish);
+      st = StoreBatch(lake, *stager, pages, run.id(), work, finish);
     }
     if (!st.ok()) {
       if (error.ok()) error = st;

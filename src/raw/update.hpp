@@ -27,11 +27,10 @@ using TransportFactory = std::function<std::unique_ptr<gql::Transport>()>;
 struct UpdateOptions {
   int64_t start_ms = 0;  // where a table without a watermark starts (lake_ss.st_timestr)
   int64_t end_ms = 0;    // requested end (--to or lake_ss.fin_timestr); capped at the head
-  std::vector<std::string> tables;     // empty: all five raw tables
-  std::string command = "raw update";  // the ledger's command text
-  // When set, the caller owns the run in the ledger: Update neither begins nor ends one and
-  // records its watermarks under this id.
-  std::optional<int64_t> run_id;
+  std::vector<std::string> tables;  // empty: all five raw tables
+  // False when the fetch is the first step of a larger run (`update`): its detail goes under
+  // "raw", and on success the run is left running for the next step to finish.
+  bool finishes_run = true;
 
   int page_size = 1000;
   // pdr_slots is re-read from its watermark minus (the longest epoch + trueval timeout of the
@@ -40,7 +39,7 @@ struct UpdateOptions {
   int max_pages_per_commit = 16;  // pages stored per transaction when the writer falls behind
   int queue_pages = 4;            // pages each fetcher may have waiting for the writer
   gql::RetryPolicy retry;
-  gql::Sleeper* sleeper = nullptr;            // nullptr: real sleeping
+  Sleeper* sleeper = nullptr;                 // nullptr: real sleeping
   const std::atomic<bool>* cancel = nullptr;  // polled; when set the run stops as kCancelled
 };
 
@@ -51,10 +50,10 @@ struct TableReport {
   lake::Watermark before;  // {0, 0} for a table fetched for the first time
   lake::Watermark after;
   int64_t pages = 0;
-  int64_t rows_in = 0;       // records fetched
-  int64_t rows_out = 0;      // new rows stored
-  int64_t rows_updated = 0;  // pdr_slots rows whose state changed
-  int64_t requests = 0;      // HTTP requests, retries included
+  // rows_in records fetched, rows_out new rows stored, rows_updated pdr_slots rows whose state
+  // changed.
+  lake::TableCounts counts;
+  int64_t requests = 0;  // HTTP requests, retries included
   int64_t retries = 0;
 };
 
@@ -67,16 +66,19 @@ struct UpdateReport {
   double seconds = 0;
 };
 
-// Runs one raw update on `lake` (opened for writing). Each table gets a fetching thread with its
-// own Client over a Transport from `factory`; the calling thread stores pages (a transaction per
-// few pages, each advancing the table's watermark to where its stored rows end) and, at the end,
-// records the run as succeeded in the same transaction as the last pages.
+// Runs one raw update on `lake` (opened for writing) as `run` (begun on it). Each table gets a
+// fetching thread with its own Client over a Transport from `factory`; the calling thread stores
+// pages (a transaction per few pages, each advancing the table's watermark to where its stored rows
+// end). The run gets the window fetched, per-table counts and the detail {head_ms, end_ms,
+// contracts}; unless options.finishes_run is false it is finished in the same transaction as the
+// last pages.
 //
-// On failure the run is recorded as failed (aborted when cancelled) with the error, watermarks
-// stay where the stored rows end, and the error is returned: kSource naming the table, the window
-// and the page ("pdr_payouts [2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z) page 3: ..."), kData
-// for a lake error, kCancelled when options.cancel was set. `progress` may be null.
-Result<UpdateReport> Update(lake::Lake& lake, const UpdateOptions& options,
+// On failure the run is failed (Run::Fail: aborted when cancelled) with what was fetched so far,
+// watermarks stay where the stored rows end, and the error is returned: kSource naming the table,
+// the window and the page ("pdr_payouts [2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z) page 3: ..."),
+// kData for a lake error, kCancelled when options.cancel was set, kUsage for an unknown table.
+// `progress` may be null.
+Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options,
                             const TransportFactory& factory, Progress* progress);
 
 }  // namespace predlake::raw

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "etl/etl.hpp"
+#include "etl_test_util.hpp"
 #include "lake/lake.hpp"
 
 extern char** environ;
@@ -81,7 +82,8 @@ TEST(EtlChildProcess, Run) {
   open.threads = 2;
   auto lake = lake::Lake::Open(dir, open);
   ASSERT_TRUE(lake.ok()) << lake.status().message();
-  UpdateOptions options;  // faults from the environment
+  UpdateOptions options;
+  options.faults = FaultInjection::FromEnv();
   options.st_ms = st;
   if (arg != 0) options.to_ms = arg;
   Result<RunReport> report = Status::Internal("unknown child job " + job);

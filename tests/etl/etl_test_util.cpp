@@ -193,6 +193,26 @@ std::string Fingerprint(lake::Lake& lake) {
   return out;
 }
 
+Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("etl update"));
+  return etl::Update(lake, run, options);
+}
+
+Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("etl rebuild"));
+  return etl::Rebuild(lake, run, options);
+}
+
+Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("etl drop"));
+  return etl::Drop(lake, run, from_ms, options);
+}
+
+Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("raw drop"));
+  return etl::RawDrop(lake, run, from_ms, options);
+}
+
 int64_t CheckpointMs(lake::Lake& lake) {
   auto c = lake.GetCheckpoint();
   EXPECT_TRUE(c.ok()) << c.status().message();

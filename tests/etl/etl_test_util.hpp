@@ -79,6 +79,14 @@ std::string DiffSnapshot(lake::Lake& lake, const std::string& tag);
 // fingerprints mean, with overwhelming probability, equal tables.
 std::string Fingerprint(lake::Lake& lake);
 
+// The ETL jobs as their commands run them: under a run begun for the command ("etl update", "etl
+// rebuild", "etl drop", "raw drop"). Unqualified calls in the tests find these (the etl:: functions
+// take the run as well).
+Result<RunReport> Update(lake::Lake& lake, const UpdateOptions& options);
+Result<RunReport> Rebuild(lake::Lake& lake, const UpdateOptions& options);
+Result<RunReport> Drop(lake::Lake& lake, int64_t from_ms, const RunOptions& options);
+Result<RunReport> RawDrop(lake::Lake& lake, int64_t from_ms, const RunOptions& options);
+
 // Checkpoint, or -1 when none.
 int64_t CheckpointMs(lake::Lake& lake);
 

@@ -258,18 +258,16 @@ TEST_F(FixtureEtl, RawDropPullsTheCheckpointBackAndARefillRestoresTheTables) {
   EXPECT_EQ(DiffSnapshot(*lake_, "full"), "");
 }
 
-TEST_F(FixtureEtl, ACallerOwnedRunRecordsTheOutcomeOnIt) {
-  // `update` begins one run, fetches raw under it, and lets the ETL record the outcome.
+TEST_F(FixtureEtl, AnEarlierStepsRecordIsKeptOnTheRun) {
+  // `update` begins one run, fetches raw under it, and lets the ETL finish it.
   auto run = lake_->BeginRun("update");
   ASSERT_TRUE(run.ok());
+  run->tables()["pdr_payouts"] = {2349, 2349, 0, 0};
+  run->detail()["raw"] = {{"head_ms", 1}};
   UpdateOptions options;
-  options.faults = {};
-  options.run_id = *run;
-  options.base_summary.tables["pdr_payouts"] = {2349, 2349, 0, 0};
-  options.base_summary.detail_json = R"({"head_ms":1})";
-  auto report = Update(*lake_, options);
+  auto report = etl::Update(*lake_, *run, options);
   ASSERT_TRUE(report.ok()) << report.status().message();
-  EXPECT_EQ(report->run_id, *run);
+  EXPECT_EQ(report->run_id, run->id());
   EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs"), 1);
   EXPECT_EQ(QueryInt(*lake_,
                      "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND "
@@ -284,16 +282,20 @@ TEST_F(FixtureEtl, ACallerOwnedRunRecordsTheOutcomeOnIt) {
                      "'bronze_pdr_predictions'"),
             2369);
 
-  // A failure is recorded on the caller's run too.
+  // A failure is recorded on that run too, keeping the earlier step's counts.
+  ASSERT_TRUE(Drop(*lake_, kFixtureStart + 10 * kMinute, {}).ok());
   auto second = lake_->BeginRun("update");
   ASSERT_TRUE(second.ok());
-  ASSERT_TRUE(Drop(*lake_, kFixtureStart + 10 * kMinute, {}).ok());
-  options.run_id = *second;
+  second->tables()["pdr_payouts"] = {5, 5, 0, 0};
   options.faults.fail_at = "compute_predictions";
-  ASSERT_FALSE(Update(*lake_, options).ok());
+  ASSERT_FALSE(etl::Update(*lake_, *second, options).ok());
+  EXPECT_TRUE(second->ended());
   EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs WHERE run_id = " +
-                                 std::to_string(*second) + " AND status = 'failed'"),
+                                 std::to_string(second->id()) + " AND status = 'failed'"),
             1);
+  EXPECT_EQ(QueryInt(*lake_, "SELECT rows_out FROM predlake_run_tables WHERE run_id = " +
+                                 std::to_string(second->id()) + " AND table_name = 'pdr_payouts'"),
+            5);
 }
 
 TEST_F(FixtureEtl, FingerprintsSeeOneChangedValue) {

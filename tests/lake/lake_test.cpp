@@ -123,13 +123,12 @@ TEST_F(LakeTest, WatermarksCheckpointAndRunLedger) {
   {
     auto tx = duck::Transaction::Begin(lake->conn());
     ASSERT_TRUE(tx.ok());
-    ASSERT_TRUE(lake->SetWatermark("pdr_predictions", {100, 5000}, *run).ok());
-    ASSERT_TRUE(lake->SetCheckpoint({100, 4000}, *run).ok());
-    RunSummary summary;
-    summary.window_start_ms = 100;
-    summary.window_end_ms = 5000;
-    summary.tables["pdr_predictions"] = {10, 10, 0, 0};
-    ASSERT_TRUE(lake->FinishRun(*run, summary).ok());
+    ASSERT_TRUE(lake->SetWatermark("pdr_predictions", {100, 5000}, run->id()).ok());
+    ASSERT_TRUE(lake->SetCheckpoint({100, 4000}, run->id()).ok());
+    run->SetWindow(100, 5000);
+    run->tables()["pdr_predictions"] = {10, 10, 0, 0};
+    run->detail()["pages"] = 3;
+    ASSERT_TRUE(run->Finish().ok());
     ASSERT_TRUE(tx->Commit().ok());
   }
   auto mark = lake->GetWatermark("pdr_predictions");
@@ -138,9 +137,9 @@ TEST_F(LakeTest, WatermarksCheckpointAndRunLedger) {
   EXPECT_EQ((*mark)->watermark_ms, 5000);
   auto rows = lake->conn()
                   .Query(
-                      "SELECT status, window_end_ms, checkpoint_after_ms, watermarks_after FROM "
-                      "predlake_runs WHERE run_id = " +
-                          std::to_string(*run),
+                      "SELECT status, window_end_ms, checkpoint_after_ms, watermarks_after, "
+                      "detail FROM predlake_runs WHERE run_id = " +
+                          std::to_string(run->id()),
                       "read run")
                   .value()
                   .ToText();
@@ -149,25 +148,74 @@ TEST_F(LakeTest, WatermarksCheckpointAndRunLedger) {
   EXPECT_EQ(rows[0][1], "5000");
   EXPECT_EQ(rows[0][2], "4000");
   EXPECT_EQ(rows[0][3], "{\"pdr_predictions\":5000}");
+  EXPECT_EQ(rows[0][4], "{\"pages\":3}");
 
   auto failed = lake->BeginRun("etl update");
   ASSERT_TRUE(failed.ok());
-  ASSERT_TRUE(lake->FailRun(*failed, Status::Source("boom")).ok());
+  Status error = failed->Fail(Status::Source("boom"));
+  EXPECT_EQ(error.code(), StatusCode::kSource);
+  EXPECT_EQ(error.message(), "boom");
+  // A second Fail records nothing more and passes the error on.
+  EXPECT_EQ(failed->Fail(Status::Data("again")).message(), "again");
   auto status = lake->conn()
                     .Query("SELECT status, error FROM predlake_runs WHERE run_id = " +
-                               std::to_string(*failed),
+                               std::to_string(failed->id()),
                            "read run")
                     .value()
                     .ToText();
   EXPECT_EQ(status[0][0], "failed");
   EXPECT_EQ(status[0][1], "boom");
+
+  auto cancelled = lake->BeginRun("raw update");
+  ASSERT_TRUE(cancelled.ok());
+  EXPECT_EQ(cancelled->Fail(Status::Cancelled("interrupted")).code(), StatusCode::kCancelled);
+  EXPECT_EQ(lake->conn()
+                .Query("SELECT status FROM predlake_runs WHERE run_id = " +
+                           std::to_string(cancelled->id()),
+                       "read run")
+                .value()
+                .ToText()[0][0],
+            "aborted");
+}
+
+TEST_F(LakeTest, ARunDroppedWithoutAnOutcomeIsRecordedAborted) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  {
+    auto run = lake->BeginRun("etl update");
+    ASSERT_TRUE(run.ok());
+    lake::Run moved = std::move(run).value();
+    EXPECT_FALSE(moved.ended());
+  }
+  auto rows =
+      lake->conn().Query("SELECT status, error FROM predlake_runs", "read").value().ToText();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "aborted");
+  EXPECT_EQ(rows[0][1], "the run ended without recording its outcome");
+}
+
+TEST_F(LakeTest, AFailureThatCannotBeRecordedSaysSo) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  auto run = lake->BeginRun("etl update");
+  ASSERT_TRUE(run.ok());
+  // A transaction left open makes the failure's own transaction impossible.
+  ASSERT_TRUE(lake->conn().Execute("BEGIN TRANSACTION", "test").ok());
+  Status error = run->Fail(Status::Source("boom"));
+  EXPECT_EQ(error.code(), StatusCode::kSource);
+  EXPECT_EQ(error.message().rfind("boom (and the failure could not be recorded: ", 0), 0u)
+      << error.message();
+  ASSERT_TRUE(lake->conn().Execute("ROLLBACK", "test").ok());
 }
 
 TEST_F(LakeTest, RunsLeftRunningAreMarkedAbortedByTheNextWriter) {
   {
     auto lake = OpenWriter();
     ASSERT_TRUE(lake);
-    ASSERT_TRUE(lake->BeginRun("etl update").ok());
+    auto run = lake->BeginRun("etl update");
+    ASSERT_TRUE(run.ok());
+    // As if killed: the handle's own recording on destruction never happens.
+    ASSERT_TRUE(lake->conn().Execute("BEGIN TRANSACTION", "test").ok());
   }
   auto lake = OpenWriter();
   ASSERT_TRUE(lake);

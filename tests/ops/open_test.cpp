@@ -79,7 +79,7 @@ TEST(OpenForRead, ManyReadersAtOnce) {
 class FakeTime final : public Clock, public Sleeper {
  public:
   int64_t NowMs() const override { return now_; }
-  void SleepMs(int64_t ms) override {
+  void SleepMs(int64_t ms, const std::atomic<bool>*) override {
     now_ += ms;
     ++sleeps_;
   }

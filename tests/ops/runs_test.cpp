@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <sstream>
 
 #include "test_lake.hpp"
@@ -13,8 +14,9 @@ using testing::TempDir;
 
 constexpr int64_t kT0 = 1721952000000;
 
-// Three runs: succeeded with counts, failed, and one still running.
-std::unique_ptr<lake::Lake> LakeWithRuns(const std::string& dir, FixedClock& clock) {
+// Three runs: succeeded with counts, failed, and one still running (its handle in `running`).
+std::unique_ptr<lake::Lake> LakeWithRuns(const std::string& dir, FixedClock& clock,
+                                         std::optional<lake::Run>& running) {
   lake::OpenOptions options;
   options.mode = lake::Mode::kWrite;
   options.command = "runs test";
@@ -23,25 +25,26 @@ std::unique_ptr<lake::Lake> LakeWithRuns(const std::string& dir, FixedClock& clo
   EXPECT_TRUE(lake.ok()) << lake.status().message();
   auto id1 = (*lake)->BeginRun("raw update");
   EXPECT_TRUE(id1.ok());
-  lake::RunSummary s1;
-  s1.window_start_ms = kT0;
-  s1.window_end_ms = kT0 + 3600000;
-  s1.tables["pdr_predictions"] = {120, 118, 0, 0};
-  s1.tables["bronze_pdr_predictions"] = {118, 100, 18, 2};
-  s1.detail_json = R"({"pages": 3})";
-  EXPECT_TRUE((*lake)->FinishRun(*id1, s1).ok());
+  id1->SetWindow(kT0, kT0 + 3600000);
+  id1->tables()["pdr_predictions"] = {120, 118, 0, 0};
+  id1->tables()["bronze_pdr_predictions"] = {118, 100, 18, 2};
+  id1->detail()["pages"] = 3;
+  EXPECT_TRUE(id1->Finish().ok());
   auto id2 = (*lake)->BeginRun("etl update");
   EXPECT_TRUE(id2.ok());
-  EXPECT_TRUE((*lake)->FailRun(*id2, Status::Source("subgraph answered 502")).ok());
+  EXPECT_EQ(id2->Fail(Status::Source("subgraph answered 502")).message(), "subgraph answered 502");
   auto id3 = (*lake)->BeginRun("etl rebuild");
   EXPECT_TRUE(id3.ok());
+  running.emplace(std::move(id3).value());
   return lake.ok() ? std::move(lake).value() : nullptr;
 }
 
 TEST(Runs, NewestFirstWithCountsAndLimit) {
   TempDir dir;
   FixedClock clock(kT0);
-  auto lake = LakeWithRuns(dir.path(), clock);
+  std::unique_ptr<lake::Lake> lake;
+  std::optional<lake::Run> running;  // destroyed before the lake
+  lake = LakeWithRuns(dir.path(), clock, running);
   ASSERT_NE(lake, nullptr);
   auto all = ListRuns(lake->conn(), 0);
   ASSERT_TRUE(all.ok()) << all.status().message();
@@ -52,8 +55,8 @@ TEST(Runs, NewestFirstWithCountsAndLimit) {
   EXPECT_EQ((*all)[1].error, "subgraph answered 502");
   EXPECT_EQ((*all)[2].command, "raw update");
   ASSERT_EQ((*all)[2].tables.size(), 2u);
-  EXPECT_EQ((*all)[2].tables[0].table, "bronze_pdr_predictions");
-  EXPECT_EQ((*all)[2].tables[0].counts.rows_updated, 18);
+  EXPECT_EQ((*all)[2].tables.begin()->first, "bronze_pdr_predictions");
+  EXPECT_EQ((*all)[2].tables.at("bronze_pdr_predictions").rows_updated, 18);
   EXPECT_EQ(SummarizeTables((*all)[2].tables),
             "bronze_pdr_predictions in=118 out=100 upd=18 del=2; pdr_predictions in=120 out=118");
 
@@ -67,7 +70,9 @@ TEST(Runs, NewestFirstWithCountsAndLimit) {
 TEST(Runs, TableAndJsonForms) {
   TempDir dir;
   FixedClock clock(kT0);
-  auto lake = LakeWithRuns(dir.path(), clock);
+  std::unique_ptr<lake::Lake> lake;
+  std::optional<lake::Run> running;  // destroyed before the lake
+  lake = LakeWithRuns(dir.path(), clock, running);
   ASSERT_NE(lake, nullptr);
   auto runs = ListRuns(lake->conn(), 0);
   ASSERT_TRUE(runs.ok());

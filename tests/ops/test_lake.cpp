@@ -62,9 +62,11 @@ void MakeFixtureLake(const std::string& dir, bool build) {
   ASSERT_NE(lake, nullptr);
   LoadFixtures(*lake);
   if (!build) return;
+  auto run = lake->BeginRun("etl update");
+  ASSERT_TRUE(run.ok()) << run.status().message();
   etl::UpdateOptions options;
   options.st_ms = kFixtureStartMs;
-  auto report = etl::Update(*lake, options);
+  auto report = etl::Update(*lake, *run, options);
   ASSERT_TRUE(report.ok()) << report.status().message();
 }
 

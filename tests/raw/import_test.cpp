@@ -63,14 +63,14 @@ TEST(RawImportTest, FixturesGiveTheirRowCountsAndTwiceChangesNothing) {
   auto lake = rawtest::OpenLake(dir.path());
   ImportOptions o;
   o.paths = {kFixtures};
-  auto r = Import(*lake, o, nullptr);
+  auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->from_ms, 1721952002000);
   EXPECT_EQ(r->to_ms, 1721959200001);
   ASSERT_EQ(r->tables.size(), 5u);
   for (const auto& t : r->tables) {
-    EXPECT_EQ(t.rows_in, kFixtureRows.at(t.table)) << t.table;
-    EXPECT_EQ(t.rows_out, kFixtureRows.at(t.table)) << t.table;
+    EXPECT_EQ(t.counts.rows_in, kFixtureRows.at(t.table)) << t.table;
+    EXPECT_EQ(t.counts.rows_out, kFixtureRows.at(t.table)) << t.table;
     EXPECT_EQ(Count(*lake, "SELECT count(*) FROM " + t.table), kFixtureRows.at(t.table));
     auto w = lake->GetWatermark(t.table);
     ASSERT_TRUE(w.ok() && w->has_value());
@@ -104,11 +104,11 @@ TEST(RawImportTest, FixturesGiveTheirRowCountsAndTwiceChangesNothing) {
                  "pdr_truevals WHERE ID = '0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721952000'"),
             "0.928046072717180200 1721952000 false");
 
-  auto again = Import(*lake, o, nullptr);
+  auto again = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(again.ok()) << again.status().message();
   for (const auto& t : again->tables) {
-    EXPECT_EQ(t.rows_in, kFixtureRows.at(t.table));
-    EXPECT_EQ(t.rows_out, 0) << t.table;
+    EXPECT_EQ(t.counts.rows_in, kFixtureRows.at(t.table));
+    EXPECT_EQ(t.counts.rows_out, 0) << t.table;
     EXPECT_EQ(Count(*lake, "SELECT count(*) FROM " + t.table), kFixtureRows.at(t.table));
     EXPECT_EQ(t.after.start_ms, 1721952002000);
     EXPECT_EQ(t.after.watermark_ms, 1721959200001);
@@ -122,7 +122,7 @@ TEST(RawImportTest, DeclaredWindowAndCoverageRules) {
   o.paths = {kFixtures + "/pdr_truevals.csv"};
   o.from_ms = 1721952000000;
   o.to_ms = 1721959200000;
-  auto r = Import(*lake, o, nullptr);
+  auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->tables.size(), 1u);
   EXPECT_EQ(r->tables[0].after.start_ms, 1721952000000);
@@ -132,16 +132,16 @@ TEST(RawImportTest, DeclaredWindowAndCoverageRules) {
   // A window that touches the coverage extends it.
   o.from_ms = 1721959200000;
   o.to_ms = 1721962800000;
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->tables[0].after.start_ms, 1721952000000);
   EXPECT_EQ(r->tables[0].after.watermark_ms, 1721962800000);
-  EXPECT_EQ(r->tables[0].rows_out, 0);
+  EXPECT_EQ(r->tables[0].counts.rows_out, 0);
 
   // One that would leave a gap is refused and changes nothing.
   o.from_ms = 1721970000000;
   o.to_ms = 1721980000000;
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kData);
   EXPECT_EQ(r.status().message(),
@@ -154,7 +154,7 @@ TEST(RawImportTest, DeclaredWindowAndCoverageRules) {
 
   o.from_ms = 1721959200000;
   o.to_ms = 1721959200000;
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
 }
@@ -198,7 +198,7 @@ TEST(RawImportTest, MalformedCsvImportsNothing) {
     auto lake = rawtest::OpenLake(dir.Sub("lake"));
     ImportOptions o;
     o.paths = {data};
-    auto r = Import(*lake, o, nullptr);
+    auto r = rawtest::RunImport(*lake, o, nullptr);
     ASSERT_FALSE(r.ok()) << c.expect;
     EXPECT_EQ(r.status().code(), StatusCode::kData);
     EXPECT_EQ(r.status().exit_status(), 3);
@@ -235,27 +235,27 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
   auto lake = rawtest::OpenLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("lake_data"), dir.Sub("export/tv.csv")};
-  auto r = Import(*lake, o, nullptr);
+  auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->tables.size(), 3u);
   EXPECT_EQ(r->tables[0].table, "pdr_predictions");
   EXPECT_EQ(r->tables[0].files.size(), 2u);
-  EXPECT_EQ(r->tables[0].rows_out, 2369);
+  EXPECT_EQ(r->tables[0].counts.rows_out, 2369);
   EXPECT_EQ(r->tables[1].table, "pdr_truevals");
-  EXPECT_EQ(r->tables[1].rows_out, 260);
+  EXPECT_EQ(r->tables[1].counts.rows_out, 260);
   EXPECT_EQ(r->tables[2].table, "pdr_slots");
-  EXPECT_EQ(r->tables[2].rows_out, 260);
+  EXPECT_EQ(r->tables[2].counts.rows_out, 260);
 
   Write(dir.Sub("odd/mystery.csv"), "a,b\n1,2\n");
   o.paths = {dir.Sub("odd/mystery.csv")};
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             dir.Sub("odd/mystery.csv") +
                 ": cannot tell which raw table it holds; name it <table>.csv or <table>_*.csv "
                 "(pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots)");
   o.paths = {dir.Sub("odd")};
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
   EXPECT_EQ(r.status().message(),
@@ -263,7 +263,7 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
                 ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or <table>_*.csv "
                 "for pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots)");
   o.paths = {dir.Sub("missing")};
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), dir.Sub("missing") + ": no such file or directory");
 }
@@ -276,10 +276,10 @@ TEST(RawImportTest, RowsRepeatedAcrossFilesAreStoredOnce) {
   auto lake = rawtest::OpenLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("lake_data")};
-  auto r = Import(*lake, o, nullptr);
+  auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->tables[0].rows_in, 2 * 2349);
-  EXPECT_EQ(r->tables[0].rows_out, 2349);
+  EXPECT_EQ(r->tables[0].counts.rows_in, 2 * 2349);
+  EXPECT_EQ(r->tables[0].counts.rows_out, 2349);
   EXPECT_EQ(Count(*lake, "SELECT count(*) FROM pdr_payouts"), 2349);
   EXPECT_EQ(Count(*lake, "SELECT count(*) FROM predlake_runs WHERE status = 'succeeded'"), 1);
 }
@@ -296,7 +296,7 @@ TEST(RawImportTest, OnlyTheColumnsPdrBackendMayLackAreOptional) {
   auto lake = rawtest::OpenLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("a.csv"), dir.Sub("b.csv")};
-  auto r = Import(*lake, o, nullptr);
+  auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Count(*lake,
                   "SELECT count(*) FROM pdr_predictions WHERE predvalue IS NULL AND truevalue IS "
@@ -308,7 +308,7 @@ TEST(RawImportTest, OnlyTheColumnsPdrBackendMayLackAreOptional) {
         "ID,token,user,slot,timestamp,payout,truevalue,stake\n"
         "x,T,u,1,1000,2,true,1\n");
   o.paths = {dir.Sub("pdr_payouts.csv")};
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             dir.Sub("pdr_payouts.csv") + ":1: missing column `predvalue` for pdr_payouts");
@@ -326,7 +326,7 @@ TEST(RawImportTest, BooleansAndEmptyFiles) {
   auto lake = rawtest::OpenLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("pdr_payouts.csv"), dir.Sub("pdr_truevals.csv")};
-  auto r = Import(*lake, o, nullptr);
+  auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Text(*lake,
                  "SELECT string_agg(coalesce(CAST(predvalue AS VARCHAR), 'null') || '/' || "
@@ -338,7 +338,7 @@ TEST(RawImportTest, BooleansAndEmptyFiles) {
 
   Write(dir.Sub("empty/pdr_slots.csv"), "");
   o.paths = {dir.Sub("empty")};
-  r = Import(*lake, o, nullptr);
+  r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("pdr_slots.csv:1: empty file"), std::string::npos);
 }

@@ -14,6 +14,7 @@
 #include "common/time.hpp"
 #include "config/config.hpp"
 #include "lake/lake.hpp"
+#include "raw/import.hpp"
 #include "raw/schema.hpp"
 #include "raw/update.hpp"
 #include "source/sim/dump.hpp"
@@ -81,8 +82,20 @@ inline std::unique_ptr<lake::Lake> OpenLake(const std::string& dir) {
   return l.ok() ? std::move(l).value() : nullptr;
 }
 
+// raw::Update and raw::Import as their commands run them: under a run begun for the command.
+inline Result<UpdateReport> RunUpdate(lake::Lake& lake, const UpdateOptions& options,
+                                      const TransportFactory& factory, Progress* progress) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("raw update"));
+  return Update(lake, run, options, factory, progress);
+}
+inline Result<ImportReport> RunImport(lake::Lake& lake, const ImportOptions& options,
+                                      Progress* progress) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("raw import"));
+  return Import(lake, run, options, progress);
+}
+
 // Never sleeps; counts what it was asked.
-class NoSleep final : public gql::Sleeper {
+class NoSleep final : public Sleeper {
  public:
   void SleepMs(int64_t ms, const std::atomic<bool>*) override { total += ms; }
   std::atomic<int64_t> total{0};

@@ -48,7 +48,7 @@ struct Fixture {
   }
   Result<UpdateReport> Run(EditingTransport::Edit edit, UpdateOptions o) {
     auto engine_copy = engine;
-    return Update(
+    return rawtest::RunUpdate(
         *lake, o,
         [engine_copy, edit]() -> std::unique_ptr<gql::Transport> {
           return std::make_unique<EditingTransport>(engine_copy, edit);
@@ -213,7 +213,7 @@ TEST(RawUpdateErrorsTest, UnknownTableAndBrokenFactory) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
 
-  auto r2 = Update(
+  auto r2 = rawtest::RunUpdate(
       *f.lake, f.Options(), [] { return std::unique_ptr<gql::Transport>(); }, nullptr);
   ASSERT_FALSE(r2.ok());
   EXPECT_EQ(r2.status().code(), StatusCode::kInternal);
@@ -283,21 +283,46 @@ TEST(RawUpdateErrorsTest, AnEventStoredUnderAnotherTimestampFallsBackToConflictC
 namespace predlake::raw {
 namespace {
 
-TEST(RawUpdateErrorsTest, CallerOwnedRunIsLeftToTheCaller) {
+TEST(RawUpdateErrorsTest, AFetchThatIsAStepLeavesTheRunRunning) {
   Fixture f;
   auto run = f.lake->BeginRun("update");
   ASSERT_TRUE(run.ok());
   UpdateOptions o = f.Options();
-  o.run_id = *run;
-  auto r = f.Run([](const std::string&, gql::HttpResponse&) {}, o);
+  o.finishes_run = false;
+  auto r = Update(
+      *f.lake, *run, o,
+      [engine = f.engine]() -> std::unique_ptr<gql::Transport> {
+        return std::make_unique<sim::InProcessTransport>(engine);
+      },
+      nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->run_id, *run);
+  EXPECT_EQ(r->run_id, run->id());
   EXPECT_EQ(f.LastRunStatus(), "running: ");
   auto marked = f.lake->conn().QueryInt(
-      "SELECT count(*) FROM predlake_watermarks WHERE run_id = " + std::to_string(*run), "t");
+      "SELECT count(*) FROM predlake_watermarks WHERE run_id = " + std::to_string(run->id()), "t");
   EXPECT_EQ(**marked, 5);
-  ASSERT_TRUE(f.lake->FinishRun(*run, {}).ok());
+  // The counts and the detail (under "raw") are on the run for the next step to record.
+  EXPECT_EQ(run->tables().size(), 5u);
+  EXPECT_EQ(run->detail()["raw"]["head_ms"], r->head_ms);
+  EXPECT_EQ(run->detail()["raw"]["contracts"], r->contracts);
+  ASSERT_TRUE(run->Finish().ok());
   EXPECT_EQ(f.LastRunStatus(), "succeeded: ");
+}
+
+TEST(RawUpdateErrorsTest, AFailedFetchRecordsWhatItDid) {
+  Fixture f;
+  auto run = f.lake->BeginRun("update");
+  ASSERT_TRUE(run.ok());
+  UpdateOptions o = f.Options();
+  o.finishes_run = false;
+  auto r = Update(
+      *f.lake, *run, o, [] { return std::unique_ptr<gql::Transport>(); }, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(run->ended());
+  EXPECT_EQ(f.LastRunStatus().rfind("failed: ", 0), 0u) << f.LastRunStatus();
+  auto rows = f.lake->conn().QueryInt(
+      "SELECT count(*) FROM predlake_run_tables WHERE run_id = " + std::to_string(run->id()), "t");
+  EXPECT_EQ(**rows, 5);
 }
 
 }  // namespace

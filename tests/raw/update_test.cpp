@@ -20,7 +20,7 @@ using rawtest::Ms;
 using rawtest::TempDir;
 using rawtest::WatermarkOf;
 
-UpdateOptions Options(const config::SimConfig& world, int64_t end_ms, gql::Sleeper* sleeper) {
+UpdateOptions Options(const config::SimConfig& world, int64_t end_ms, Sleeper* sleeper) {
   UpdateOptions o;
   o.start_ms = Ms(world.start);
   o.end_ms = end_ms;
@@ -49,8 +49,8 @@ TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
   auto engine = rawtest::MakeEngine(world);
   auto lake = rawtest::OpenLake(dir.path());
   rawtest::NoSleep sleep;
-  auto report =
-      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(engine), nullptr);
+  auto report = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                                   rawtest::SimFactory(engine), nullptr);
   ASSERT_TRUE(report.ok()) << report.status().message();
   const int64_t head = engine->HeadMs() / 1000 * 1000;
   EXPECT_EQ(report->head_ms, head);
@@ -61,8 +61,8 @@ TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
     EXPECT_EQ(WatermarkOf(*lake, t.table), head) << t.table;
     EXPECT_EQ(t.after.watermark_ms, head);
     EXPECT_EQ(t.after.start_ms, Ms(world.start));
-    EXPECT_GT(t.rows_in, 0) << t.table;
-    EXPECT_EQ(t.rows_out, t.rows_in) << t.table;
+    EXPECT_GT(t.counts.rows_in, 0) << t.table;
+    EXPECT_EQ(t.counts.rows_out, t.counts.rows_in) << t.table;
   }
   int64_t rows = ExpectEqualsDump(*lake, *engine);
   EXPECT_GT(rows, 1000);
@@ -85,12 +85,12 @@ TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
   EXPECT_EQ(**contracts, 2);
 
   // A second run finds nothing new and changes nothing.
-  auto again =
-      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(engine), nullptr);
+  auto again = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                                  rawtest::SimFactory(engine), nullptr);
   ASSERT_TRUE(again.ok()) << again.status().message();
   for (const TableReport& t : again->tables) {
-    EXPECT_EQ(t.rows_out, 0) << t.table;
-    EXPECT_EQ(t.rows_updated, 0) << t.table;
+    EXPECT_EQ(t.counts.rows_out, 0) << t.table;
+    EXPECT_EQ(t.counts.rows_updated, 0) << t.table;
   }
   EXPECT_EQ(ExpectEqualsDump(*lake, *engine), rows);
 }
@@ -110,7 +110,7 @@ TEST(RawUpdateTest, ManySmallUpdatesWithSmallPagesEqualOneBigOne) {
     UpdateOptions o = Options(world, to, &sleep);
     o.page_size = 5 + static_cast<int>(rng() % 40);  // tie groups longer than a page happen
     o.max_pages_per_commit = 1 + static_cast<int>(rng() % 3);
-    auto r = Update(*lake, o, rawtest::SimFactory(engine), nullptr);
+    auto r = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
     ASSERT_TRUE(r.ok()) << r.status().message();
     for (const TableReport& t : r->tables) {
       EXPECT_EQ(t.after.watermark_ms, std::min(to, r->head_ms)) << t.table;
@@ -150,7 +150,7 @@ TEST(RawUpdateTest, FaultsAndRerunsEndWithEverything) {
       o.page_size = 40;
       o.retry.max_attempts = 2;  // so that some runs fail
       o.retry.graphql_error_attempts = 1;
-      auto r = Update(*lake, o, rawtest::SimFactory(engine), nullptr);
+      auto r = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
       ok = r.ok();
       if (!ok) {
         ++failures;
@@ -177,28 +177,28 @@ TEST(RawUpdateTest, LaggingIndexerThenCatchUp) {
   rawtest::NoSleep sleep;
   world.indexing_lag_ms = 2 * 3600 * 1000;
   auto lagging = rawtest::MakeEngine(world);
-  auto r1 =
-      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(lagging), nullptr);
+  auto r1 = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                               rawtest::SimFactory(lagging), nullptr);
   ASSERT_TRUE(r1.ok()) << r1.status().message();
   EXPECT_EQ(r1->end_ms, Ms(world.now) - 2 * 3600 * 1000);
   for (const TableReport& t : r1->tables) EXPECT_EQ(t.after.watermark_ms, r1->end_ms);
   ExpectEqualsDump(*lake, *lagging);
 
   world.indexing_lag_ms = 20 * 60 * 1000;
-  auto r2 = Update(*lake, Options(world, Ms(world.now), &sleep),
-                   rawtest::SimFactory(rawtest::MakeEngine(world)), nullptr);
+  auto r2 = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                               rawtest::SimFactory(rawtest::MakeEngine(world)), nullptr);
   ASSERT_TRUE(r2.ok()) << r2.status().message();
   world.indexing_lag_ms = 0;
   auto caught_up = rawtest::MakeEngine(world);
-  auto r3 =
-      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(caught_up), nullptr);
+  auto r3 = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                               rawtest::SimFactory(caught_up), nullptr);
   ASSERT_TRUE(r3.ok()) << r3.status().message();
   for (const TableReport& t : r3->tables) EXPECT_EQ(t.after.watermark_ms, Ms(world.now));
   // Slots fetched while pending are refreshed to their final state by the later runs.
   ExpectEqualsDump(*lake, *caught_up);
   const TableReport& slots = r2->tables.back();
   EXPECT_EQ(slots.table, "pdr_slots");
-  EXPECT_GT(slots.rows_updated, 0);
+  EXPECT_GT(slots.counts.rows_updated, 0);
 }
 
 // A streambuf writing straight to a file descriptor (no buffering, no locks: fork-safe).
@@ -243,7 +243,7 @@ TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
       UpdateOptions o = Options(world, Ms(world.now), nullptr);
       o.page_size = 100;
       o.max_pages_per_commit = 1;
-      auto r = Update(*lake, o, rawtest::SimFactory(engine), &progress);
+      auto r = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), &progress);
       _exit(r.ok() ? 0 : 1);
     }
     close(ready[1]);
@@ -271,8 +271,8 @@ TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
   auto lake = rawtest::OpenLake(dir.path());
   ASSERT_NE(lake, nullptr);
   rawtest::NoSleep sleep;
-  auto r =
-      Update(*lake, Options(world, Ms(world.now), &sleep), rawtest::SimFactory(engine), nullptr);
+  auto r = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                              rawtest::SimFactory(engine), nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ExpectEqualsDump(*lake, *engine);
   auto aborted =

@@ -21,7 +21,7 @@ Status Describe(Context& ctx, const Options& o) {
                    " yet (run `predlake update` to create it); showing an empty lake");
     ASSIGN_OR_RETURN(lake, lake::Lake::OpenEmpty(ctx.LakeDir(), &ctx.clock()));
   } else {
-    ASSIGN_OR_RETURN(lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+    ASSIGN_OR_RETURN(lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   }
   ASSIGN_OR_RETURN(ops::Description d, ops::Describe(*lake));
   if (o.format == "json") {

@@ -13,7 +13,7 @@ struct Options {
 
 Status Query(Context& ctx, const Options& o) {
   ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
-  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   ASSIGN_OR_RETURN(ResultSet rs, ops::RunReadOnlyQuery(lake->conn(), o.sql));
   ctx.Write(rs, format);
   return Status::Ok();

@@ -1,5 +1,5 @@
 #include "cli/command.hpp"
-#include "ops/open.hpp"
+#include "jobs/writer.hpp"
 #include "raw/import.hpp"
 
 namespace predlake::cli {
@@ -25,21 +25,20 @@ Status RawImport(Context& ctx, const Options& o) {
   if (options.from_ms.has_value() != options.to_ms.has_value()) {
     return Status::Usage("raw import: give both --from and --to, or neither");
   }
-  lake::OpenOptions open;
-  open.mode = lake::Mode::kWrite;
-  open.command = "raw import";
-  open.clock = &ctx.clock();
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenWithRetry(ctx.LakeDir(), open, ops::ReaderRetry(ctx.log())));
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
-  ASSIGN_OR_RETURN(raw::ImportReport report, raw::Import(*lake, options, progress.get()));
+  ASSIGN_OR_RETURN(
+      raw::ImportReport report,
+      jobs::RunWriter<raw::ImportReport>({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())},
+                                         "raw import", [&](lake::Lake& lake, lake::Run& run) {
+                                           return raw::Import(lake, run, options, progress.get());
+                                         }));
   ctx.log().Info("raw import: window " + FormatTime(report.from_ms) + " to " +
                  FormatTime(report.to_ms));
   for (const raw::ImportTableReport& t : report.tables) {
-    ctx.log().Info(t.table + ": " + std::to_string(t.rows_in) + " rows read from " +
-                   std::to_string(t.files.size()) + " file(s), " + std::to_string(t.rows_out) +
-                   " new, covers " + FormatTime(t.after.start_ms) + " to " +
-                   FormatTime(t.after.watermark_ms));
+    ctx.log().Info(t.table + ": " + std::to_string(t.counts.rows_in) + " rows read from " +
+                   std::to_string(t.files.size()) + " file(s), " +
+                   std::to_string(t.counts.rows_out) + " new, covers " +
+                   FormatTime(t.after.start_ms) + " to " + FormatTime(t.after.watermark_ms));
   }
   return Status::Ok();
 }

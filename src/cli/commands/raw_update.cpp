@@ -1,6 +1,6 @@
 #include "cli/command.hpp"
 #include "cli/network.hpp"
-#include "ops/open.hpp"
+#include "jobs/writer.hpp"
 #include "raw/update.hpp"
 
 namespace predlake::cli {
@@ -20,26 +20,24 @@ Status RawUpdate(Context& ctx, const Options& o) {
   ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   ASSIGN_OR_RETURN(raw::TransportFactory factory, MakeTransportFactory(ctx));
 
-  lake::OpenOptions open;
-  open.mode = lake::Mode::kWrite;
-  open.command = "raw update";
-  open.clock = &ctx.clock();
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenWithRetry(ctx.LakeDir(), open, ops::ReaderRetry(ctx.log())));
-
   raw::UpdateOptions options;
   options.start_ms = start_ms;
   options.end_ms = end_ms;
-  options.command = "raw update";
   options.cancel = &Context::EnableCancellation();
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
-  ASSIGN_OR_RETURN(raw::UpdateReport report, raw::Update(*lake, options, factory, progress.get()));
+  ASSIGN_OR_RETURN(raw::UpdateReport report,
+                   jobs::RunWriter<raw::UpdateReport>(
+                       {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, "raw update",
+                       [&](lake::Lake& lake, lake::Run& run) {
+                         return raw::Update(lake, run, options, factory, progress.get());
+                       }));
   ctx.log().Info("raw update on " + ctx.network() + ": indexed head " + FormatTime(report.head_ms) +
                  ", fetched up to " + FormatTime(report.end_ms));
   for (const raw::TableReport& t : report.tables) {
-    std::string line = t.table + ": " + std::to_string(t.rows_in) + " fetched, " +
-                       std::to_string(t.rows_out) + " new";
-    if (t.rows_updated > 0) line += ", " + std::to_string(t.rows_updated) + " updated";
+    std::string line = t.table + ": " + std::to_string(t.counts.rows_in) + " fetched, " +
+                       std::to_string(t.counts.rows_out) + " new";
+    if (t.counts.rows_updated > 0)
+      line += ", " + std::to_string(t.counts.rows_updated) + " updated";
     line += ", watermark " + FormatTime(t.after.watermark_ms);
     ctx.log().Info(line);
   }

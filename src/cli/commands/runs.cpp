@@ -13,7 +13,7 @@ struct Options {
 
 Status Runs(Context& ctx, const Options& o) {
   ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
-  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   ASSIGN_OR_RETURN(auto runs, ops::ListRuns(lake->conn(), o.limit));
   if (format == OutputFormat::kJson) {
     ops::WriteRunsJson(ctx.out(), runs);

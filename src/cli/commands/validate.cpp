@@ -11,7 +11,7 @@ struct Options {
 };
 
 Status Validate(Context& ctx, const Options& o) {
-  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::ReaderRetry(ctx.log())));
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake));
   if (o.format == "json") {
     ops::WriteValidationJson(ctx.out(), report);

@@ -35,22 +35,6 @@ std::string FirstErrorMessage(const nlohmann::json& errors) {
 
 }  // namespace
 
-void RealSleeper::SleepMs(int64_t ms, const std::atomic<bool>* stop) {
-  constexpr int64_t kSliceMs = 50;
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (!Stopped(stop)) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= until) return;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        until - now, std::chrono::milliseconds(kSliceMs)));
-  }
-}
-
-Sleeper& DefaultSleeper() {
-  static RealSleeper sleeper;
-  return sleeper;
-}
-
 Client::Client(std::unique_ptr<Transport> transport, RetryPolicy policy, Sleeper* sleeper)
     : transport_(std::move(transport)),
       policy_(policy),

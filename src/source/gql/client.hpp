@@ -10,27 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "common/sleeper.hpp"
 #include "common/status.hpp"
 #include "source/gql/transport.hpp"
 
 namespace predlake::gql {
-
-// How the client waits between attempts. Injected so that tests run without sleeping.
-class Sleeper {
- public:
-  virtual ~Sleeper() = default;
-  // Waits `ms` milliseconds, returning early once `*stop` becomes true (when stop is not null).
-  virtual void SleepMs(int64_t ms, const std::atomic<bool>* stop) = 0;
-};
-
-// Sleeps for real, in short slices so that a stop request is noticed quickly. Thread-safe.
-class RealSleeper final : public Sleeper {
- public:
-  void SleepMs(int64_t ms, const std::atomic<bool>* stop) override;
-};
-
-// The process-wide RealSleeper.
-Sleeper& DefaultSleeper();
 
 struct RetryPolicy {
   // Attempts in all (the first try included) for transport errors, HTTP 5xx/429 and malformed JSON.

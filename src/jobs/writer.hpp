@@ -1,0 +1,40 @@
+// Running a writing command: the lake opened as its writer (waiting briefly while another process
+// holds it), one run begun in the ledger, the job, and the run's failure recorded. Every command
+// that writes goes through RunWriter, so that each records exactly one run.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/status.hpp"
+#include "common/time.hpp"
+#include "lake/lake.hpp"
+#include "ops/open.hpp"
+
+namespace predlake::jobs {
+
+// Where and how a writer opens the lake.
+struct WriterEnv {
+  std::string lake_dir;
+  const Clock* clock = nullptr;  // ledger times; not owned; nullptr: the system clock
+  ops::RetryOptions retry;       // the wait for a busy lake (ops::BusyRetry for commands)
+};
+
+// Opens env.lake_dir for writing as `command` (ops::OpenForWrite), begins a run of `command` and
+// calls job(lake, run). The job finishes the run inside its publish transaction; when it fails, the
+// run is failed with its error (lake::Run::Fail, which does nothing when the job failed it
+// already) and that error is returned. The lake is closed before returning, so that readers get in
+// between runs. Opening errors (kBusy naming the holder, kData) are returned without a run.
+template <typename Report>
+Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
+                         const std::function<Result<Report>(lake::Lake&, lake::Run&)>& job) {
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
+                   ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry));
+  ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
+  Result<Report> report = job(*lake, run);
+  if (!report.ok()) return run.Fail(report.status());
+  return report;
+}
+
+}  // namespace predlake::jobs
