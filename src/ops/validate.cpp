@@ -208,33 +208,29 @@ Status Checker::CheckpointPastFrontier() {
 Status Checker::SlotGaps() {
   // The subgraph creates a slot entity with the slot's first prediction (or its trueval), so an
   // epoch nobody predicted and no trueval settled has no slot at all: a calendar gap is not a
-  // fault. A slot is missing only when a stored event proves the source has it: a prediction
-  // always precedes its slot, so the fetch that moved the slots' watermark past the slot saw it;
-  // a trueval before the slots' watermark was seen by the fetch that re-read the slot's settling
-  // window after it.
+  // fault. A slot is missing only when a stored prediction proves the source has it: a prediction
+  // precedes its slot, so the fetch that moved the slots' watermark past the slot saw it. Truevals
+  // prove nothing here: pdr-backend's lakes (raw import) leave out the slot at their start even
+  // where its trueval is in the window.
   CheckResult& check =
       Add("slot_gaps",
-          "slots that a stored prediction or trueval refers to but pdr_slots lacks, inside the "
-          "slots' covered window (count: slots)");
+          "slots that a stored prediction refers to but pdr_slots lacks, inside the slots' "
+          "covered window (count: slots)");
   if (!Find("pdr_slots")) {
     Skip(check, "no pdr_slots table");
     return Status::Ok();
   }
   std::string referenced =
       "w AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
-      "'pdr_slots'), refs AS (SELECT lower(split_part(p.ID, '-', 1)) AS contract, p.slot, "
-      "'pdr_predictions' AS "
-      "seen_in, p.timestamp FROM pdr_predictions AS p, w WHERE p.slot * 1000 >= w.start_ms AND "
-      "p.slot * 1000 < w.watermark_ms AND p.timestamp < w.watermark_ms UNION ALL SELECT "
-      "lower(split_part(t.ID, '-', 1)) AS contract, t.slot, 'pdr_truevals' AS seen_in, "
-      "t.timestamp FROM pdr_truevals AS t, w WHERE t.slot * 1000 >= w.start_ms AND t.slot * 1000 "
-      "< w.watermark_ms AND t.timestamp < w.watermark_ms), missing AS (SELECT contract, slot, "
-      "min(seen_in) AS seen_in, count(*) AS events FROM refs AS r WHERE NOT EXISTS (SELECT 1 FROM "
+      "'pdr_slots'), refs AS (SELECT lower(split_part(p.ID, '-', 1)) AS contract, p.slot FROM "
+      "pdr_predictions AS p, w WHERE p.slot * 1000 >= w.start_ms AND "
+      "p.slot * 1000 < w.watermark_ms AND p.timestamp < w.watermark_ms), missing AS (SELECT "
+      "contract, slot, count(*) AS predictions FROM refs AS r WHERE NOT EXISTS (SELECT 1 FROM "
       "pdr_slots AS s, w WHERE lower(s.ID) = r.contract || '-' || CAST(r.slot AS VARCHAR) AND "
       "s.timestamp >= w.start_ms AND s.timestamp < w.watermark_ms) GROUP BY contract, slot)";
-  RETURN_IF_ERROR(Fill(
-      check, "WITH " + referenced + " SELECT contract AS feed, slot, seen_in, events FROM missing",
-      "feed, slot"));
+  RETURN_IF_ERROR(
+      Fill(check, "WITH " + referenced + " SELECT contract AS feed, slot, predictions FROM missing",
+           "feed, slot"));
 
   // Epochs without a slot entity, per feed, measured with the feed's own epoch length: normal on
   // sparse feeds, worth knowing on busy ones.

@@ -55,10 +55,9 @@ struct ValidateOptions {
 //   built_rows_past_checkpoint               built rows whose event (or last folded event) time is
 //                                            at/after the checkpoint or before its start
 //   checkpoint_past_frontier                 the checkpoint is ahead of the lowest raw watermark
-//   slot_gaps                                slots a stored prediction or trueval (before the
-//                                            slots' watermark) refers to, missing from pdr_slots
-//                                            inside its covered window: a gap in what the source
-//                                            has, never in the calendar
+//   slot_gaps                                slots a stored prediction refers to, missing from
+//                                            pdr_slots inside its covered window: a gap in what
+//                                            the source has, never in the calendar
 //   epochs_without_slot                      (info) per feed, epochs between consecutive slots
 //                                            with no slot entity (nobody predicted, no trueval),
 //                                            measured with the feed's own epoch length

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "etl/etl.hpp"
 #include "ops/open.hpp"
 #include "test_lake.hpp"
 
@@ -75,7 +76,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 12u);
+  ASSERT_EQ(report.checks.size(), 13u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -84,11 +85,14 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(outside.status, CheckStatus::kInfo);
   EXPECT_EQ(outside.count, 329);
   EXPECT_EQ(outside.examples.rows.size(), 5u);
-  // The 1h feeds have slots 3600 s apart: no gap when measured with their own epoch.
+  // Every slot a prediction refers to is there; the 1h feeds have slots 3600 s apart: no empty
+  // epoch when measured with their own epoch.
   EXPECT_EQ(Get(report, "slot_gaps").count, 0);
+  EXPECT_EQ(Get(report, "epochs_without_slot").status, CheckStatus::kInfo);
+  EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 10 checks passed (2 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 10 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -186,8 +190,9 @@ TEST_F(ValidateTest, CheckpointPastTheFrontierFires) {
   EXPECT_EQ(c.examples.rows[0][2], "pdr_payouts");
 }
 
-TEST_F(ValidateTest, SlotGapsFireWithTheFeedsOwnEpoch) {
-  // One 5m slot missing in the middle of a feed: one gap of one epoch.
+TEST_F(ValidateTest, SlotGapsFireForASlotItsPredictionsProve) {
+  // A 5m slot with predictions deleted from the middle of a feed: one missing slot, and one empty
+  // epoch for the informational calendar check.
   Corrupt(
       "DELETE FROM pdr_slots WHERE ID = '0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600'");
   ValidationReport report = Run();
@@ -195,27 +200,62 @@ TEST_F(ValidateTest, SlotGapsFireWithTheFeedsOwnEpoch) {
   EXPECT_EQ(c.status, CheckStatus::kFail);
   EXPECT_EQ(c.count, 1);
   ASSERT_EQ(c.examples.rows.size(), 1u);
+  EXPECT_EQ(c.examples.columns, (std::vector<std::string>{"feed", "slot", "predictions"}));
   EXPECT_EQ(c.examples.rows[0][0], "0x18f54cc21b7a2fdd011bea06bba7801b280e3151");
-  EXPECT_EQ(c.examples.rows[0][1], "300");
-  EXPECT_EQ(c.examples.rows[0][2], "1721955300");
-  EXPECT_EQ(c.examples.rows[0][3], "1721955900");
-  EXPECT_EQ(c.examples.rows[0][4], "1");
+  EXPECT_EQ(c.examples.rows[0][1], "1721955600");
+  EXPECT_GT(std::stoi(c.examples.rows[0][2].value_or("0")), 0);
+  const CheckResult& e = Get(report, "epochs_without_slot");
+  EXPECT_EQ(e.status, CheckStatus::kInfo);
+  EXPECT_EQ(e.count, 1);
+  ASSERT_EQ(e.examples.rows.size(), 1u);
+  EXPECT_EQ(e.examples.rows[0][0], "0x18f54cc21b7a2fdd011bea06bba7801b280e3151");
+  EXPECT_EQ(e.examples.rows[0][1], "300");
+  EXPECT_EQ(e.examples.rows[0][2], "1721955300");
+  EXPECT_EQ(e.examples.rows[0][3], "1721955900");
+  EXPECT_EQ(e.examples.rows[0][4], "1");
+  EXPECT_EQ(report.Failed(), std::vector<std::string>{"slot_gaps"});
 }
 
-TEST_F(ValidateTest, SlotGapsUseTheContractsEpochFirstAndIgnoreSlotsOutsideTheWindow) {
-  // With pdr_contracts saying 600 s, a 5m feed's 300 s steps are not gaps, but slots outside the
-  // covered window are not looked at at all.
+TEST_F(ValidateTest, EpochsWithoutASlotAreNoFault) {
+  // A sparse feed: epochs that nobody predicted have no slot entity at all. Remove every trace of
+  // one 5m slot (its slot, predictions, payouts and trueval): the lake is complete, only the
+  // calendar has a hole.
+  const std::string slot = "'0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600'";
+  Corrupt("DELETE FROM pdr_slots WHERE ID = " + slot +
+          "; DELETE FROM pdr_truevals WHERE ID = " + slot +
+          "; DELETE FROM pdr_predictions WHERE ID LIKE "
+          "'0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600-%'; DELETE FROM pdr_payouts "
+          "WHERE ID LIKE '0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600-%'");
+  {
+    auto lake = OpenWriter(dir_.path());
+    ASSERT_NE(lake, nullptr);
+    auto run = lake->BeginRun("etl rebuild");
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    auto r = etl::Rebuild(*lake, *run, {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  ValidationReport report = Run();
+  EXPECT_TRUE(report.Failed().empty()) << Text(report);
+  EXPECT_EQ(Get(report, "slot_gaps").count, 0);
+  EXPECT_EQ(Get(report, "epochs_without_slot").count, 1);
+}
+
+TEST_F(ValidateTest, EpochsWithoutSlotUseTheContractsEpochFirstAndIgnoreSlotsOutsideTheWindow) {
+  // With pdr_contracts saying 150 s, a 5m feed's 300 s steps are empty epochs, but slots outside
+  // the covered window are not looked at at all.
   Corrupt(
       "INSERT INTO pdr_contracts (ID, seconds_per_epoch) VALUES "
       "('0x18f54cc21b7a2fdd011bea06bba7801b280e3151', 150); INSERT INTO pdr_slots (ID, "
       "timestamp, slot) VALUES ('0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721970000', "
       "1721970000000, 1721970000)");
   ValidationReport report = Run();
-  const CheckResult& c = Get(report, "slot_gaps");
+  const CheckResult& c = Get(report, "epochs_without_slot");
   // Every 300 s step of that feed is now one missing 150 s epoch: 23 gaps.
+  EXPECT_EQ(c.status, CheckStatus::kInfo);
   EXPECT_EQ(c.count, 23);
   ASSERT_FALSE(c.examples.rows.empty());
   EXPECT_EQ(c.examples.rows[0][1], "150");
+  EXPECT_EQ(Get(report, "slot_gaps").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_outside_watermark").count, 1);
 }
 
@@ -313,7 +353,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 12u);
+  ASSERT_EQ(j["checks"].size(), 13u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -343,7 +383,7 @@ TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
     EXPECT_EQ(Get(report, name).status, CheckStatus::kSkipped) << name;
   }
   EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
-  EXPECT_NE(Text(report).find("(2 informational, 4 skipped)"), std::string::npos) << Text(report);
+  EXPECT_NE(Text(report).find("(3 informational, 4 skipped)"), std::string::npos) << Text(report);
 }
 
 TEST(Validate, NewEmptyLakePasses) {
