@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "support/paths.hpp"
+
 namespace predlake::config {
 namespace {
 
@@ -12,7 +14,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 std::string Data(const std::string& name) {
-  return std::string(PREDLAKE_SOURCE_DIR) + "/tests/config/data/" + name;
+  return test_support::SourceDir() + "/tests/config/data/" + name;
 }
 
 Status LoadError(const std::string& name) {
@@ -32,7 +34,7 @@ TEST(LoadConfigTest, MissingFile) {
 }
 
 TEST(LoadConfigTest, DirectoryIsNotAFile) {
-  Result<Config> r = LoadConfig(std::string(PREDLAKE_SOURCE_DIR) + "/tests/config/data");
+  Result<Config> r = LoadConfig(test_support::SourceDir() + "/tests/config/data");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("Is a directory"));
 }
@@ -158,7 +160,7 @@ TEST(LoadConfigTest, EverySimKey) {
 }
 
 TEST(LoadConfigTest, RepoPpssYamlLoads) {
-  std::string path = std::string(PREDLAKE_SOURCE_DIR) + "/ppss.yaml";
+  std::string path = test_support::SourceDir() + "/ppss.yaml";
   Result<Config> r = LoadConfig(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->lake.lake_dir, "lake_data");
