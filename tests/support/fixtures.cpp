@@ -45,6 +45,13 @@ std::string SharedFixtureDir(std::string_view key,
   fs::rename(tmp, dir, ec);
   // Another process published the same fixture first: use theirs.
   if (ec) fs::remove_all(tmp, ec);
+  // Fixtures of earlier builds of this executable are of no further use.
+  const std::string mine = exe.filename().string() + "_";
+  const std::string current = mine + std::to_string(stamp) + "_";
+  for (const auto& entry : fs::directory_iterator(cache, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(mine, 0) == 0 && name.rfind(current, 0) != 0) fs::remove_all(entry.path(), ec);
+  }
   return dir.string();
 }
 

@@ -25,8 +25,9 @@ std::string FixtureCsvSql(std::string_view table);
 // `key` from this executable -- also from other processes: CTest runs each test in its own process,
 // so a fixture built "once per suite" in memory would still be built once per test. The directory
 // lives in <folder of this executable>/fixture_cache/ and is keyed by the executable's modification
-// time, so a rebuilt executable builds afresh. Concurrent first calls may each build; one wins.
-// Returns "" (the running test has failed) when `build` fails the test.
+// time, so a rebuilt executable builds afresh (and removes the earlier builds' fixtures).
+// Concurrent first calls may each build; one wins. Returns "" (the running test has failed) when
+// `build` fails the test.
 std::string SharedFixtureDir(std::string_view key,
                              const std::function<void(const std::string&)>& build);
 
