@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "support/paths.hpp"
+
 extern char** environ;
 
 namespace {
@@ -45,7 +47,7 @@ class BinaryTest : public ::testing::Test {
 
   // Runs the binary in dir_ with stdout and stderr redirected to files (never a terminal).
   Outcome Exec(const std::vector<std::string>& args) {
-    std::vector<std::string> argv_s = {PREDLAKE_BINARY};
+    std::vector<std::string> argv_s = {predlake::test_support::PredlakeBinary()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : argv_s) argv.push_back(a.data());
@@ -66,7 +68,7 @@ class BinaryTest : public ::testing::Test {
     int spawn_rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (spawn_rc != 0) {
-      ADD_FAILURE() << "cannot run " << PREDLAKE_BINARY;
+      ADD_FAILURE() << "cannot run " << argv_s[0];
       return o;
     }
     int status = 0;
@@ -139,7 +141,8 @@ TEST_F(BinaryTest, PositionalFormAndConfigShowOrigins) {
 }
 
 TEST_F(BinaryTest, RepoConfigWorks) {
-  Outcome o = Exec({"-q", "-c", std::string(PREDLAKE_SOURCE_DIR) + "/ppss.yaml", "config", "show"});
+  Outcome o =
+      Exec({"-q", "-c", predlake::test_support::SourceDir() + "/ppss.yaml", "config", "show"});
   EXPECT_EQ(o.rc, 0) << o.err;
   EXPECT_EQ(o.err, "");
   EXPECT_THAT(o.out, HasSubstr("7 days ago"));

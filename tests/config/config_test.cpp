@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "support/paths.hpp"
+
 namespace predlake::config {
 namespace {
 
@@ -18,7 +20,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 std::string Data(const std::string& name) {
-  return std::string(PREDLAKE_SOURCE_DIR) + "/tests/config/data/" + name;
+  return test_support::SourceDir() + "/tests/config/data/" + name;
 }
 
 Status LoadError(const std::string& name) {
@@ -38,7 +40,7 @@ TEST(LoadConfigTest, MissingFile) {
 }
 
 TEST(LoadConfigTest, DirectoryIsNotAFile) {
-  Result<Config> r = LoadConfig(std::string(PREDLAKE_SOURCE_DIR) + "/tests/config/data");
+  Result<Config> r = LoadConfig(test_support::SourceDir() + "/tests/config/data");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("Is a directory"));
 }
@@ -164,7 +166,7 @@ TEST(LoadConfigTest, EverySimKey) {
 }
 
 TEST(LoadConfigTest, RepoPpssYamlLoads) {
-  std::string path = std::string(PREDLAKE_SOURCE_DIR) + "/ppss.yaml";
+  std::string path = test_support::SourceDir() + "/ppss.yaml";
   Result<Config> r = LoadConfig(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->lake.lake_dir, "lake_data");
@@ -223,7 +225,7 @@ std::string Unquote(std::string s) {
 }
 
 std::vector<DocRow> DocumentedKeys() {
-  std::ifstream in(std::string(PREDLAKE_SOURCE_DIR) + "/docs/config.md");
+  std::ifstream in(test_support::SourceDir() + "/docs/config.md");
   EXPECT_TRUE(in) << "cannot read docs/config.md";
   std::vector<DocRow> rows;
   for (std::string line; std::getline(in, line);) {

@@ -8,7 +8,7 @@ bin="$1"
 src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 expected="$src/tests/e2e/expected/ops"
 fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
-holder_bin="$(dirname "$bin")/tests/test_ops"
+holder_bin="${PREDLAKE_TEST_HOLDER:-$(dirname "$bin")/tests/predlake_test_holder}"
 work="$(mktemp -d)"
 holder_pid=""
 cleanup() {
@@ -21,6 +21,10 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
+  echo "ops_commands: skipped: reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
+  exit 77
+fi
 
 # Wall-clock times (the ledger's), durations and pids change from run to run; fixture times do not
 # (they are all 2024-07-26). Tables holding such values are aligned on their width, so their spaces are
@@ -175,9 +179,8 @@ run 0 query "SELECT status, count(*) AS n, count(payout) AS with_payout FROM bro
 check query_bronze.txt
 
 # ---- A writer holds the lake (a real second process): readers wait up to 2 s, then exit 4 naming it.
-[ -x "$holder_bin" ] || fail "missing $holder_bin (build test_ops)"
-PREDLAKE_HOLD_LAKE="$work/lake" PREDLAKE_HOLD_MS=20000 "$holder_bin" --gtest_filter=LakeHolder.Hold \
-  > holder.out 2>&1 &
+[ -x "$holder_bin" ] || fail "missing $holder_bin (build predlake_test_holder)"
+"$holder_bin" "$work/lake" 20000 > holder.out 2>&1 &
 holder_pid=$!
 for _ in $(seq 1 200); do
   [ -e lake/holder.ready ] && break
@@ -201,8 +204,7 @@ wait "$holder_pid" || fail "the holder failed: $(cat holder.out)"
 holder_pid=""
 
 # A writer that lets go within the wait: the reader gets in.
-PREDLAKE_HOLD_LAKE="$work/lake" PREDLAKE_HOLD_MS=700 "$holder_bin" --gtest_filter=LakeHolder.Hold \
-  > holder.out 2>&1 &
+"$holder_bin" "$work/lake" 700 > holder.out 2>&1 &
 holder_pid=$!
 for _ in $(seq 1 200); do
   [ -e lake/holder.ready ] && break

@@ -1,6 +1,6 @@
-// Runs one ETL job in a child process (this test binary re-executed with a gtest filter that
-// selects EtlChildProcess.Run), so that a test can SIGKILL the job mid-run without fork-related
-// hazards in the parent.
+// Runs one ETL job in a child process (this test binary re-executed by test_support::RunChild with
+// a gtest filter that selects EtlChildProcess.Run), so that a test can SIGKILL the job mid-run
+// without fork-related hazards in the parent.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,5 @@
 #include "etl_test_util.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <fstream>
 
 #include "config/config.hpp"
@@ -10,6 +7,7 @@
 #include "source/sim/dump.hpp"
 #include "source/sim/subgraph.hpp"
 #include "source/sim/world.hpp"
+#include "support/fixtures.hpp"
 
 namespace predlake::etl::testing {
 
@@ -19,26 +17,11 @@ namespace {
 
 std::string SourceTable(const std::string& table) { return "test_src_" + table; }
 
-std::string Fixture(const std::string& table) {
-  return std::string(PREDLAKE_REFERENCE_DIR) + "/" + table + ".csv";
-}
-
 }  // namespace
 
-TempLake::TempLake(const std::string& tag) {
-  static std::atomic<int> counter{0};
-  // tmpfs keeps the many small commits of the randomised tests fast; any folder works.
-  fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
-  dir_ = (base / ("predlake_etl_" + tag + "_" + std::to_string(::getpid()) + "_" +
-                  std::to_string(counter++)))
-             .string();
-  fs::remove_all(dir_);
-}
-
-TempLake::~TempLake() {
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
-}
+// tmpfs keeps the many small commits of the randomised tests fast; any folder works.
+TempLake::TempLake(const std::string& tag)
+    : temp_("etl_" + tag, test_support::TempBase::kMemory), dir_(temp_.path()) {}
 
 std::unique_ptr<lake::Lake> TempLake::Open() {
   lake::OpenOptions options;
@@ -68,8 +51,8 @@ void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options) {
     Exec(lake, "DROP TABLE IF EXISTS " + SourceTable(table));
     Exec(lake, "CREATE TABLE " + SourceTable(table) + " AS FROM " + table + " LIMIT 0");
     // Everything is read as text so that amounts are parsed into DECIMAL exactly.
-    Exec(lake, "INSERT INTO " + SourceTable(table) + " BY NAME SELECT * FROM read_csv(" +
-                   duck::QuoteString(Fixture(table)) + ", header = true, all_varchar = true)");
+    Exec(lake, "INSERT INTO " + SourceTable(table) + " BY NAME SELECT * FROM " +
+                   test_support::FixtureCsvSql(table));
   }
   if (options.null_prediction_late_fields) {
     Exec(lake,

@@ -15,18 +15,19 @@
 #include "common/time.hpp"
 #include "etl/etl.hpp"
 #include "lake/lake.hpp"
+#include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 namespace predlake::etl::testing {
 
 // The two hours of the reference fixtures.
-inline constexpr int64_t kFixtureStart = 1'721'952'000'000;
-inline constexpr int64_t kFixtureEnd = 1'721'959'200'000;
+inline constexpr int64_t kFixtureStart = test_support::kFixtureStartMs;
+inline constexpr int64_t kFixtureEnd = test_support::kFixtureEndMs;
 
-// A lake folder removed at destruction.
+// A lake folder (under /dev/shm when there is one) removed at destruction.
 class TempLake {
  public:
   explicit TempLake(const std::string& tag);
-  ~TempLake();
   TempLake(const TempLake&) = delete;
   TempLake& operator=(const TempLake&) = delete;
 
@@ -35,6 +36,7 @@ class TempLake {
   std::unique_ptr<lake::Lake> Open();
 
  private:
+  test_support::TempDir temp_;
   std::string dir_;
   FixedClock clock_{kFixtureEnd};
 };

@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "etl_test_util.hpp"
+#include "support/paths.hpp"
 
 namespace predlake::etl::testing {
 namespace {
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> TestFiles() {
   std::vector<std::string> files;
-  fs::path dir = fs::path(PREDLAKE_SOURCE_DIR) / "tests" / "sql";
+  fs::path dir = fs::path(test_support::SourceDir()) / "tests" / "sql";
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".test") files.push_back(entry.path().filename().string());
@@ -208,7 +209,7 @@ class SqlLogic : public ::testing::TestWithParam<std::string> {
 TEST_P(SqlLogic, File) {
   lake_ = dir_.Open();
   ASSERT_TRUE(lake_);
-  std::string path = std::string(PREDLAKE_SOURCE_DIR) + "/tests/sql/" + GetParam();
+  std::string path = test_support::SourceDir() + "/tests/sql/" + GetParam();
   std::vector<Record> records = Parse(path);
   ASSERT_FALSE(records.empty()) << path;
   for (const Record& r : records) {

@@ -1,11 +1,6 @@
-// A second process holding a lake open for writing, for the reader/writer tests here and in
-// tests/e2e (a real second process: DuckDB's file lock is per process).
-//
-// The test executable is its own helper: LakeHolder.Hold (holder_test.cpp), run with the
-// environment variable PREDLAKE_HOLD_LAKE=<lake_dir>, opens that lake for writing (command
-// "ops holder"), creates <lake_dir>/holder.ready, and keeps it open until <lake_dir>/holder.stop
-// appears or PREDLAKE_HOLD_MS (default 10000, at most 60000) has passed. Without the variable the
-// test is skipped.
+// A second process holding a lake open for writing, for the reader/writer tests (a real second
+// process: DuckDB's file lock is per process): the support executable predlake_test_holder
+// (tests/support/holder_main.cpp), found through test_support::HolderBinary().
 #pragma once
 
 #include <sys/types.h>

@@ -1,29 +1,12 @@
 #include "test_lake.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <atomic>
 
 #include "etl/etl.hpp"
 
 namespace predlake::ops::testing {
 
 namespace fs = std::filesystem;
-
-TempDir::TempDir() {
-  static std::atomic<int> counter{0};
-  path_ = (fs::temp_directory_path() /
-           ("predlake_ops_" + std::to_string(getpid()) + "_" + std::to_string(counter++)))
-              .string();
-  fs::remove_all(path_);
-  fs::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
 
 std::unique_ptr<lake::Lake> OpenWriter(const std::string& dir) {
   lake::OpenOptions options;
@@ -41,11 +24,9 @@ void Exec(lake::Lake& lake, const std::string& sql) {
 }
 
 void LoadFixtures(lake::Lake& lake) {
-  const std::string dir = PREDLAKE_REFERENCE_DIR;
   for (std::string_view table : lake::kRawTables) {
-    std::string file = dir + "/" + std::string(table) + ".csv";
-    Exec(lake, "INSERT INTO " + std::string(table) + " BY NAME SELECT * FROM read_csv('" + file +
-                   "', header = true, all_varchar = true)");
+    Exec(lake, "INSERT INTO " + std::string(table) + " BY NAME SELECT * FROM " +
+                   test_support::FixtureCsvSql(table));
   }
   Exec(lake,
        "UPDATE pdr_predictions SET predvalue = NULL, stake = NULL, truevalue = NULL, payout = "
@@ -57,7 +38,9 @@ void LoadFixtures(lake::Lake& lake) {
   }
 }
 
-void MakeFixtureLake(const std::string& dir, bool build) {
+namespace {
+
+void BuildFixtureLake(const std::string& dir, bool build) {
   auto lake = OpenWriter(dir);
   ASSERT_NE(lake, nullptr);
   LoadFixtures(*lake);
@@ -68,6 +51,18 @@ void MakeFixtureLake(const std::string& dir, bool build) {
   options.st_ms = kFixtureStartMs;
   auto report = etl::Update(*lake, *run, options);
   ASSERT_TRUE(report.ok()) << report.status().message();
+}
+
+}  // namespace
+
+void MakeFixtureLake(const std::string& dir, bool build) {
+  std::string shared = test_support::SharedFixtureDir(
+      build ? "built_lake" : "raw_lake",
+      [build](const std::string& into) { BuildFixtureLake(into, build); });
+  ASSERT_FALSE(shared.empty());
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(shared) / lake::kDatabaseFile, fs::path(dir) / lake::kDatabaseFile,
+                fs::copy_options::overwrite_existing);
 }
 
 }  // namespace predlake::ops::testing

@@ -1,6 +1,6 @@
 // Lakes for the ops tests: empty ones, and ones filled with the real mainnet fixtures
-// (PREDLAKE_REFERENCE_DIR) and built by the ETL, which every check must pass before a test corrupts
-// them on purpose.
+// (test_support::ReferenceDir()) and built by the ETL, which every check must pass before a test
+// corrupts them on purpose.
 #pragma once
 
 #include <cstdint>
@@ -9,25 +9,16 @@
 #include <string>
 
 #include "lake/lake.hpp"
+#include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 namespace predlake::ops::testing {
 
 // The fixtures' window: 2024-07-26 00:00 to 02:00 UTC.
-inline constexpr int64_t kFixtureStartMs = 1721952000000;
-inline constexpr int64_t kFixtureEndMs = 1721959200000;
+using test_support::kFixtureEndMs;
+using test_support::kFixtureStartMs;
 
-// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test_support::TempDir;
 
 // Opens (creating) the lake in `dir` for writing; fails the calling test on error.
 std::unique_ptr<lake::Lake> OpenWriter(const std::string& dir);
@@ -41,7 +32,9 @@ void Exec(lake::Lake& lake, const std::string& sql);
 // the last slots of the window are covered).
 void LoadFixtures(lake::Lake& lake);
 
-// LoadFixtures, then one ETL update over the whole window when `build` is true.
+// Puts into `dir` a copy of the lake LoadFixtures makes, followed by one ETL update over the whole
+// window when `build` is true. Each of the two lakes is made once per test executable (see
+// test_support::SharedFixtureDir) and copied per call.
 void MakeFixtureLake(const std::string& dir, bool build);
 
 }  // namespace predlake::ops::testing

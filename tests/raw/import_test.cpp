@@ -8,6 +8,7 @@
 
 #include "raw/csv.hpp"
 #include "raw_test_util.hpp"
+#include "support/paths.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -15,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 using rawtest::TempDir;
 
-const std::string kFixtures = PREDLAKE_REFERENCE_DIR;
+// Fails the calling test when the reference fixtures cannot be found.
+std::string Fixtures() { return test_support::ReferenceDir(); }
 
 const std::map<std::string, int64_t> kFixtureRows = {{"pdr_predictions", 2369},
                                                      {"pdr_payouts", 2349},
@@ -62,7 +64,7 @@ TEST(RawImportTest, FixturesGiveTheirRowCountsAndTwiceChangesNothing) {
   TempDir dir;
   auto lake = rawtest::OpenLake(dir.path());
   ImportOptions o;
-  o.paths = {kFixtures};
+  o.paths = {Fixtures()};
   auto r = rawtest::RunImport(*lake, o, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->from_ms, 1721952002000);
@@ -119,7 +121,7 @@ TEST(RawImportTest, DeclaredWindowAndCoverageRules) {
   TempDir dir;
   auto lake = rawtest::OpenLake(dir.path());
   ImportOptions o;
-  o.paths = {kFixtures + "/pdr_truevals.csv"};
+  o.paths = {Fixtures() + "/pdr_truevals.csv"};
   o.from_ms = 1721952000000;
   o.to_ms = 1721959200000;
   auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -191,7 +193,7 @@ TEST(RawImportTest, MalformedCsvImportsNothing) {
     TempDir dir;
     const std::string data = dir.Sub("lake_data");
     for (const auto& [table, rows] : kFixtureRows) {
-      std::string text = ReadAll(kFixtures + "/" + table + ".csv");
+      std::string text = ReadAll(Fixtures() + "/" + table + ".csv");
       if (table + ".csv" == c.file) text = ReplaceLine(text, c.line, c.replacement);
       Write(data + "/" + table + "/" + table + "_part1.csv", text);
     }
@@ -218,7 +220,7 @@ TEST(RawImportTest, MalformedCsvImportsNothing) {
 
 TEST(RawImportTest, LayoutsAndTableDetection) {
   TempDir dir;
-  const std::string preds = ReadAll(kFixtures + "/pdr_predictions.csv");
+  const std::string preds = ReadAll(Fixtures() + "/pdr_predictions.csv");
   // pdr-backend's per-table folders with several files, and a loose <table>_*.csv file.
   std::stringstream in(preds);
   std::string header, line;
@@ -228,10 +230,10 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
     (i < 1000 ? a : b) += line + (i < 1000 ? "\n" : "\r\n");
   Write(dir.Sub("lake_data/pdr_predictions/pdr_predictions_from_1_to_2.csv"), a);
   Write(dir.Sub("lake_data/pdr_predictions/pdr_predictions_from_2_to_3.csv"), b);
-  Write(dir.Sub("lake_data/pdr_slots_2024.csv"), ReadAll(kFixtures + "/pdr_slots.csv"));
+  Write(dir.Sub("lake_data/pdr_slots_2024.csv"), ReadAll(Fixtures() + "/pdr_slots.csv"));
   Write(dir.Sub("lake_data/notes.txt"), "not a table");
   // A file whose name does not tell, recognised by its header.
-  Write(dir.Sub("export/tv.csv"), "\xEF\xBB\xBF" + ReadAll(kFixtures + "/pdr_truevals.csv"));
+  Write(dir.Sub("export/tv.csv"), "\xEF\xBB\xBF" + ReadAll(Fixtures() + "/pdr_truevals.csv"));
   auto lake = rawtest::OpenLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("lake_data"), dir.Sub("export/tv.csv")};
@@ -270,7 +272,7 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
 
 TEST(RawImportTest, RowsRepeatedAcrossFilesAreStoredOnce) {
   TempDir dir;
-  const std::string payouts = ReadAll(kFixtures + "/pdr_payouts.csv");
+  const std::string payouts = ReadAll(Fixtures() + "/pdr_payouts.csv");
   Write(dir.Sub("lake_data/pdr_payouts/pdr_payouts_a.csv"), payouts);
   Write(dir.Sub("lake_data/pdr_payouts/pdr_payouts_b.csv"), payouts);
   auto lake = rawtest::OpenLake(dir.Sub("lake"));

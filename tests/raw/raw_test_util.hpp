@@ -20,29 +20,12 @@
 #include "source/sim/dump.hpp"
 #include "source/sim/subgraph.hpp"
 #include "source/sim/transport.hpp"
+#include "support/temp_dir.hpp"
 
 namespace predlake::raw::rawtest {
 
 // A fresh directory, removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("predlake_raw_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-  std::string Sub(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::TempDir;
 
 inline int64_t Ms(const std::string& time) {
   Result<int64_t> t = ParseTime(time, 0);
