@@ -86,7 +86,8 @@ TEST(ParseTimeTest, GarbageListsAcceptedForms) {
                                "2024-07-26Z", "2024-07-26T1:00", "ago", "5 ago", "minutes ago"}) {
     Status st = ParseError(bad);
     EXPECT_EQ(st.code(), StatusCode::kUsage) << bad;
-    EXPECT_THAT(st.message(), HasSubstr("'" + std::string(bad) + "'"));
+    const std::string quoted = std::string("'").append(bad).append("'");
+    EXPECT_THAT(st.message(), HasSubstr(quoted));
     EXPECT_THAT(st.message(), HasSubstr("YYYY-MM-DD_HH:MM"));
     EXPECT_THAT(st.message(), HasSubstr("unix milliseconds"));
   }

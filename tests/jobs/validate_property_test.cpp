@@ -76,7 +76,10 @@ std::string Failures(const ops::ValidationReport& report) {
     out += c.name + " (" + std::to_string(c.count) + ")";
     for (const auto& row : c.examples.rows) {
       out += "\n   ";
-      for (const auto& cell : row) out += " " + cell.value_or("NULL");
+      for (const auto& cell : row) {
+        out += ' ';
+        out += cell.value_or("NULL");
+      }
     }
     out += "\n";
   }
@@ -168,7 +171,9 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
     ASSERT_TRUE(report.ok()) << report.status().message();
     EXPECT_TRUE(report->Failed().empty()) << world.name << ": " << Failures(*report);
     for (const ops::CheckResult& c : report->checks) {
-      if (c.name == "epochs_without_slot") EXPECT_EQ(c.count > 0, world.has_empty_epochs);
+      if (c.name == "epochs_without_slot") {
+        EXPECT_EQ(c.count > 0, world.has_empty_epochs);
+      }
     }
   }
 }
