@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "lake/embedded_sql.hpp"
 
@@ -70,6 +71,38 @@ std::string DescribeLockHolder(const std::string& lake_dir) {
          "`, since " + info.value("since", std::string("?"));
 }
 
+std::string DescribeFileUsers(const std::string& file) {
+  std::error_code ec;
+  const fs::path target = fs::canonical(file, ec);
+  if (ec) return "";
+  const std::string self = std::to_string(::getpid());
+  std::vector<std::string> users;
+  for (const fs::directory_entry& proc : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = proc.path().filename().string();
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit) || pid == self) continue;
+    std::error_code fd_ec;
+    for (const fs::directory_entry& fd : fs::directory_iterator(proc.path() / "fd", fd_ec)) {
+      std::error_code link_ec;
+      if (fs::read_symlink(fd.path(), link_ec) != target || link_ec) continue;
+      std::string cmdline = ReadFile(proc.path() / "cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      while (!cmdline.empty() && cmdline.back() == ' ') cmdline.pop_back();
+      if (cmdline.size() > 80) cmdline = cmdline.substr(0, 77) + "...";
+      // The program's own path says little; its name and arguments say what it does.
+      if (size_t space = cmdline.find(' '), slash = cmdline.rfind('/', space);
+          slash != std::string::npos) {
+        cmdline = cmdline.substr(slash + 1);
+      }
+      users.push_back("pid " + pid + (cmdline.empty() ? "" : " (`" + cmdline + "`)"));
+      break;
+    }
+  }
+  if (users.empty()) return "";
+  std::sort(users.begin(), users.end());
+  return users.front() +
+         (users.size() > 1 ? " and " + std::to_string(users.size() - 1) + " more" : "");
+}
+
 Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const OpenOptions& options) {
   std::unique_ptr<Lake> lake(new Lake());
   lake->dir_ = lake_dir;
@@ -99,9 +132,17 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   auto db = duck::Database::Open(file.string(), db_options);
   if (!db.ok()) {
     if (db.status().code() == StatusCode::kBusy) {
+      if (options.mode == Mode::kWrite) {
+        // This process holds the writer lock, so whoever holds the file is a reader (or another
+        // program): name it, not the lock file, which names this very process.
+        std::string users = DescribeFileUsers(file.string());
+        return Status::Busy(
+            "the lake at " + lake_dir + " is busy: " +
+            (users.empty() ? "another process reads it" : "a reader holds it (" + users + ")"));
+      }
       std::string holder = DescribeLockHolder(lake_dir);
-      return Status::Busy("the lake at " + lake_dir + " is busy: another predlake " +
-                          (options.mode == Mode::kRead ? "writes to" : "uses") + " it" +
+      if (holder.empty()) holder = DescribeFileUsers(file.string());
+      return Status::Busy("the lake at " + lake_dir + " is busy: another predlake writes to it" +
                           (holder.empty() ? "" : " (" + holder + ")"));
     }
     return Status::Data("cannot open the lake at " + file.string() +

@@ -140,7 +140,8 @@ struct Checkpoint {
 class Lake {
  public:
   // Opens <lake_dir>/lake.duckdb. kWrite creates lake_dir and the database when missing, takes the
-  // writer lock (a second writer gets kBusy naming the holder's pid, command and start time),
+  // writer lock (a second writer gets kBusy naming the holder's pid, command and start time; a
+  // writer kept out by a reader gets kBusy naming the processes that hold the file, never itself),
   // creates missing tables, and marks runs a killed process left "running" as "aborted". kRead
   // never creates anything: a missing lake is kData "no lake at DIR"; a lake held by a writer is
   // kBusy naming the writer. A file that is not a predlake lake, or a lake written by a newer
@@ -203,5 +204,10 @@ class Lake {
 // Reads the lock file of lake_dir and describes the writer holding it ("pid 123, `raw update`,
 // since 2024-07-26T01:00:00Z"), or "" when no live writer is recorded.
 std::string DescribeLockHolder(const std::string& lake_dir);
+
+// The other processes that have `file` open, from /proc (Linux; "" where /proc is not readable):
+// "pid 123 (`predlake describe`)", and "and N more" when there are several. A process of another
+// user whose descriptors cannot be read is not seen.
+std::string DescribeFileUsers(const std::string& file);
 
 }  // namespace predlake::lake

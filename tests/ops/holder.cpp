@@ -15,13 +15,14 @@ namespace predlake::ops::testing {
 
 namespace fs = std::filesystem;
 
-Holder::Holder(const std::string& lake_dir, int64_t hold_ms) : dir_(lake_dir) {
+Holder::Holder(const std::string& lake_dir, int64_t hold_ms, As as) : dir_(lake_dir) {
   fs::remove(fs::path(dir_) / "holder.ready");
   fs::remove(fs::path(dir_) / "holder.stop");
   test_support::ChildSpec spec;
   spec.program = test_support::HolderBinary();
   if (spec.program.empty()) return;
   spec.args = {lake_dir, std::to_string(hold_ms)};
+  if (as == As::kReader) spec.args.insert(spec.args.begin(), "--read");
   spec.quiet = false;  // it writes nothing but its error line
   pid_ = test_support::StartChild(spec);
   if (pid_ < 0) {

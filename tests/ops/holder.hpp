@@ -12,9 +12,10 @@ namespace predlake::ops::testing {
 
 class Holder {
  public:
-  // Starts the helper on `lake_dir` and waits until it holds the lake (fails the test when it does
-  // not within 20 s).
-  Holder(const std::string& lake_dir, int64_t hold_ms);
+  enum class As { kWriter, kReader };
+  // Starts the helper on `lake_dir` and waits until it holds the lake, as a writer or a reader
+  // (fails the test when it does not within 20 s).
+  Holder(const std::string& lake_dir, int64_t hold_ms, As as = As::kWriter);
   // Stops the helper (if still running) and reaps it.
   ~Holder();
   Holder(const Holder&) = delete;

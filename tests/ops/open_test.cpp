@@ -1,6 +1,7 @@
 #include "ops/open.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -51,6 +52,27 @@ TEST(OpenForRead, BusyLakeNamesTheWriterAfterABoundedWait) {
   EXPECT_EQ(waits, 1);
   EXPECT_GE(elapsed, 290);
   EXPECT_LT(elapsed, 5000);
+}
+
+TEST(OpenForWrite, WriterKeptOutByAReaderNamesTheReaderNotItself) {
+  TempDir dir;
+  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  Holder reader(dir.path(), 20000, Holder::As::kReader);
+  ASSERT_GT(reader.pid(), 0);
+  RetryOptions retry;
+  retry.max_wait_ms = 300;
+  retry.poll_ms = 50;
+  auto lake = OpenForWrite(dir.path(), "etl update", nullptr, retry);
+  ASSERT_FALSE(lake.ok());
+  EXPECT_EQ(lake.status().code(), StatusCode::kBusy);
+  const std::string& msg = lake.status().message();
+  EXPECT_NE(msg.find("a reader holds it (pid " + std::to_string(reader.pid()) + " (`"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("predlake_test_holder --read"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("pid " + std::to_string(::getpid())), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("`etl update`"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("gave up after waiting 300ms"), std::string::npos) << msg;
 }
 
 TEST(OpenForRead, ReaderGetsInOnceTheWriterLetsGo) {
