@@ -51,9 +51,14 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
     return Status::Usage("unknown table '" + table + "' (expected one of: " + names + ")");
   }
   const World& w = engine.world();
-  to_ms = std::min(to_ms, engine.HeadMs());
+  // The head rule (docs/sim.md): the subgraph reports its head as a whole second and serves the
+  // events of that second, but a fetch stops before it, so that second is never in the lake.
+  const int64_t head_s = FloorDiv(engine.HeadMs(), 1000);
+  to_ms = std::min(to_ms, head_s * 1000);
   // Events with ts * 1000 < to_ms, i.e. ts < cut.
   const int64_t cut = CeilDiv(to_ms, 1000);
+  // Slots are fetched in their state at the head (events up to and including its second).
+  const int64_t state_cut = head_s + 1;
   SlotCache cache(w);
   std::vector<Item> items;
   auto flush = [&]() {
@@ -76,7 +81,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
         for (int64_t slot = std::max(f.first_slot, CeilDiv(a, f.epoch) * f.epoch); slot < e;
              slot += f.epoch) {
           const SlotInfo& info = cache.Get(static_cast<int>(fi), slot);
-          const SlotState st = info.StateBefore(cut);
+          const SlotState st = info.StateBefore(state_cut);
           if (!st.exists) continue;
           std::string id = f.contract + "-" + std::to_string(slot);
           constexpr const lake::TableDef& t = lake::kSlotsTable;

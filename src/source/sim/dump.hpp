@@ -1,12 +1,14 @@
 // Ground truth: the simulated world's raw tables as the lake should hold them (DESIGN.md section
 // 3), for `predlake sim dump` and for tests that compare the lake against the source.
 //
-// A dump holds the events with timestamp < to_ms, where to_ms is capped at the indexed head (so it
-// equals what a fetcher whose watermark is at the head can have), ordered by timestamp then ID.
+// A dump is exactly what a complete fetch up to to_ms at the engine's indexed head leaves in the
+// lake: the events with timestamp < min(to_ms, head), where head is the indexed head as the
+// subgraph reports it, a whole second (the head's own second is never fetched: docs/sim.md),
+// ordered by timestamp then ID.
 // Timestamps are unix ms, slots unix s, booleans true/false, amounts as the subgraph formats them,
 // NULL as an empty field. pdr_predictions leaves predvalue, truevalue and payout NULL (unknown when
-// the prediction is made). pdr_slots lists the slots with slot * 1000 < to_ms that exist by then,
-// in their state as of to_ms.
+// the prediction is made). pdr_slots lists the slots with slot * 1000 < min(to_ms, head) that exist
+// at the head, in their state at the head (the state a fetch reads, whatever to_ms is).
 #pragma once
 
 #include <cstdint>
