@@ -42,7 +42,7 @@ std::shared_ptr<const sim::Engine> Engine() {
 
 TransportFactory InProcess() {
   auto engine = Engine();
-  return [engine]() -> std::unique_ptr<gql::Transport> {
+  return [engine](const TransportUse&) -> std::unique_ptr<gql::Transport> {
     return std::make_unique<sim::InProcessTransport>(engine);
   };
 }
@@ -117,7 +117,7 @@ void BM_UpdateHttp(benchmark::State& state) {
   auto server = std::move(sim::Server::Start(Engine(), options)).value();
   std::thread runner([&] { (void)server->Run(); });
   const std::string url = server->Url();
-  RunUpdate(state, [url]() -> std::unique_ptr<gql::Transport> {
+  RunUpdate(state, [url](const TransportUse&) -> std::unique_ptr<gql::Transport> {
     return std::make_unique<gql::HttpTransport>(url);
   });
   server->Stop();

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "source/gql/http_transport.hpp"
+#include "source/sim/faults.hpp"
 #include "source/sim/subgraph.hpp"
 #include "source/sim/transport.hpp"
 
@@ -12,12 +13,14 @@ Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx) {
   if (ctx.network() == "sim") {
     ASSIGN_OR_RETURN(std::shared_ptr<const sim::Engine> engine,
                      sim::Engine::Create(ctx.config().sim, ctx.now_ms()));
-    return raw::TransportFactory([engine]() -> std::unique_ptr<gql::Transport> {
-      return std::make_unique<sim::InProcessTransport>(engine);
-    });
+    return raw::TransportFactory(
+        [engine](const raw::TransportUse& use) -> std::unique_ptr<gql::Transport> {
+          return std::make_unique<sim::InProcessTransport>(engine,
+                                                           sim::FaultSalt(use.run_id, use.stream));
+        });
   }
   ASSIGN_OR_RETURN(std::string url, ctx.SubgraphUrl());
-  return raw::TransportFactory([url]() -> std::unique_ptr<gql::Transport> {
+  return raw::TransportFactory([url](const raw::TransportUse&) -> std::unique_ptr<gql::Transport> {
     return std::make_unique<gql::HttpTransport>(url);
   });
 }

@@ -13,8 +13,9 @@ int ExitStatusFor(StatusCode code) {
       return 2;
     case StatusCode::kSource:
     case StatusCode::kData:
-    case StatusCode::kInternal:
       return 3;
+    case StatusCode::kInternal:
+      return 70;
     case StatusCode::kBusy:
       return 4;
     case StatusCode::kCancelled:

@@ -20,7 +20,7 @@ enum class StatusCode {
   kBusy,        // another writer holds the lake: exit 4
   kValidation,  // a validate check failed: exit 1
   kCancelled,   // stopped by a signal: exit 130
-  kInternal,    // a bug: exit 3
+  kInternal,    // a bug, or a failure injected by a test: exit 70 (EX_SOFTWARE)
 };
 
 // The process exit status for a code (DESIGN.md section 5).

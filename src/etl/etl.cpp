@@ -26,7 +26,9 @@ void RecordOn(lake::Run& run, const RunReport& report) {
   if (report.window_start_ms || report.window_end_ms) {
     run.SetWindow(report.window_start_ms, report.window_end_ms);
   }
-  for (const auto& [table, counts] : report.tables) run.tables().try_emplace(table, counts);
+  // Under `update` the fetch recorded its raw tables first (its own counts are under detail "raw");
+  // the run's rows_in of an input table is what the ETL read.
+  for (const auto& [table, counts] : report.tables) run.tables()[table] = counts;
   if (report.start_ms) run.detail()["start_ms"] = *report.start_ms;
   run.detail()["changed"] = report.changed;
   run.detail()["message"] = report.message;
@@ -148,7 +150,8 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
 }
 
 // The part of a rollback to `from_ms` that happens before the transaction: the staging. Returns
-// nullopt (and fills report.message) when there is nothing to roll back.
+// nullopt (and fills report.message) when there is nothing to roll back. report.message says what
+// the rollback does without naming the command, so that `raw drop` can quote it.
 Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
                                               const RunOptions& options, RunReport& report) {
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
@@ -162,6 +165,9 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
     return std::optional<Pipeline>();
   }
   if (from_ms >= checkpoint->checkpoint_ms) {
+    // Recorded like an `etl update` with nothing to do: the empty window at the checkpoint.
+    report.window_start_ms = checkpoint->checkpoint_ms;
+    report.window_end_ms = checkpoint->checkpoint_ms;
     report.message = "nothing to roll back: " + FormatTime(from_ms) +
                      " is not before the checkpoint " + FormatTime(checkpoint->checkpoint_ms);
     return std::optional<Pipeline>();
@@ -185,12 +191,12 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
   report.changed = true;
   if (from_ms <= start) {
     report.checkpoint_after_ms.reset();
-    report.message = report.command + ": " + FormatTime(from_ms) + " is not after the start " +
-                     FormatTime(start) + ": built tables emptied, checkpoint cleared";
+    report.message = FormatTime(from_ms) + " is not after the start " + FormatTime(start) +
+                     ": built tables emptied, checkpoint cleared";
   } else {
     report.checkpoint_after_ms = from_ms;
-    report.message = report.command + ": checkpoint " + FormatTime(checkpoint->checkpoint_ms) +
-                     " -> " + FormatTime(from_ms) + ": " + DescribeCounts(report.tables);
+    report.message = "checkpoint " + FormatTime(checkpoint->checkpoint_ms) + " -> " +
+                     FormatTime(from_ms) + ": " + DescribeCounts(report.tables);
   }
   return pipeline;
 }
@@ -263,6 +269,7 @@ Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
   return AsRun(lake, run, "etl drop", [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
     if (!pipeline) return FinishNoop(lake, run, report);
+    report.message = report.command + ": " + report.message;
     {
       ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
       RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
@@ -295,6 +302,7 @@ Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
       }
       report.changed = true;
       report.window_start_ms = from_ms;
+      if (!pipeline) report.window_end_ms.reset();
       report.message =
           "raw drop: deleted " + std::to_string(total) + " raw rows from " + FormatTime(from_ms) +
           (etl_message.empty() ? "" : "; built tables rolled back (" + etl_message + ")");

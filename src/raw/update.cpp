@@ -128,13 +128,22 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
   if (finishes_run) {
     run.detail() = std::move(detail);
   } else {
+    // The run's table counts become the ETL's once it runs; what the fetch did stays here.
+    nlohmann::ordered_json tables = nlohmann::ordered_json::object();
+    for (const Work& w : work) {
+      tables[w.report.table] = {{"rows_in", w.report.counts.rows_in},
+                                {"rows_out", w.report.counts.rows_out},
+                                {"rows_updated", w.report.counts.rows_updated}};
+    }
+    detail["tables"] = std::move(tables);
     run.detail()["raw"] = std::move(detail);
   }
 }
 
-Result<std::unique_ptr<gql::Transport>> MakeTransport(const TransportFactory& factory) {
+Result<std::unique_ptr<gql::Transport>> MakeTransport(const TransportFactory& factory,
+                                                      const TransportUse& use) {
   try {
-    std::unique_ptr<gql::Transport> t = factory ? factory() : nullptr;
+    std::unique_ptr<gql::Transport> t = factory ? factory(use) : nullptr;
     if (!t) return Status::Internal("the transport factory returned no transport");
     return t;
   } catch (const std::exception& e) {
@@ -153,12 +162,12 @@ struct FetchJob {
 // Fetches one table's window into `queue`. Runs on its own thread; never throws. `stats` is
 // written at the end, for the caller to read after joining.
 void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
-                const UpdateOptions& options, const TransportFactory& factory,
+                const UpdateOptions& options, const TransportFactory& factory, int64_t run_id,
                 const std::atomic<bool>& stop, PageQueue& queue, gql::ClientStats& stats) {
   const std::string context = job.table + " " + FormatWindow(job.from_ms, job.end_ms);
   Status error;
   try {
-    auto transport = MakeTransport(factory);
+    auto transport = MakeTransport(factory, {run_id, static_cast<int>(index) + 1});
     if (!transport.ok()) {
       error = Status(transport.status().code(), context + " " + transport.status().message());
     } else {
@@ -292,7 +301,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   // that exists by then, so the contract list read afterwards knows all of them.
   ContractMap contracts;
   {
-    auto transport = MakeTransport(factory);
+    auto transport = MakeTransport(factory, {run.id(), 0});
     if (!transport.ok()) return fail(transport.status());
     gql::Client client(std::move(transport).value(), options.retry, options.sleeper);
     client.set_stop_flag(options.cancel);
@@ -357,7 +366,8 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   for (size_t i = 0; i < work.size(); ++i) {
     FetchJob job{work[i].spec, work[i].report.table, work[i].report.from_ms, work[i].report.end_ms};
     threads.emplace_back(FetchTable, i, std::move(job), std::cref(contracts), std::cref(options),
-                         std::cref(factory), std::cref(stop), std::ref(queue), std::ref(stats[i]));
+                         std::cref(factory), run.id(), std::cref(stop), std::ref(queue),
+                         std::ref(stats[i]));
   }
 
   Status error;

@@ -20,9 +20,18 @@
 
 namespace predlake::raw {
 
+// What a transport is made for: the run it fetches for, and its stream within the run (0: the
+// head and the contracts; 1 + i: the i-th table fetched). A real subgraph ignores both; the
+// simulated one mixes them into its fault injection, so that a rerun (a new run id) meets other
+// faults than the run before it while a given lake history stays reproducible.
+struct TransportUse {
+  int64_t run_id = 0;
+  int stream = 0;
+};
+
 // Makes a fresh Transport to the subgraph; called once per fetching thread (and once for the
 // head and contracts), possibly from several threads at once, so it must be thread-safe.
-using TransportFactory = std::function<std::unique_ptr<gql::Transport>()>;
+using TransportFactory = std::function<std::unique_ptr<gql::Transport>(const TransportUse& use)>;
 
 struct UpdateOptions {
   int64_t start_ms = 0;  // where a table without a watermark starts (lake_ss.st_timestr)

@@ -105,15 +105,16 @@ grep -q "^predlake: etl rebuild: \[2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z): 
 
 # raw drop pulls the checkpoint back with the watermarks.
 run 0 raw drop --from 2024-07-26_01:30
-grep -q "^predlake: raw drop: deleted [0-9]* raw rows from 2024-07-26T01:30:00Z; built tables rolled back" err.txt \
+grep -q "^predlake: raw drop: deleted [0-9]* raw rows from 2024-07-26T01:30:00Z; built tables rolled back (checkpoint 2024-07-26T02:00:00Z -> 2024-07-26T01:30:00Z: predictions" err.txt \
   || fail "raw drop: $(cat err.txt)"
+[ "$(grep -o "raw drop:" err.txt | wc -l)" -eq 1 ] || fail "raw drop names itself twice: $(cat err.txt)"
 [ "$(sql "SELECT checkpoint_ms FROM predlake_checkpoint")" = "1721957400000" ] || fail "raw drop checkpoint"
 [ "$(sql "SELECT max(timestamp) < 1721957400000 FROM pdr_predictions")" = "true" ] || fail "raw drop rows"
 
 # An injected failure and a SIGKILL leave everything as it was; the next run succeeds.
 run 0 -q raw import "$fixtures" --from 2024-07-26_01:30 --to 2024-07-26_02:00
 before="$(sql "SELECT checkpoint_ms || ' ' || (SELECT count(*) FROM bronze_pdr_predictions) FROM predlake_checkpoint")"
-PREDLAKE_FAIL_AT=publish_bronze run 3 etl update
+PREDLAKE_FAIL_AT=publish_bronze run 70 etl update
 grep -q "injected failure at ETL step publish_bronze" err.txt || fail "injected failure: $(cat err.txt)"
 rc=0
 (PREDLAKE_KILL_AT=compute_predictions "$bin" -q etl update > /dev/null; exit $?) 2> /dev/null || rc=$?

@@ -83,11 +83,16 @@ head_ms=1721897970000
 
 # 1. The default network, in-process.
 section_sim() {
+# An end before the start fetches nothing, and says why rather than "fetched up to".
+"$bin" -c sim.yaml raw update --to 2024-07-24 2> err.txt || fail "raw update --to before the start: $(cat err.txt)"
+grep -q "nothing fetched: the end 2024-07-24T00:00:00Z is before the start 2024-07-25T00:00:00Z" err.txt \
+  || fail "raw update --to before the start: $(cat err.txt)"
+! grep -q "fetched up to" err.txt || fail "raw update --to before the start claims a fetch: $(cat err.txt)"
 "$bin" -q -c sim.yaml raw update --to 2024-07-25_04:00
 "$bin" -q -c sim.yaml raw update
 check_equals_dump sim.yaml "$head_ms"
 runs="$("$bin" -q -c sim.yaml query "SELECT count(*) FROM predlake_runs WHERE command = 'raw update' AND status = 'succeeded'" --format csv | tail -1)"
-[ "$runs" = 2 ] || fail "expected 2 succeeded runs, got $runs"
+[ "$runs" = 3 ] || fail "expected 3 succeeded runs, got $runs"
 }
 
 # 2. Over HTTP from sim serve with faults, killed once, rerun until it succeeds (predlake's own HTTP

@@ -273,10 +273,13 @@ TEST_F(FixtureEtl, AnEarlierStepsRecordIsKeptOnTheRun) {
                      "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND "
                      "status = 'succeeded' AND detail LIKE '%\"raw\":{\"head_ms\":1}%'"),
             1);
+  // An input table's counts on the run are what the ETL read of it (the fetch keeps its own
+  // counts in the detail).
   EXPECT_EQ(QueryInt(*lake_,
-                     "SELECT rows_out FROM predlake_run_tables WHERE table_name = "
+                     "SELECT rows_in FROM predlake_run_tables WHERE table_name = "
                      "'pdr_payouts'"),
-            2349);
+            report->tables.at("pdr_payouts").rows_in);
+  EXPECT_GT(report->tables.at("pdr_payouts").rows_in, 0);
   EXPECT_EQ(QueryInt(*lake_,
                      "SELECT rows_out FROM predlake_run_tables WHERE table_name = "
                      "'bronze_pdr_predictions'"),

@@ -77,8 +77,22 @@ TEST(JobsUpdate, RawAndEtlAreOneRunWithBothRecords) {
   EXPECT_EQ(run.detail["raw"]["contracts"], report->raw.contracts);
   EXPECT_EQ(run.detail["changed"], true);
   for (const raw::TableReport& t : report->raw.tables) {
-    EXPECT_EQ(run.tables[t.table].rows_out, t.counts.rows_out) << t.table;
+    // The fetch's own counts are kept under detail "raw"; the run's counts of an input table are
+    // what the ETL read of it.
+    const auto& fetched = run.detail["raw"]["tables"][t.table];
+    EXPECT_EQ(fetched["rows_in"], t.counts.rows_in) << t.table;
+    EXPECT_EQ(fetched["rows_out"], t.counts.rows_out) << t.table;
+    EXPECT_EQ(fetched["rows_updated"], t.counts.rows_updated) << t.table;
+    auto etl = report->etl.tables.find(t.table);
+    if (etl != report->etl.tables.end()) {
+      EXPECT_EQ(run.tables[t.table].rows_in, etl->second.rows_in) << t.table;
+    } else {
+      EXPECT_EQ(run.tables[t.table].rows_out, t.counts.rows_out) << t.table;
+    }
   }
+  // The fetch stored rows that the ETL then read.
+  ASSERT_TRUE(report->etl.tables.count("pdr_predictions"));
+  EXPECT_GT(report->etl.tables.at("pdr_predictions").rows_in, 0);
   EXPECT_EQ(run.tables["bronze_pdr_predictions"].rows_out,
             report->etl.tables["bronze_pdr_predictions"].rows_out);
 }
@@ -90,8 +104,9 @@ TEST(JobsUpdate, AFailedFetchRecordsWhatRawUpdateRecords) {
   raw::rawtest::NoSleep sleep;
   // The head and the contracts come through; every table's fetcher then gets no transport.
   std::atomic<int> made{0};
-  auto factory = [&, sim = raw::rawtest::SimFactory(engine)]() -> std::unique_ptr<gql::Transport> {
-    return made++ == 0 ? sim() : nullptr;
+  auto factory = [&, sim = raw::rawtest::SimFactory(engine)](
+                     const raw::TransportUse& use) -> std::unique_ptr<gql::Transport> {
+    return made++ == 0 ? sim(use) : nullptr;
   };
   auto report = Update(Request(dir.path(), world, factory, &sleep), Ms(world.now));
   ASSERT_FALSE(report.ok());
@@ -102,6 +117,7 @@ TEST(JobsUpdate, AFailedFetchRecordsWhatRawUpdateRecords) {
   EXPECT_EQ(run.detail["raw"]["head_ms"], engine->HeadMs() / 1000 * 1000);
   EXPECT_EQ(run.detail["raw"]["contracts"], 6);
   EXPECT_EQ(run.tables.size(), 5u);
+  EXPECT_EQ(run.detail["raw"]["tables"].size(), 5u);
   EXPECT_FALSE(run.detail.contains("changed")) << "the ETL must not run after a failed fetch";
 }
 

@@ -18,6 +18,7 @@
 #include "raw/schema.hpp"
 #include "raw/update.hpp"
 #include "source/sim/dump.hpp"
+#include "source/sim/faults.hpp"
 #include "source/sim/subgraph.hpp"
 #include "source/sim/transport.hpp"
 #include "support/temp_dir.hpp"
@@ -51,8 +52,9 @@ inline std::shared_ptr<const sim::Engine> MakeEngine(const config::SimConfig& c)
 }
 
 inline TransportFactory SimFactory(std::shared_ptr<const sim::Engine> engine) {
-  return [engine]() -> std::unique_ptr<gql::Transport> {
-    return std::make_unique<sim::InProcessTransport>(engine);
+  return [engine](const TransportUse& use) -> std::unique_ptr<gql::Transport> {
+    return std::make_unique<sim::InProcessTransport>(engine,
+                                                     sim::FaultSalt(use.run_id, use.stream));
   };
 }
 

@@ -50,7 +50,7 @@ struct Fixture {
     auto engine_copy = engine;
     return rawtest::RunUpdate(
         *lake, o,
-        [engine_copy, edit]() -> std::unique_ptr<gql::Transport> {
+        [engine_copy, edit](const TransportUse&) -> std::unique_ptr<gql::Transport> {
           return std::make_unique<EditingTransport>(engine_copy, edit);
         },
         nullptr);
@@ -214,7 +214,8 @@ TEST(RawUpdateErrorsTest, UnknownTableAndBrokenFactory) {
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
 
   auto r2 = rawtest::RunUpdate(
-      *f.lake, f.Options(), [] { return std::unique_ptr<gql::Transport>(); }, nullptr);
+      *f.lake, f.Options(), [](const TransportUse&) { return std::unique_ptr<gql::Transport>(); },
+      nullptr);
   ASSERT_FALSE(r2.ok());
   EXPECT_EQ(r2.status().code(), StatusCode::kInternal);
 }
@@ -291,7 +292,7 @@ TEST(RawUpdateErrorsTest, AFetchThatIsAStepLeavesTheRunRunning) {
   o.finishes_run = false;
   auto r = Update(
       *f.lake, *run, o,
-      [engine = f.engine]() -> std::unique_ptr<gql::Transport> {
+      [engine = f.engine](const TransportUse&) -> std::unique_ptr<gql::Transport> {
         return std::make_unique<sim::InProcessTransport>(engine);
       },
       nullptr);
@@ -316,7 +317,8 @@ TEST(RawUpdateErrorsTest, AFailedFetchRecordsWhatItDid) {
   UpdateOptions o = f.Options();
   o.finishes_run = false;
   auto r = Update(
-      *f.lake, *run, o, [] { return std::unique_ptr<gql::Transport>(); }, nullptr);
+      *f.lake, *run, o, [](const TransportUse&) { return std::unique_ptr<gql::Transport>(); },
+      nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(run->ended());
   EXPECT_EQ(f.LastRunStatus().rfind("failed: ", 0), 0u) << f.LastRunStatus();

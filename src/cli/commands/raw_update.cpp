@@ -31,8 +31,20 @@ Status RawUpdate(Context& ctx, const Options& o) {
                        [&](lake::Lake& lake, lake::Run& run) {
                          return raw::Update(lake, run, options, factory, progress.get());
                        }));
-  ctx.log().Info("raw update on " + ctx.network() + ": indexed head " + FormatTime(report.head_ms) +
-                 ", fetched up to " + FormatTime(report.end_ms));
+  bool any_window = false;
+  for (const raw::TableReport& t : report.tables) any_window |= t.from_ms < t.end_ms;
+  if (any_window) {
+    ctx.log().Info("raw update on " + ctx.network() + ": indexed head " +
+                   FormatTime(report.head_ms) + ", fetched up to " + FormatTime(report.end_ms));
+  } else if (report.end_ms < start_ms) {
+    ctx.log().Info("raw update on " + ctx.network() + ": nothing fetched: the end " +
+                   FormatTime(report.end_ms) + " is before the start " + FormatTime(start_ms) +
+                   " (lake_ss.st_timestr)");
+  } else {
+    ctx.log().Info("raw update on " + ctx.network() + ": nothing fetched: every table is at " +
+                   "or past the end " + FormatTime(report.end_ms) + " (indexed head " +
+                   FormatTime(report.head_ms) + ")");
+  }
   for (const raw::TableReport& t : report.tables) {
     std::string line = t.table + ": " + std::to_string(t.counts.rows_in) + " fetched, " +
                        std::to_string(t.counts.rows_out) + " new";

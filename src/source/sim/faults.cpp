@@ -6,6 +6,13 @@
 
 namespace predlake::sim {
 
+uint64_t FaultSalt(int64_t run_id, int stream) {
+  if (run_id == 0 && stream == 0) return 0;
+  return Hash(static_cast<uint64_t>(run_id), static_cast<uint64_t>(stream), 0xfa04);
+}
+
+uint64_t FaultIndex(uint64_t salt, uint64_t n) { return salt == 0 ? n : Hash(salt, n, 0xfa03); }
+
 FaultKind DecideFault(const config::SimFaults& faults, uint64_t request_index) {
   const double u = Unit(Hash(faults.seed, request_index, 0xfa01));
   const std::pair<double, FaultKind> rates[] = {

@@ -1,5 +1,8 @@
 // Deterministic fault injection for the simulated network's transports: request number n of a
 // transport gets a fault chosen by hashing (faults.seed, n), with the configured rates (SimFaults).
+// A transport made for a run mixes a salt of (run id, stream) into n (FaultIndex), so that every
+// run, and every fetching thread of a run, meets its own faults: a rerun is not doomed to the very
+// same ones, and a fresh lake replays the same history for tests.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,12 @@
 namespace predlake::sim {
 
 enum class FaultKind { kNone, kHttp5xx, kTimeout, kHttp429, kGraphqlError, kMalformed };
+
+// The salt of a transport made for `stream` of run `run_id`; 0 (no salt) for run 0, stream 0.
+uint64_t FaultSalt(int64_t run_id, int stream);
+
+// The index the fault of request `n` is decided by: n itself without a salt, else a hash of both.
+uint64_t FaultIndex(uint64_t salt, uint64_t n);
 
 // The fault for request number `request_index` (0-based). The rates are taken in the order 5xx,
 // timeout, 429, GraphQL error, malformed; their sum is capped at 1.

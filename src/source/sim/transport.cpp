@@ -6,11 +6,11 @@
 
 namespace predlake::sim {
 
-InProcessTransport::InProcessTransport(std::shared_ptr<const Engine> engine)
-    : engine_(std::move(engine)) {}
+InProcessTransport::InProcessTransport(std::shared_ptr<const Engine> engine, uint64_t fault_salt)
+    : engine_(std::move(engine)), fault_salt_(fault_salt) {}
 
 Result<gql::HttpResponse> InProcessTransport::Post(const std::string& body) {
-  const uint64_t n = requests_++;
+  const uint64_t n = FaultIndex(fault_salt_, requests_++);
   const config::SimFaults& faults = engine_->config().faults;
   const FaultKind kind = DecideFault(faults, n);
   if (kind == FaultKind::kTimeout) {

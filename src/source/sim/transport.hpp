@@ -13,8 +13,9 @@ namespace predlake::sim {
 
 class InProcessTransport final : public gql::Transport {
  public:
-  // Faults come from engine->config().faults; request numbers count this transport's own requests.
-  explicit InProcessTransport(std::shared_ptr<const Engine> engine);
+  // Faults come from engine->config().faults; request numbers count this transport's own requests,
+  // mixed with `fault_salt` (FaultSalt of the run and stream it serves; 0: none).
+  explicit InProcessTransport(std::shared_ptr<const Engine> engine, uint64_t fault_salt = 0);
 
   // Returns the engine's answer, or the injected fault: an HTTP error/429/GraphQL-error/malformed
   // response, or, for a timeout fault, a kSource "timed out" status. Not thread-safe (one transport
@@ -26,6 +27,7 @@ class InProcessTransport final : public gql::Transport {
 
  private:
   std::shared_ptr<const Engine> engine_;
+  uint64_t fault_salt_ = 0;
   uint64_t requests_ = 0;
 };
 
