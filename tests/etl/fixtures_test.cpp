@@ -220,6 +220,25 @@ TEST_F(FixtureEtl, DropAtOrAfterTheCheckpointChangesNothing) {
   EXPECT_EQ(DiffSnapshot(*lake_, "before"), "");
 }
 
+TEST_F(FixtureEtl, NoopRunsAreRecordedAlikeForUpdateAndDrop) {
+  // An `etl update` and an `etl drop` that have nothing to do both record the empty window at the
+  // checkpoint, changed = false, and succeed.
+  const int64_t c = kFixtureStart + 30 * kMinute;
+  RunUpdate(c);
+  RunReport update = RunUpdate(c);
+  auto drop = Drop(*lake_, kFixtureEnd, {});
+  ASSERT_TRUE(drop.ok()) << drop.status().message();
+  for (int64_t run : {update.run_id, drop->run_id}) {
+    EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs WHERE run_id = " +
+                                   std::to_string(run) + " AND status = 'succeeded' AND " +
+                                   "window_start_ms = " + std::to_string(c) +
+                                   " AND window_end_ms = " + std::to_string(c) +
+                                   " AND json_extract_string(detail, '$.changed') = 'false'"),
+              1)
+        << "run " << run;
+  }
+}
+
 TEST_F(FixtureEtl, DropBeforeTheStartEmptiesTheBuiltTables) {
   RunUpdate(std::nullopt);
   auto r = Drop(*lake_, kFixtureStart - kMinute, {});
