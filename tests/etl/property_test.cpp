@@ -18,6 +18,7 @@
 #include "child_process.hpp"
 #include "etl/pipeline.hpp"
 #include "etl_test_util.hpp"
+#include "support/rng.hpp"
 
 namespace predlake::etl::testing {
 namespace {
@@ -37,24 +38,7 @@ int SeedCount() { return EnvInt("PREDLAKE_ETL_SEEDS", kSanitized ? 6 : 16); }
 
 int SimSeedCount() { return EnvInt("PREDLAKE_ETL_SIM_SEEDS", kSanitized ? 2 : 6); }
 
-// splitmix64: the same schedule on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) { s_ = Next() ^ 0xD1B54A32D192ED03ull; }
-  uint64_t Next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  int64_t Uniform(int64_t lo, int64_t hi) {  // [lo, hi]
-    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-  bool Chance(int percent) { return Uniform(0, 99) < percent; }
-
- private:
-  uint64_t s_;
-};
+using test_support::Rng;
 
 constexpr int64_t kMinute = 60'000;
 

@@ -13,6 +13,7 @@
 #include "etl/etl.hpp"
 #include "ops/validate.hpp"
 #include "raw/update.hpp"
+#include "support/rng.hpp"
 
 namespace predlake::jobs {
 namespace {
@@ -25,23 +26,7 @@ int SeedCount() {
   return v && *v ? std::atoi(v) : 3;
 }
 
-// splitmix64: the same schedule on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed ^ 0x5DEECE66Dull) {}
-  uint64_t Next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  int64_t Uniform(int64_t lo, int64_t hi) {  // [lo, hi]
-    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-
- private:
-  uint64_t s_;
-};
+using test_support::Rng;
 
 struct World {
   const char* name;

@@ -12,19 +12,12 @@
 namespace predlake::lake {
 namespace {
 
-// The data_type DuckDB reports in duckdb_columns() for a column of `type`.
+// The data_type DuckDB reports in duckdb_columns() for a column of `type`: the DDL's type name
+// without spaces ("DECIMAL(38,18)").
 std::string DuckTypeName(ColumnType type) {
-  switch (type) {
-    case ColumnType::kVarchar:
-      return "VARCHAR";
-    case ColumnType::kBoolean:
-      return "BOOLEAN";
-    case ColumnType::kBigint:
-      return "BIGINT";
-    case ColumnType::kDecimal:
-      return "DECIMAL(38,18)";
-  }
-  return "?";
+  std::string name(SqlTypeName(type));
+  std::erase(name, ' ');
+  return name;
 }
 
 class TablesTest : public ::testing::Test {
