@@ -4,6 +4,9 @@ BUILD_DIR ?= build/release
 DEBUG_DIR ?= build/debug
 SAN_DIR ?= build/sanitize
 CMAKE_FLAGS ?=
+# Ninja (installed by scripts/install_deps.sh) for a new build folder; a folder already configured
+# keeps its generator.
+GENERATOR = $(if $(wildcard $(1)/CMakeCache.txt),,$(if $(shell command -v ninja),-G Ninja,))
 
 .PHONY: all release debug sanitize deps test test-release test-sanitize demo bench format clean
 
@@ -13,16 +16,16 @@ deps:
 	@./scripts/install_deps.sh
 
 release: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) $(call GENERATOR,$(BUILD_DIR)) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 debug: deps
-	@cmake -S . -B $(DEBUG_DIR) -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(DEBUG_DIR) $(call GENERATOR,$(DEBUG_DIR)) -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(DEBUG_DIR) -j $(JOBS)
 
-# Debug (assertions on) at -O1 -g (CMakeLists.txt) under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Debug (assertions on) at -O1 -g1 (CMakeLists.txt) under AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize: deps
-	@cmake -S . -B $(SAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPREDLAKE_SANITIZE=ON -DPREDLAKE_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(SAN_DIR) $(call GENERATOR,$(SAN_DIR)) -DCMAKE_BUILD_TYPE=Debug -DPREDLAKE_SANITIZE=ON -DPREDLAKE_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SAN_DIR) -j $(JOBS)
 
 test-release: release

@@ -5,25 +5,13 @@
 #include "common/table_format.hpp"
 #include "common/time.hpp"
 #include "duck/duck.hpp"
+#include "ops/json_fields.hpp"
 
 namespace predlake::ops {
 
 namespace {
 
-std::optional<std::string> IsoOrNull(std::optional<int64_t> ms) {
-  if (!ms) return std::nullopt;
-  return FormatTime(*ms);
-}
-
 std::string TimeAndMs(int64_t ms) { return FormatTime(ms) + " (" + std::to_string(ms) + ")"; }
-
-nlohmann::ordered_json OptJson(std::optional<int64_t> v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
-nlohmann::ordered_json TimeJson(std::optional<int64_t> ms) {
-  return ms ? nlohmann::ordered_json(FormatTime(*ms)) : nlohmann::ordered_json(nullptr);
-}
 
 Result<std::optional<int64_t>> MetaInt(duck::Connection& conn, const std::string& key) {
   return conn.QueryInt(

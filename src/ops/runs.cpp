@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/time.hpp"
+#include "ops/json_fields.hpp"
 
 namespace predlake::ops {
 
@@ -19,25 +20,12 @@ std::string OptText(const duck::DataChunk& chunk, size_t col, size_t row) {
   return chunk.IsNull(col, row) ? "" : std::string(chunk.GetString(col, row));
 }
 
-std::optional<std::string> IsoOrNull(std::optional<int64_t> ms) {
-  if (!ms) return std::nullopt;
-  return FormatTime(*ms);
-}
-
 // Seconds with millisecond precision ("12.345s"): durations of runs are read by people.
 std::string FormatSeconds(int64_t ms) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%lld.%03llds", static_cast<long long>(ms / 1000),
                 static_cast<long long>(ms % 1000));
   return buf;
-}
-
-nlohmann::ordered_json OptJson(std::optional<int64_t> v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
-nlohmann::ordered_json TimeJson(std::optional<int64_t> ms) {
-  return ms ? nlohmann::ordered_json(FormatTime(*ms)) : nlohmann::ordered_json(nullptr);
 }
 
 // The recorded JSON text, or the text itself as a string when it does not parse (never lose it).

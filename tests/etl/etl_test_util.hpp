@@ -21,6 +21,7 @@
 namespace predlake::etl::testing {
 
 // The two hours of the reference fixtures.
+inline constexpr int64_t kMinute = 60'000;
 inline constexpr int64_t kFixtureStart = test_support::kFixtureStartMs;
 inline constexpr int64_t kFixtureEnd = test_support::kFixtureEndMs;
 

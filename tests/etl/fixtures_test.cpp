@@ -6,8 +6,6 @@
 namespace predlake::etl::testing {
 namespace {
 
-constexpr int64_t kMinute = 60'000;
-
 class FixtureEtl : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -40,8 +40,6 @@ int SimSeedCount() { return EnvInt("PREDLAKE_ETL_SIM_SEEDS", kSanitized ? 2 : 6)
 
 using test_support::Rng;
 
-constexpr int64_t kMinute = 60'000;
-
 // The observable state a failed run must not change.
 struct State {
   int64_t checkpoint = -1;
@@ -390,8 +388,13 @@ TEST_P(SimProperty, IncrementalEqualsRebuild) {
 INSTANTIATE_TEST_SUITE_P(Seeds, SimProperty, ::testing::Range(0, SimSeedCount()));
 
 // Every step of every job, failed on purpose, leaves the lake as it was; the rerun then succeeds
-// and matches a rebuild.
-TEST(EtlFailures, EveryStepOfEveryJobFailsCleanly) {
+// and matches a rebuild. One CTest entry per job, so that they run side by side.
+enum class FailingJob { kUpdate, kRebuild, kRollback, kRawDrop };
+
+class EtlFailures : public ::testing::TestWithParam<FailingJob> {};
+
+TEST_P(EtlFailures, EveryStepFailsCleanly) {
+  const FailingJob job = GetParam();
   TempLake dir("every_step");
   auto lake = dir.Open();
   ASSERT_TRUE(lake);
@@ -402,54 +405,67 @@ TEST(EtlFailures, EveryStepOfEveryJobFailsCleanly) {
   base.to_ms = kFixtureStart + 50 * kMinute;
   ASSERT_TRUE(Update(*lake, base).ok());
   const int64_t rollback_to = kFixtureStart + 20 * kMinute;
-  int injected = 0;
-  for (int job = 0; job < 4; ++job) {
-    std::vector<std::string> steps = JobStepNames(job == 0   ? Job::kUpdate
-                                                  : job == 1 ? Job::kRebuild
-                                                             : Job::kRollback);
-    if (job == 3) steps.push_back("delete_raw");
-    for (const std::string& step : steps) {
-      std::string fingerprint = Fingerprint(*lake);
-      State before = Observe(*lake);
-      UpdateOptions o = base;
-      o.faults.fail_at = step;
-      o.to_ms = kFixtureStart + 80 * kMinute;
-      Result<RunReport> r = Status::Internal("none");
-      if (job == 0) r = Update(*lake, o);
-      if (job == 1) r = Rebuild(*lake, o);
-      if (job == 2) r = Drop(*lake, rollback_to, o);
-      if (job == 3) r = RawDrop(*lake, rollback_to, o);
-      if (step == "drop_staging") {
-        // After the commit: the run succeeded and left its staging tables for the next run.
-        ASSERT_TRUE(r.ok()) << r.status().message();
-        EXPECT_GT(QueryInt(*lake,
-                           "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
-                           "'" +
-                               std::string(lake::kEtlStagingPrefix) + "%'"),
-                  0);
-        if (job == 3) FeedAll(*lake, kFixtureStart, kFixtureEnd);
-        ASSERT_TRUE(Drop(*lake, base.to_ms.value(), base).ok());
-        ASSERT_TRUE(Update(*lake, base).ok());
-        continue;
-      }
-      ASSERT_FALSE(r.ok()) << step << " job " << job;
-      ++injected;
-      EXPECT_EQ(r.status().code(), StatusCode::kInternal);
-      EXPECT_NE(r.status().message().find(step), std::string::npos) << r.status().message();
-      EXPECT_EQ(Observe(*lake), before) << step << " job " << job;
-      EXPECT_EQ(Fingerprint(*lake), fingerprint) << step << " job " << job;
-      EXPECT_EQ(QueryInt(*lake,
+  std::vector<std::string> steps = JobStepNames(job == FailingJob::kUpdate    ? Job::kUpdate
+                                                : job == FailingJob::kRebuild ? Job::kRebuild
+                                                                              : Job::kRollback);
+  if (job == FailingJob::kRawDrop) steps.push_back("delete_raw");
+  size_t injected = 0;
+  size_t after_commit = 0;
+  for (const std::string& step : steps) {
+    std::string fingerprint = Fingerprint(*lake);
+    State before = Observe(*lake);
+    UpdateOptions o = base;
+    o.faults.fail_at = step;
+    o.to_ms = kFixtureStart + 80 * kMinute;
+    Result<RunReport> r = Status::Internal("none");
+    switch (job) {
+      case FailingJob::kUpdate:
+        r = Update(*lake, o);
+        break;
+      case FailingJob::kRebuild:
+        r = Rebuild(*lake, o);
+        break;
+      case FailingJob::kRollback:
+        r = Drop(*lake, rollback_to, o);
+        break;
+      case FailingJob::kRawDrop:
+        r = RawDrop(*lake, rollback_to, o);
+        break;
+    }
+    if (step == "drop_staging") {
+      // After the commit: the run succeeded and left its staging tables for the next run.
+      ++after_commit;
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_GT(QueryInt(*lake,
                          "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
                          "'" +
                              std::string(lake::kEtlStagingPrefix) + "%'"),
                 0);
-      EXPECT_EQ(QueryInt(*lake,
-                         "SELECT status = 'failed' FROM predlake_runs ORDER BY run_id DESC "
-                         "LIMIT 1"),
-                1);
+      if (job == FailingJob::kRawDrop) FeedAll(*lake, kFixtureStart, kFixtureEnd);
+      ASSERT_TRUE(Drop(*lake, base.to_ms.value(), base).ok());
+      ASSERT_TRUE(Update(*lake, base).ok());
+      continue;
     }
+    ASSERT_FALSE(r.ok()) << step;
+    ++injected;
+    EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+    EXPECT_NE(r.status().message().find(step), std::string::npos) << r.status().message();
+    EXPECT_EQ(Observe(*lake), before) << step;
+    EXPECT_EQ(Fingerprint(*lake), fingerprint) << step;
+    EXPECT_EQ(QueryInt(*lake,
+                       "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
+                       "'" +
+                           std::string(lake::kEtlStagingPrefix) + "%'"),
+              0);
+    EXPECT_EQ(QueryInt(*lake,
+                       "SELECT status = 'failed' FROM predlake_runs ORDER BY run_id DESC "
+                       "LIMIT 1"),
+              1);
   }
-  EXPECT_GT(injected, 70);
+  // Every step but the one after the commit failed the run; the job has more than a handful.
+  EXPECT_EQ(after_commit, 1u);
+  EXPECT_EQ(injected, steps.size() - 1);
+  EXPECT_GT(injected, 10u);
   // After all that, an update to the end equals a rebuild.
   UpdateOptions o;
   o.faults = {};
@@ -458,6 +474,22 @@ TEST(EtlFailures, EveryStepOfEveryJobFailsCleanly) {
   ASSERT_TRUE(Rebuild(*lake, o).ok());
   EXPECT_EQ(DiffSnapshot(*lake, "end"), "");
 }
+INSTANTIATE_TEST_SUITE_P(Jobs, EtlFailures,
+                         ::testing::Values(FailingJob::kUpdate, FailingJob::kRebuild,
+                                           FailingJob::kRollback, FailingJob::kRawDrop),
+                         [](const ::testing::TestParamInfo<FailingJob>& info) {
+                           switch (info.param) {
+                             case FailingJob::kUpdate:
+                               return std::string("Update");
+                             case FailingJob::kRebuild:
+                               return std::string("Rebuild");
+                             case FailingJob::kRollback:
+                               return std::string("Rollback");
+                             case FailingJob::kRawDrop:
+                               return std::string("RawDrop");
+                           }
+                           return std::string("Unknown");
+                         });
 
 }  // namespace
 }  // namespace predlake::etl::testing

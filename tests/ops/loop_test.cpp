@@ -5,27 +5,12 @@
 #include <sstream>
 #include <vector>
 
+#include "support/fake_time.hpp"
+
 namespace predlake::ops {
 namespace {
 
-// Time that moves only when the loop sleeps or a fake run takes time; `on_sleep` lets a test act
-// during a wait (e.g. deliver a "signal").
-class FakeTime final : public Clock, public Sleeper {
- public:
-  int64_t NowMs() const override { return now_; }
-  void SleepMs(int64_t ms, const std::atomic<bool>*) override {
-    now_ += ms;
-    slept_ += ms;
-    if (on_sleep) on_sleep();
-  }
-  void Advance(int64_t ms) { now_ += ms; }
-  int64_t slept() const { return slept_; }
-  std::function<void()> on_sleep;
-
- private:
-  int64_t now_ = 1'721'952'000'000;
-  int64_t slept_ = 0;
-};
+using test_support::FakeTime;
 
 struct Harness {
   FakeTime time;

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "holder.hpp"
+#include "support/fake_time.hpp"
 #include "test_lake.hpp"
 
 namespace predlake::ops {
@@ -97,20 +98,7 @@ TEST(OpenForRead, ManyReadersAtOnce) {
   ASSERT_TRUE(b.ok()) << b.status().message();
 }
 
-// A clock that moves only when the sleeper sleeps.
-class FakeTime final : public Clock, public Sleeper {
- public:
-  int64_t NowMs() const override { return now_; }
-  void SleepMs(int64_t ms, const std::atomic<bool>*) override {
-    now_ += ms;
-    ++sleeps_;
-  }
-  int sleeps() const { return sleeps_; }
-
- private:
-  int64_t now_ = 1000;
-  int sleeps_ = 0;
-};
+using test_support::FakeTime;
 
 TEST(OpenWithRetry, NonBusyErrorsAreNotRetried) {
   FakeTime time;

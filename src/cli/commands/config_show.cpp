@@ -3,11 +3,11 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct ConfigShowOptions {
   std::string format = "table";
 };
 
-Status Show(Context& ctx, const Options& o) {
+Status Show(Context& ctx, const ConfigShowOptions& o) {
   ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
   ResultSet rs;
   rs.columns = {"key", "value", "origin"};
@@ -31,7 +31,7 @@ Status Show(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn ConfigShowCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ConfigShowOptions>();
   args.Format(&o->format, {"table", "csv", "json"});
   return [o](Context& ctx) { return Show(ctx, *o); };
 }

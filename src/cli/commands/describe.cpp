@@ -8,11 +8,11 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct DescribeOptions {
   std::string format = "text";
 };
 
-Status Describe(Context& ctx, const Options& o) {
+Status Describe(Context& ctx, const DescribeOptions& o) {
   std::unique_ptr<lake::Lake> lake;
   std::error_code ec;
   if (!std::filesystem::exists(ctx.LakePath(), ec)) {
@@ -35,7 +35,7 @@ Status Describe(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn DescribeCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<DescribeOptions>();
   args.Format(&o->format, {"text", "json"});
   return [o](Context& ctx) { return Describe(ctx, *o); };
 }

@@ -6,7 +6,7 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct EtlJobsOptions {
   std::string to;    // window jobs; empty: lake_ss.fin_timestr
   std::string from;  // rollback jobs
 };
@@ -15,7 +15,7 @@ bool IsRollback(jobs::EtlJob job) {
   return job == jobs::EtlJob::kDrop || job == jobs::EtlJob::kRawDrop;
 }
 
-Status RunJob(Context& ctx, jobs::EtlJob job, const Options& o) {
+Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
   jobs::EtlRequest request;
   request.job = job;
   if (IsRollback(job)) {
@@ -42,7 +42,7 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const Options& o) {
 
 // Declares the job's one option (--to for a window, --from for a rollback) with `help`.
 RunFn Declare(OptionSet& args, jobs::EtlJob job, std::string help) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<EtlJobsOptions>();
   if (IsRollback(job)) {
     args.Time("--from", &o->from, std::move(help)).Required();
   } else {

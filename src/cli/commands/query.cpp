@@ -6,12 +6,12 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct QueryOptions {
   std::string sql;
   std::string format = "table";
 };
 
-Status Query(Context& ctx, const Options& o) {
+Status Query(Context& ctx, const QueryOptions& o) {
   ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
   ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   ASSIGN_OR_RETURN(ResultSet rs, ops::RunReadOnlyQuery(lake->conn(), o.sql));
@@ -22,7 +22,7 @@ Status Query(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn QueryCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<QueryOptions>();
   args.Positional("SQL", &o->sql, "the statement (SELECT, SHOW, DESCRIBE, EXPLAIN, ...)")
       .Required();
   args.Format(&o->format, {"table", "csv", "json"});

@@ -5,13 +5,13 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct RawImportOptions {
   std::vector<std::string> paths;
   std::string from;
   std::string to;
 };
 
-Status RawImport(Context& ctx, const Options& o) {
+Status RawImport(Context& ctx, const RawImportOptions& o) {
   raw::ImportOptions options;
   options.paths = o.paths;
   if (!o.from.empty()) {
@@ -46,7 +46,7 @@ Status RawImport(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn RawImportCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<RawImportOptions>();
   args.Positionals("PATH", &o->paths,
                    "lake_data folders (<table>/*.csv, <table>.csv, <table>_*.csv) or CSV files")
       .Required();

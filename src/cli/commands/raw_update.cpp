@@ -6,11 +6,11 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct RawUpdateOptions {
   std::string to;  // empty: lake_ss.fin_timestr
 };
 
-Status RawUpdate(Context& ctx, const Options& o) {
+Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   int64_t end_ms = 0;
   if (o.to.empty()) {
     ASSIGN_OR_RETURN(end_ms, ctx.FinMs());
@@ -59,7 +59,7 @@ Status RawUpdate(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn RawUpdateCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<RawUpdateOptions>();
   args.Time("--to", &o->to,
             "end of the window (default lake_ss.fin_timestr; capped at the indexed head)");
   return [o](Context& ctx) { return RawUpdate(ctx, *o); };

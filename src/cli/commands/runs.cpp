@@ -6,12 +6,12 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct RunsOptions {
   int64_t limit = 20;
   std::string format = "table";
 };
 
-Status Runs(Context& ctx, const Options& o) {
+Status Runs(Context& ctx, const RunsOptions& o) {
   ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
   ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   ASSIGN_OR_RETURN(auto runs, ops::ListRuns(lake->conn(), o.limit));
@@ -26,7 +26,7 @@ Status Runs(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn RunsCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<RunsOptions>();
   args.Integer("--limit", &o->limit, "show the newest N runs (0: all)").TypeName("N").Range(0);
   args.Format(&o->format, {"table", "csv", "json"});
   return [o](Context& ctx) { return Runs(ctx, *o); };

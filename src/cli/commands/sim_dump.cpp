@@ -4,12 +4,12 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct SimDumpOptions {
   std::string table;
   std::string to = "now";
 };
 
-Status DumpTable(Context& ctx, const Options& o) {
+Status DumpTable(Context& ctx, const SimDumpOptions& o) {
   ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
   ASSIGN_OR_RETURN(std::shared_ptr<const sim::Engine> engine,
                    sim::Engine::Create(ctx.config().sim, ctx.now_ms()));
@@ -19,7 +19,7 @@ Status DumpTable(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn SimDumpCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<SimDumpOptions>();
   args.Positional("TABLE", &o->table,
                   "pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots")
       .Required();

@@ -8,11 +8,11 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct SimServeOptions {
   int64_t port = 0;
 };
 
-Status Serve(Context& ctx, const Options& o) {
+Status Serve(Context& ctx, const SimServeOptions& o) {
   // With a wall-clock now the indexed head keeps moving while the server runs; a pinned now stays
   // put.
   std::shared_ptr<const Clock> live;
@@ -43,7 +43,7 @@ Status Serve(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn SimServeCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<SimServeOptions>();
   args.Integer("--port", &o->port, "TCP port; 0 picks a free one").Range(0, 65535);
   return [o](Context& ctx) { return Serve(ctx, *o); };
 }

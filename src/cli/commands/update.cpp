@@ -6,7 +6,7 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct UpdateOptions {
   std::string to;     // empty: lake_ss.fin_timestr
   std::string every;  // empty: run once
 };
@@ -27,7 +27,7 @@ void PrintEtl(Context& ctx, const jobs::UpdateReport& r) {
   ctx.log().Info(r.etl.message, {{"run", std::to_string(r.etl.run_id)}});
 }
 
-Status Update(Context& ctx, const Options& o) {
+Status Update(Context& ctx, const UpdateOptions& o) {
   int64_t every_ms = 0;
   if (!o.every.empty()) {
     // Bad options are usage errors before anything is opened, not a failing loop.
@@ -74,7 +74,7 @@ Status Update(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn UpdateCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<UpdateOptions>();
   args.Time("--to", &o->to,
             "end of the window (default lake_ss.fin_timestr; capped at the indexed head and the "
             "frontier)");

@@ -6,11 +6,11 @@
 namespace predlake::cli {
 namespace {
 
-struct Options {
+struct ValidateOptions {
   std::string format = "text";
 };
 
-Status Validate(Context& ctx, const Options& o) {
+Status Validate(Context& ctx, const ValidateOptions& o) {
   ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
   ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake));
   if (o.format == "json") {
@@ -29,7 +29,7 @@ Status Validate(Context& ctx, const Options& o) {
 }  // namespace
 
 RunFn ValidateCommand(OptionSet& args) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ValidateOptions>();
   args.Format(&o->format, {"text", "json"});
   return [o](Context& ctx) { return Validate(ctx, *o); };
 }
