@@ -297,12 +297,26 @@ CLI::Validator IntegerRange(int64_t lo, int64_t hi) {
           return "expected an integer, got '" + text + "'";
         }
         if (ec == std::errc::result_out_of_range || v < lo || v > hi) {
-          if (hi == kMax) return text + " is below the minimum " + std::to_string(lo);
+          if (hi == kMax && ec != std::errc::result_out_of_range) {
+            return text + " is below the minimum " + std::to_string(lo);
+          }
+          if (hi == kMax)
+            return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                   "]";
           return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
         }
         return "";
       },
       desc);
+}
+
+// An option's value, when given, must not be empty: `--to ''` is a mistake, not "the default".
+CLI::Validator NonEmpty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "expected a value, got ''" : "";
+      },
+      "");
 }
 
 // Declares the command's options on its CLI11 app. Targets stay owned by the command's RunFn.
@@ -330,6 +344,7 @@ void AddOptions(const OptionSet& options, CLI::App& app) {
     }
     if (!d.type_name.empty()) opt->type_name(d.type_name);
     if (d.kind == Kind::kFormat) opt->check(CLI::IsMember(d.choices));
+    if (d.kind == Kind::kText || d.kind == Kind::kTime) opt->check(NonEmpty());
     if (d.kind == Kind::kFormat || d.kind == Kind::kInteger) opt->capture_default_str();
     if (d.required) opt->required();
   }
