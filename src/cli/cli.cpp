@@ -236,6 +236,10 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
     std::error_code ec;
     if (config_explicit || std::filesystem::exists(g.config_path, ec)) {
       ASSIGN_OR_RETURN(init.config, config::LoadConfig(g.config_path));
+      // Printed at once, before anything else can fail (a typo may be why it does).
+      Result<LogFormat> format = ParseLogFormat(g.log_format);
+      Logger warn_log(*io.err, format.ok() ? *format : LogFormat::kText, g.quiet);
+      for (const std::string& warning : init.config.warnings) warn_log.Warn(warning);
     }
   }
 
@@ -246,9 +250,8 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
     init.network = init.config.lake.network;
     init.network_origin = config::OriginOf(init.config, "lake_ss.network");
   }
-  if (!config::IsKnownNetwork(init.network)) {
-    return Status::Usage("unknown network '" + init.network +
-                         "' (known: " + config::KnownNetworks() + ")");
+  if (!config::IsUsableNetwork(init.config, init.network)) {
+    return Status::Usage(config::UnknownNetworkMessage(init.network));
   }
 
   const int64_t wall_ms = io.clock->NowMs();
