@@ -105,8 +105,8 @@ std::string StripTrailing(std::string_view sql) {
 }
 
 // Statements that act on files while DuckDB merely binds them (EXPORT DATABASE creates its folder,
-// IMPORT DATABASE reads the statements of one while being parsed) or whose binding would fail on the seal with a
-// misleading message (COPY), refused on their first word, before binding.
+// IMPORT DATABASE reads the statements of one while being parsed) or whose binding would fail on
+// the seal with a misleading message (COPY), refused on their first word, before binding.
 Status RefuseActingAtBind(std::string_view sql) {
   size_t i = SkipBlank(sql, 0);
   for (std::string_view word : {"EXPORT", "IMPORT", "COPY"}) {
