@@ -236,6 +236,10 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
     std::error_code ec;
     if (config_explicit || std::filesystem::exists(g.config_path, ec)) {
       ASSIGN_OR_RETURN(init.config, config::LoadConfig(g.config_path));
+      // Printed at once, before anything else can fail (a typo may be why it does).
+      Result<LogFormat> format = ParseLogFormat(g.log_format);
+      Logger warn_log(*io.err, format.ok() ? *format : LogFormat::kText, g.quiet);
+      for (const std::string& warning : init.config.warnings) warn_log.Warn(warning);
     }
   }
 
@@ -246,9 +250,8 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
     init.network = init.config.lake.network;
     init.network_origin = config::OriginOf(init.config, "lake_ss.network");
   }
-  if (!config::IsKnownNetwork(init.network)) {
-    return Status::Usage("unknown network '" + init.network +
-                         "' (known: " + config::KnownNetworks() + ")");
+  if (!config::IsUsableNetwork(init.config, init.network)) {
+    return Status::Usage(config::UnknownNetworkMessage(init.network));
   }
 
   const int64_t wall_ms = io.clock->NowMs();
@@ -297,12 +300,26 @@ CLI::Validator IntegerRange(int64_t lo, int64_t hi) {
           return "expected an integer, got '" + text + "'";
         }
         if (ec == std::errc::result_out_of_range || v < lo || v > hi) {
-          if (hi == kMax) return text + " is below the minimum " + std::to_string(lo);
+          if (hi == kMax && ec != std::errc::result_out_of_range) {
+            return text + " is below the minimum " + std::to_string(lo);
+          }
+          if (hi == kMax)
+            return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                   "]";
           return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
         }
         return "";
       },
       desc);
+}
+
+// An option's value, when given, must not be empty: `--to ''` is a mistake, not "the default".
+CLI::Validator NonEmpty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "expected a value, got ''" : "";
+      },
+      "");
 }
 
 // Declares the command's options on its CLI11 app. Targets stay owned by the command's RunFn.
@@ -330,6 +347,7 @@ void AddOptions(const OptionSet& options, CLI::App& app) {
     }
     if (!d.type_name.empty()) opt->type_name(d.type_name);
     if (d.kind == Kind::kFormat) opt->check(CLI::IsMember(d.choices));
+    if (d.kind == Kind::kText || d.kind == Kind::kTime) opt->check(NonEmpty());
     if (d.kind == Kind::kFormat || d.kind == Kind::kInteger) opt->capture_default_str();
     if (d.required) opt->required();
   }

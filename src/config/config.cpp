@@ -106,6 +106,10 @@ const Row kRows[] = {
     {"sim_ss.test_n", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"sim_ss.tradetype", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"sim_ss.use_own_model", ValueKind::kIgnored, {}, "pdr-backend's"},
+    {"sim_ss.*",
+     ValueKind::kIgnored,
+     {},
+     "pdr-backend's other simulation keys, of any version (`do_plot`, `final_img_filebase`, ...)"},
 };
 
 constexpr std::string_view kNetworkSegment = "<network>";
@@ -137,7 +141,7 @@ bool IsSection(const std::string& pattern) {
 
 // The keys of a section a file may set, for "unknown key" messages: each row's next segment after
 // the section, once, in table order (a subsection counts as one key; ignored rows do not count).
-std::string KnownKeys(const std::string& pattern) {
+std::vector<std::string> KnownKeyList(const std::string& pattern) {
   std::vector<std::string> names;
   for (const Row& row : kRows) {
     std::string_view key = row.key;
@@ -146,7 +150,48 @@ std::string KnownKeys(const std::string& pattern) {
     std::string name(rest.substr(0, rest.find('.')));
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  return Join(names);
+  return names;
+}
+
+// KnownKeyList without placeholders (<network>): the names a file can spell.
+std::vector<std::string> SpelledKeyList(const std::string& pattern) {
+  std::vector<std::string> names = KnownKeyList(pattern);
+  std::erase_if(names, [](const std::string& n) { return n.find('<') != std::string::npos; });
+  return names;
+}
+
+std::string KnownKeys(const std::string& pattern) { return Join(KnownKeyList(pattern)); }
+
+// The sections predlake reads: each row's first segment, once.
+std::vector<std::string> SectionNames() {
+  std::vector<std::string> names;
+  for (const Row& row : kRows) {
+    std::string_view key = row.key;
+    std::string name(key.substr(0, key.find('.')));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+std::string Normalised(const std::string& word) {
+  std::string out = word;
+  for (char& c : out) {
+    c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
 }
 
 // The dotted key of a row with <network> replaced by the network's name.
@@ -197,7 +242,7 @@ std::string TypeOf(const Row& row) {
     case ValueKind::kTime:
       return "time";
     case ValueKind::kNetwork:
-      return "network: " + KnownNetworks();
+      return "network: " + KnownNetworks() + ", or one with a subgraph_url";
     case ValueKind::kUrl:
       return "http(s) URL";
     case ValueKind::kDuration:
@@ -265,8 +310,20 @@ class Reader {
         RETURN_IF_ERROR(Section(v, any_network, child_name, key));
         continue;
       }
-      if (pattern.empty() || FindRow(pattern + ".*")) continue;
-      return Error(k.Mark(), fmt::format("unknown key '{}' in {} (known: {})", key, name,
+      if (pattern.empty() || FindRow(pattern + ".*")) {
+        // Ignored, as pdr-backend's own keys are; but a near miss of ours is most likely a typo.
+        std::string near =
+            DidYouMean(key, pattern.empty() ? SectionNames() : SpelledKeyList(pattern));
+        if (!near.empty()) {
+          cfg_.warnings.push_back(fmt::format("{}:{}: '{}' is ignored; did you mean '{}'?", file_,
+                                              k.Mark().is_null() ? 1 : k.Mark().line + 1,
+                                              child_name, near));
+        }
+        continue;
+      }
+      std::string near = DidYouMean(key, SpelledKeyList(pattern));
+      return Error(k.Mark(), fmt::format("unknown key '{}' in {} ({}known: {})", key, name,
+                                         near.empty() ? "" : "did you mean '" + near + "'? ",
                                          KnownKeys(pattern)));
     }
     return Status::Ok();
@@ -298,10 +355,8 @@ class Reader {
           Result<int64_t> t = ParseTime(text, kSyntaxCheckNowMs);
           if (!t.ok()) return ValueError(node, key, t.status().message());
         }
-        if (row.kind == ValueKind::kNetwork && !IsKnownNetwork(text)) {
-          return ValueError(node, key,
-                            fmt::format("unknown network '{}' (known: {})", text, KnownNetworks()));
-        }
+        // Any other network is checked once the whole file is read (its web3_pp section may
+        // come later): see LoadConfig.
         *std::get<std::string* (*)(Config&)>(row.field)(cfg_) = text;
         break;
       }
@@ -466,6 +521,33 @@ bool IsKnownNetwork(const std::string& name) {
   return std::find(std::begin(kNetworks), std::end(kNetworks), name) != std::end(kNetworks);
 }
 
+bool IsUsableNetwork(const Config& cfg, const std::string& name) {
+  return IsKnownNetwork(name) || cfg.web3.subgraph_urls.count(name) > 0;
+}
+
+std::string UnknownNetworkMessage(const std::string& name) {
+  return fmt::format(
+      "unknown network '{}' (known: {}; another network needs web3_pp.{}.subgraph_url)", name,
+      KnownNetworks(), name);
+}
+
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string w = Normalised(word);
+  std::string best;
+  size_t best_distance = 3;
+  for (const std::string& c : candidates) {
+    if (c == word) return "";
+    size_t d = EditDistance(w, Normalised(c));
+    // Short words are near everything: at most one edit for them.
+    const size_t limit = std::min<size_t>(2, std::max<size_t>(1, c.size() / 4));
+    if (d <= limit && d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
 std::string KnownNetworks() {
   std::string out;
   for (const char* n : kNetworks) out += (out.empty() ? "" : ", ") + std::string(n);
@@ -531,6 +613,11 @@ Result<Config> LoadConfig(const std::string& path) {
     if (root.IsNull()) return cfg;
     if (!root.IsMap()) return r.Error(root.Mark(), "expected a mapping of sections (lake_ss: ...)");
     RETURN_IF_ERROR(r.Section(root, "", "", ""));
+    if (!IsUsableNetwork(cfg, cfg.lake.network)) {
+      Origin origin = OriginOf(cfg, "lake_ss.network");
+      return Status::Config(fmt::format("{}: lake_ss.network: {}", origin.Describe(),
+                                        UnknownNetworkMessage(cfg.lake.network)));
+    }
   } catch (const YAML::Exception& e) {
     int line = e.mark.is_null() ? 1 : e.mark.line + 1;
     return Status::Config(fmt::format("{}:{}: malformed YAML: {}", path, line, e.msg));

@@ -76,13 +76,17 @@ struct Config {
   SimConfig sim;
   Web3Config web3;
   std::map<std::string, Origin> origins;  // dotted key ("lake_ss.lake_dir") -> origin
+  // "FILE:LINE: 'lake-ss' is ignored; did you mean 'lake_ss'?" for every ignored section or key
+  // that is a near miss (edit distance up to 2, '-' read as '_') of one predlake reads; the CLI
+  // prints them as warnings.
+  std::vector<std::string> warnings;
 };
 
 // How a key's value is written in the file, checked and stored.
 enum class ValueKind {
   kString,       // a non-empty string
   kTime,         // a time string: syntax checked at load, resolved later against the command's now
-  kNetwork,      // one of KnownNetworks()
+  kNetwork,      // one of KnownNetworks(), or a name with web3_pp.<name>.subgraph_url
   kUrl,          // an http:// or https:// URL
   kDuration,     // 500ms, 30s, 5m, 2h, 1d
   kInteger,      // an integer in the key's [min, max]
@@ -110,6 +114,10 @@ struct KeyInfo {
 // the sections predlake reads; any other top-level section is ignored. Built once; thread-safe.
 const std::vector<KeyInfo>& Keys();
 
+// The closest of `candidates` to `word` when it is a near miss (edit distance 1 or 2 after
+// lowercasing and reading '-' as '_', and not equal), else "". The one did-you-mean of the CLI.
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates);
+
 // Reads `path`. A missing or unreadable file, malformed YAML, an unknown key inside lake_ss /
 // sim_ss / web3_pp.<network>, or a value of the wrong type or range gives a kConfig status with
 // "path:line: ..." (an unknown key's message lists the section's known keys). Time strings are
@@ -119,6 +127,11 @@ Result<Config> LoadConfig(const std::string& path);
 
 // The networks predlake knows: sim, sapphire-mainnet, sapphire-testnet.
 bool IsKnownNetwork(const std::string& name);
+// A network a command can work on: a known one, or any other name (development, barge-*, ...)
+// whose web3_pp.<name>.subgraph_url is set (a local subgraph).
+bool IsUsableNetwork(const Config& cfg, const std::string& name);
+// "unknown network 'NAME' (known: ...; another network needs web3_pp.NAME.subgraph_url)".
+std::string UnknownNetworkMessage(const std::string& name);
 // "sim, sapphire-mainnet, sapphire-testnet", for error messages.
 std::string KnownNetworks();
 

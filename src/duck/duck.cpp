@@ -175,6 +175,13 @@ Result<Database> Database::Open(const std::string& path, const Options& options)
   if (options.read_only) ok = ok && set("access_mode", "READ_ONLY");
   if (options.threads > 0) ok = ok && set("threads", std::to_string(options.threads));
   if (!options.memory_limit.empty()) ok = ok && set("memory_limit", options.memory_limit);
+  ok = ok && set("autoinstall_known_extensions", "false") &&
+       set("autoload_known_extensions", "false");
+  const bool sealed = options.reach != Reach::kFull;
+  if (sealed) {
+    ok = ok && set("allow_community_extensions", "false") &&
+         set("allow_unsigned_extensions", "false");
+  }
   if (!ok) {
     return Translate("duckdb", "bad database option", DUCKDB_ERROR_SETTINGS, StatusCode::kInternal);
   }
@@ -187,7 +194,18 @@ Result<Database> Database::Open(const std::string& path, const Options& options)
     if (error) duckdb_free(error);
     return st;
   }
-  return Database(db);
+  Database database(db);
+  if (sealed) {
+    // Set here rather than in the config: an empty temp_directory (no spilling, so no folder
+    // beside the file) is refused there and once external access is off, and
+    // lock_configuration must come last.
+    ASSIGN_OR_RETURN(Connection conn, database.Connect());
+    std::string seal = "SET temp_directory = ''; ";
+    if (options.reach == Reach::kSealed) seal += "SET enable_external_access = false; ";
+    seal += "SET lock_configuration = true";
+    RETURN_IF_ERROR(conn.Execute(seal, "seal the database"));
+  }
+  return database;
 }
 
 Result<Connection> Database::Connect() {
@@ -317,7 +335,8 @@ std::optional<std::string> DataChunk::GetText(size_t col, size_t row) const {
 
 // ---- QueryResult
 
-QueryResult::QueryResult(internal::ResultHandle result) : result_(std::move(result)) {
+QueryResult::QueryResult(internal::ResultHandle result, std::string step)
+    : result_(std::move(result)), step_(std::move(step)) {
   duckdb_result* r = &result_.Get()->result;
   size_t columns = duckdb_column_count(r);
   for (size_t c = 0; c < columns; ++c) {
@@ -343,6 +362,13 @@ std::optional<DataChunk> QueryResult::NextChunk() {
   duckdb_data_chunk chunk = duckdb_fetch_chunk(result_.Get()->result);
   if (chunk == nullptr) return std::nullopt;
   return DataChunk(chunk, types_.data(), scales_.data(), physical_.data());
+}
+
+Status QueryResult::error() const {
+  duckdb_result* r = &result_.Get()->result;
+  const char* message = duckdb_result_error(r);
+  if (message == nullptr || *message == '\0') return Status::Ok();
+  return Translate(step_, message, duckdb_result_error_type(r));
 }
 
 std::vector<std::vector<std::optional<std::string>>> QueryResult::ToText() {
@@ -394,7 +420,7 @@ Result<QueryResult> Prepared::Execute() {
   if (duckdb_execute_prepared(stmt_.Get(), &holder.Get()->result) == DuckDBError) {
     return TranslateResult(step_, holder.Get()->result);
   }
-  return QueryResult(std::move(holder));
+  return QueryResult(std::move(holder), step_);
 }
 
 // ---- Appender
@@ -432,7 +458,39 @@ Result<QueryResult> Connection::Query(std::string_view sql, std::string_view ste
   if (duckdb_query(conn_.Get(), text.c_str(), &holder.Get()->result) == DuckDBError) {
     return TranslateResult(step, holder.Get()->result);
   }
-  return QueryResult(std::move(holder));
+  return QueryResult(std::move(holder), std::string(step));
+}
+
+namespace {
+void DestroyPending(_duckdb_pending_result* pending) noexcept { duckdb_destroy_pending(&pending); }
+using PendingHandle = Handle<_duckdb_pending_result, &DestroyPending>;
+}  // namespace
+
+Result<QueryResult> Connection::QueryStreaming(std::string_view sql, std::string_view step) {
+  ASSIGN_OR_RETURN(Prepared prepared, Prepare(sql, step));
+  duckdb_pending_result raw = nullptr;
+  const duckdb_state state = duckdb_pending_prepared_streaming(prepared.stmt_.Get(), &raw);
+  PendingHandle pending(raw);  // destroyed even when the call failed, as DuckDB asks
+  if (state == DuckDBError) {
+    return Translate(step, duckdb_pending_error(raw), DUCKDB_ERROR_INVALID);
+  }
+  internal::ResultHandle holder(new ResultHolder());
+  if (duckdb_execute_pending(pending.Get(), &holder.Get()->result) == DuckDBError) {
+    return TranslateResult(step, holder.Get()->result);
+  }
+  return QueryResult(std::move(holder), std::string(step));
+}
+
+Result<size_t> Connection::CountStatements(std::string_view sql, std::string_view step) {
+  std::string text(sql);
+  duckdb_extracted_statements raw_extracted = nullptr;
+  idx_t count = duckdb_extract_statements(conn_.Get(), text.c_str(), &raw_extracted);
+  ExtractedHandle extracted(raw_extracted);
+  if (count == 0) {
+    const char* err = duckdb_extract_statements_error(extracted.Get());
+    if (err) return Translate(step, err, DUCKDB_ERROR_PARSER);
+  }
+  return static_cast<size_t>(count);
 }
 
 Status Connection::Execute(std::string_view sql, std::string_view step) {

@@ -105,10 +105,25 @@ enum class Type {
   kOther,
 };
 
+// What a database may reach beyond its own file. Every database is opened with extension
+// autoloading and autoinstalling off (predlake needs no extension that is not built in, and never a
+// download).
+enum class Reach {
+  kFull,  // files, ATTACH, COPY: whatever the statement asks for
+  // Sealed: enable_external_access=false (no file but the database itself, no ATTACH, COPY, EXPORT,
+  // INSTALL or LOAD; nothing created), community extensions off, no spilling to a temp directory,
+  // and the configuration locked so that no statement can undo any of it.
+  kSealed,
+  // kSealed, except that any file may be read (enable_external_access stays on; whatever could
+  // create a file must be refused by the caller before it is even bound, see ops::CheckReadOnly).
+  kSealedReadFiles,
+};
+
 struct Options {
   bool read_only = false;
   int threads = 0;           // 0: DuckDB's default
   std::string memory_limit;  // "" : DuckDB's default
+  Reach reach = Reach::kFull;
 };
 
 class Connection;
@@ -166,8 +181,11 @@ class QueryResult {
   // Rows inserted, updated or deleted by the statement.
   int64_t rows_changed() const;
 
-  // The next chunk, or nullopt when the result is exhausted.
+  // The next chunk, or nullopt when the result is exhausted (or, for a streaming result, failed).
   std::optional<DataChunk> NextChunk();
+  // After NextChunk() returned nullopt: OK when the result was exhausted, else the error that ended
+  // a streaming result (kCancelled when interrupted), with the step it was made for as context.
+  Status error() const;
 
   // Convenience for small results: every row as text (NULL = nullopt).
   std::vector<std::vector<std::optional<std::string>>> ToText();
@@ -175,8 +193,9 @@ class QueryResult {
  private:
   friend class Connection;
   friend class Prepared;
-  explicit QueryResult(internal::ResultHandle result);
+  QueryResult(internal::ResultHandle result, std::string step);
   internal::ResultHandle result_;
+  std::string step_;
   std::vector<std::string> names_;
   std::vector<Type> types_;
   std::vector<int> scales_;
@@ -246,6 +265,14 @@ class Connection {
   Status Execute(std::string_view sql, std::string_view step);
   // Runs one statement and returns its result.
   Result<QueryResult> Query(std::string_view sql, std::string_view step);
+  // Runs one statement and returns a streaming result: NextChunk() produces the rows as the query
+  // makes them, so that memory does not grow with the result. Nothing else may run on this
+  // connection until the result is destroyed. Errors as Query (an error while streaming ends the
+  // result early: see QueryResult::error()).
+  Result<QueryResult> QueryStreaming(std::string_view sql, std::string_view step);
+  // How many statements `sql` holds, parsed only (nothing is bound, so nothing can touch a file).
+  // A syntax error is kData "step: DuckDB message".
+  Result<size_t> CountStatements(std::string_view sql, std::string_view step);
   // A single BIGINT (or NULL -> nullopt) from the first column of the first row.
   Result<std::optional<int64_t>> QueryInt(std::string_view sql, std::string_view step);
   Result<Prepared> Prepare(std::string_view sql, std::string_view step);

@@ -42,6 +42,8 @@ struct OpenOptions {
   std::string command;  // recorded in the lock file so that a second writer can name the holder
   const Clock* clock = nullptr;  // for ledger times; nullptr = the system clock
   int threads = 0;               // DuckDB worker threads; 0 = default
+  // What the database may reach beyond its file (duck::Reach); kRead only for anything but kFull.
+  duck::Reach reach = duck::Reach::kFull;
 };
 
 // What one run did to one table: the one per-table count record of the code base (the ledger's

@@ -42,6 +42,14 @@ Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
   return OpenWithRetry(lake_dir, options, retry);
 }
 
+Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool read_files,
+                                               const RetryOptions& retry) {
+  lake::OpenOptions options;
+  options.mode = lake::Mode::kRead;
+  options.reach = read_files ? duck::Reach::kSealedReadFiles : duck::Reach::kSealed;
+  return OpenWithRetry(lake_dir, options, retry);
+}
+
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const std::string& command, const Clock* clock,
                                                  const RetryOptions& retry) {

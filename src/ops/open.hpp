@@ -45,6 +45,11 @@ RetryOptions BusyRetry(Logger& log);
 Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
                                                 const RetryOptions& retry = {});
 
+// OpenForRead, sealed (duck::Reach::kSealed, or kSealedReadFiles when `read_files`): what `query`
+// uses, so that a statement reaches no network, extension, or file outside the lake.
+Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool read_files,
+                                               const RetryOptions& retry = {});
+
 // OpenWithRetry in Mode::kWrite, the lock file naming `command`, ledger times from `clock`
 // (nullptr: the system clock): what every writing command uses.
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "raw/csv.hpp"
 #include "raw/store.hpp"
@@ -33,6 +36,80 @@ std::string RawTableChoice() {
   std::string list = lake::RawTableList();
   const size_t last = list.rfind(", ");
   return list.substr(0, last) + " or " + list.substr(last + 2);
+}
+
+// A DuckDB database file (pdr-backend's lake_data/duckdb.db): its header holds "DUCK" at byte 8.
+bool IsDuckDbFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  char header[12] = {};
+  const size_t n = std::fread(header, 1, sizeof(header), f);
+  std::fclose(f);
+  return n == sizeof(header) && std::string_view(header + 8, 4) == "DUCK";
+}
+
+// Opens a pdr-backend database read-only and sealed (it reads nothing but that file).
+Result<std::pair<duck::Database, duck::Connection>> OpenSource(const std::string& path) {
+  duck::Options options;
+  options.read_only = true;
+  options.reach = duck::Reach::kSealed;
+  auto db = duck::Database::Open(path, options);
+  if (!db.ok()) {
+    if (db.status().code() == StatusCode::kBusy) {
+      return Status::Busy(path + ": another process writes to this database; stop it first");
+    }
+    return Status::Data(path + ": cannot open as a DuckDB database: " + db.status().message());
+  }
+  ASSIGN_OR_RETURN(duck::Connection conn, db->Connect());
+  return std::make_pair(std::move(db).value(), std::move(conn));
+}
+
+// The raw tables a pdr-backend database holds (pdr-backend names its tables as we do).
+Result<std::vector<const TableDef*>> TablesInDatabase(const std::string& path) {
+  ASSIGN_OR_RETURN(auto source, OpenSource(path));
+  ASSIGN_OR_RETURN(auto rs, source.second.Query("SELECT table_name FROM duckdb_tables() WHERE "
+                                                "database_name = current_database() AND "
+                                                "schema_name = 'main'",
+                                                path + ": list tables"));
+  std::set<std::string> names;
+  for (const auto& row : rs.ToText()) names.insert(Lower(row[0].value_or("")));
+  std::vector<const TableDef*> out;
+  for (const TableDef& t : RawTables()) {
+    if (names.count(std::string(t.name)) > 0) out.push_back(&t);
+  }
+  return out;
+}
+
+// Plain decimal text for a number DuckDB printed in exponent form (a DOUBLE's 1e-05): the
+// same text a CSV export holds, so that both paths store the same decimal.
+std::string PlainDecimal(const std::string& text) {
+  const size_t e = text.find_first_of("eE");
+  if (e == std::string::npos) return text;
+  std::string mantissa = text.substr(0, e);
+  int exponent = 0;
+  auto [ptr, ec] = std::from_chars(text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0),
+                                   text.data() + text.size(), exponent);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return text;
+  const bool negative = !mantissa.empty() && mantissa[0] == '-';
+  if (negative) mantissa.erase(0, 1);
+  size_t point = mantissa.find('.');
+  std::string digits = mantissa;
+  int int_digits = static_cast<int>(mantissa.size());
+  if (point != std::string::npos) {
+    digits.erase(point, 1);
+    int_digits = static_cast<int>(point);
+  }
+  int_digits += exponent;
+  std::string out;
+  if (int_digits <= 0) {
+    out = "0." + std::string(static_cast<size_t>(-int_digits), '0') + digits;
+  } else if (static_cast<size_t>(int_digits) >= digits.size()) {
+    out = digits + std::string(static_cast<size_t>(int_digits) - digits.size(), '0');
+  } else {
+    out = digits.substr(0, static_cast<size_t>(int_digits)) + "." +
+          digits.substr(static_cast<size_t>(int_digits));
+  }
+  return negative ? "-" + out : out;
 }
 
 // The table a file name names: <table>.csv or <table>_*.csv.
@@ -85,12 +162,15 @@ using FileSets = std::map<size_t, std::vector<std::string>>;  // RawTables() ind
 
 size_t IndexOf(const TableDef* t) { return static_cast<size_t>(t - RawTables().data()); }
 
-Status Discover(const std::vector<std::string>& paths, FileSets& out) {
+// `databases` receives the paths that are DuckDB databases (read by table, not as CSV).
+Status Discover(const std::vector<std::string>& paths, FileSets& out,
+                std::set<std::string>& databases) {
   std::set<std::string> seen;
   auto add = [&](const TableDef* t, const fs::path& p) {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(p, ec);
-    std::string key = ec ? p.string() : canonical.string();
+    // A database holds several tables: one entry per table.
+    std::string key = (ec ? p.string() : canonical.string()) + '\0' + std::string(t->name);
     if (seen.insert(key).second) out[IndexOf(t)].push_back(p.string());
   };
   if (paths.empty()) return Status::Usage("raw import: no PATH given");
@@ -98,6 +178,20 @@ Status Discover(const std::vector<std::string>& paths, FileSets& out) {
     std::error_code ec;
     fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) return Status::Usage(path + ": no such file or directory");
+    auto add_database = [&](const std::string& db_path) -> Result<size_t> {
+      ASSIGN_OR_RETURN(std::vector<const TableDef*> tables, TablesInDatabase(db_path));
+      for (const TableDef* t : tables) add(t, db_path);
+      databases.insert(db_path);
+      return tables.size();
+    };
+    if (fs::is_regular_file(st) && IsDuckDbFile(path)) {
+      ASSIGN_OR_RETURN(size_t tables, add_database(path));
+      if (tables == 0) {
+        return Status::Usage(path + ": a DuckDB database without raw tables (expected " +
+                             RawTableChoice() + ")");
+      }
+      continue;
+    }
     if (fs::is_regular_file(st)) {
       const TableDef* t = TableFromName(path);
       if (t == nullptr) {
@@ -125,11 +219,18 @@ Status Discover(const std::vector<std::string>& paths, FileSets& out) {
       for (const fs::path& f : files) add(&t, f);
       found += files.size();
     }
+    // pdr-backend's lake_data folder keeps its tables in duckdb.db.
+    const fs::path db_file = fs::path(path) / "duckdb.db";
+    std::error_code db_ec;  // a missing duckdb.db is no error
+    if (fs::is_regular_file(db_file, db_ec) && IsDuckDbFile(db_file.string())) {
+      ASSIGN_OR_RETURN(size_t tables, add_database(db_file.string()));
+      found += tables;
+    }
     if (ec) return Status::Data(path + ": cannot list: " + ec.message());
     if (found == 0) {
       return Status::Usage(path +
                            ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or "
-                           "<table>_*.csv for " +
+                           "<table>_*.csv, or a duckdb.db holding the tables, for " +
                            RawTableChoice() + ")");
     }
   }
@@ -185,36 +286,18 @@ struct TableState {
 
 class Importer {
  public:
-  Importer(Stager& stager, Progress* progress) : stager_(stager), progress_(progress) {}
+  Importer(Stager& stager, Progress* progress, const std::set<std::string>& databases)
+      : stager_(stager), progress_(progress), databases_(databases) {}
 
   Status ReadFile(TableState& table, const std::string& path) {
+    if (databases_.count(path) > 0) return ReadDatabase(table, path);
     ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path));
-    const TableDef& def = *table.def;
     std::vector<std::string> fields;
     Status error;
     if (!reader->Next(fields, error)) {
       return error.ok() ? Status::Data(path + ":1: empty file, expected a header row") : error;
     }
-    // Which table column each field fills (-1: ignored).
-    std::vector<int> target(fields.size(), -1);
-    std::vector<bool> present(def.columns.size(), false);
-    for (size_t i = 0; i < fields.size(); ++i) {
-      std::string name = Lower(fields[i]);
-      for (size_t c = 0; c < def.columns.size(); ++c) {
-        if (Lower(def.columns[c].name) != name) continue;
-        if (present[c]) {
-          return Status::Data(path + ":1: column `" + fields[i] + "` appears twice");
-        }
-        present[c] = true;
-        target[i] = static_cast<int>(c);
-      }
-    }
-    for (size_t c = 0; c < def.columns.size(); ++c) {
-      if (!present[c] && !def.columns[c].import_optional) {
-        return Status::Data(path + ":1: missing column `" + std::string(def.columns[c].name) +
-                            "` for " + std::string(def.name));
-      }
-    }
+    ASSIGN_OR_RETURN(std::vector<int> target, MapColumns(*table.def, fields, path + ":1: "));
     while (reader->Next(fields, error)) {
       const std::string where = path + ":" + std::to_string(reader->line()) + ": ";
       if (fields.size() == 1 && fields[0].empty() && target.size() > 1) continue;  // blank line
@@ -222,26 +305,52 @@ class Importer {
         return Status::Data(where + "expected " + std::to_string(target.size()) + " fields, got " +
                             std::to_string(fields.size()));
       }
-      Row row(def.columns.size());
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (target[i] < 0) continue;
-        const ColumnDef& col = def.columns[static_cast<size_t>(target[i])];
-        std::string what = ParseCell(fields[i], col.type, row[static_cast<size_t>(target[i])]);
-        if (!what.empty()) {
-          return Status::Data(where + "column `" + std::string(col.name) + "`: " + what);
-        }
-      }
-      if (!std::holds_alternative<std::string>(row[0])) {
-        return Status::Data(where + "empty ID");
-      }
-      const Cell& ts = row[def.timestamp_column];
-      if (!std::holds_alternative<int64_t>(ts)) return Status::Data(where + "empty timestamp");
-      min_ts_ = std::min(min_ts_, std::get<int64_t>(ts));
-      max_ts_ = std::max(max_ts_, std::get<int64_t>(ts));
-      table.batch.push_back(std::move(row));
-      if (table.batch.size() >= kBatchRows) RETURN_IF_ERROR(Flush(table));
+      std::vector<std::optional<std::string>> cells(fields.begin(), fields.end());
+      RETURN_IF_ERROR(AddRow(table, target, cells, where));
     }
     RETURN_IF_ERROR(error);
+    return Flush(table);
+  }
+
+  // One table of a pdr-backend DuckDB database: the same column mapping and parsing as a CSV
+  // file, values as DuckDB prints them (DOUBLE amounts in plain decimal notation).
+  Status ReadDatabase(TableState& table, const std::string& path) {
+    const std::string name(table.def->name);
+    const std::string where_table = path + " (table " + name + "): ";
+    ASSIGN_OR_RETURN(auto source, OpenSource(path));
+    duck::Connection& conn = source.second;
+    ASSIGN_OR_RETURN(auto infos,
+                     conn.Inspect("SELECT * FROM " + duck::QuoteIdent(name), where_table + "read"));
+    if (infos.size() != 1) return Status::Internal(where_table + "expected one statement");
+    const duck::StatementInfo& info = infos[0];
+    ASSIGN_OR_RETURN(std::vector<int> target,
+                     MapColumns(*table.def, info.column_names, where_table));
+    std::string select;
+    for (const std::string& column : info.column_names) {
+      select += (select.empty() ? "" : ", ") + std::string("CAST(") + duck::QuoteIdent(column) +
+                " AS VARCHAR)";
+    }
+    ASSIGN_OR_RETURN(auto result,
+                     conn.QueryStreaming("SELECT " + select + " FROM " + duck::QuoteIdent(name),
+                                         where_table + "read"));
+    int64_t row_number = 0;
+    std::vector<std::optional<std::string>> cells(info.column_names.size());
+    while (auto chunk = result.NextChunk()) {
+      for (size_t r = 0; r < chunk->size(); ++r) {
+        ++row_number;
+        for (size_t c = 0; c < cells.size(); ++c) {
+          if (chunk->IsNull(c, r)) {
+            cells[c].reset();
+          } else {
+            std::string text(chunk->GetString(c, r));
+            cells[c] = info.column_types[c] == duck::Type::kDouble ? PlainDecimal(text) : text;
+          }
+        }
+        RETURN_IF_ERROR(
+            AddRow(table, target, cells, where_table + "row " + std::to_string(row_number) + ": "));
+      }
+    }
+    RETURN_IF_ERROR(result.error());
     return Flush(table);
   }
 
@@ -263,8 +372,57 @@ class Importer {
   int64_t max_ts() const { return max_ts_; }
 
  private:
+  // Which table column each source column fills (-1: ignored), by header name.
+  static Result<std::vector<int>> MapColumns(const TableDef& def,
+                                             const std::vector<std::string>& names,
+                                             const std::string& where) {
+    std::vector<int> target(names.size(), -1);
+    std::vector<bool> present(def.columns.size(), false);
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string name = Lower(names[i]);
+      for (size_t c = 0; c < def.columns.size(); ++c) {
+        if (Lower(def.columns[c].name) != name) continue;
+        if (present[c]) return Status::Data(where + "column `" + names[i] + "` appears twice");
+        present[c] = true;
+        target[i] = static_cast<int>(c);
+      }
+    }
+    for (size_t c = 0; c < def.columns.size(); ++c) {
+      if (!present[c] && !def.columns[c].import_optional) {
+        return Status::Data(where + "missing column `" + std::string(def.columns[c].name) +
+                            "` for " + std::string(def.name));
+      }
+    }
+    return target;
+  }
+
+  // Parses one source row (nullopt: NULL, as an empty CSV field) and batches it.
+  Status AddRow(TableState& table, const std::vector<int>& target,
+                const std::vector<std::optional<std::string>>& cells, const std::string& where) {
+    const TableDef& def = *table.def;
+    Row row(def.columns.size());
+    static const std::string kEmpty;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (target[i] < 0) continue;
+      const ColumnDef& col = def.columns[static_cast<size_t>(target[i])];
+      std::string what =
+          ParseCell(cells[i] ? *cells[i] : kEmpty, col.type, row[static_cast<size_t>(target[i])]);
+      if (!what.empty())
+        return Status::Data(where + "column `" + std::string(col.name) + "`: " + what);
+    }
+    if (!std::holds_alternative<std::string>(row[0])) return Status::Data(where + "empty ID");
+    const Cell& ts = row[def.timestamp_column];
+    if (!std::holds_alternative<int64_t>(ts)) return Status::Data(where + "empty timestamp");
+    min_ts_ = std::min(min_ts_, std::get<int64_t>(ts));
+    max_ts_ = std::max(max_ts_, std::get<int64_t>(ts));
+    table.batch.push_back(std::move(row));
+    if (table.batch.size() >= kBatchRows) RETURN_IF_ERROR(Flush(table));
+    return Status::Ok();
+  }
+
   Stager& stager_;
   Progress* progress_;
+  const std::set<std::string>& databases_;
   int64_t min_ts_ = INT64_MAX;
   int64_t max_ts_ = INT64_MIN;
 };
@@ -273,13 +431,14 @@ class Importer {
 // rows after a table's last stored timestamp take a plain INSERT, and `plain_insert_failed` tells
 // whether the attempt failed because one of them was present (repeated across the files).
 Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& options,
-                                         const FileSets& sets, lake::Run& run, bool safe,
-                                         bool& plain_insert_failed, Progress* progress) {
+                                         const FileSets& sets,
+                                         const std::set<std::string>& databases, lake::Run& run,
+                                         bool safe, bool& plain_insert_failed, Progress* progress) {
   ImportReport report;
   report.run_id = run.id();
   ASSIGN_OR_RETURN(Stager stager, Stager::Create(lake.conn()));
   ASSIGN_OR_RETURN(duck::Transaction tx, duck::Transaction::Begin(lake.conn()));
-  Importer importer(stager, progress);
+  Importer importer(stager, progress, databases);
   std::vector<TableState> tables;
   for (const auto& [index, files] : sets) {
     TableState state;
@@ -355,12 +514,14 @@ Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOption
       return Status::Usage("raw import: --from must be before --to");
     }
     FileSets sets;
-    RETURN_IF_ERROR(Discover(options.paths, sets));
+    std::set<std::string> databases;
+    RETURN_IF_ERROR(Discover(options.paths, sets, databases));
     bool plain_insert_failed = false;
-    auto report =
-        ImportInTransaction(lake, options, sets, run, false, plain_insert_failed, progress);
+    auto report = ImportInTransaction(lake, options, sets, databases, run, false,
+                                      plain_insert_failed, progress);
     if (!report.ok() && plain_insert_failed) {
-      report = ImportInTransaction(lake, options, sets, run, true, plain_insert_failed, progress);
+      report = ImportInTransaction(lake, options, sets, databases, run, true, plain_insert_failed,
+                                   progress);
     }
     return report;
   }();

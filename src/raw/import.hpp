@@ -1,5 +1,6 @@
-// `raw import`: loads pdr-backend CSV exports (a lake_data folder or single files) into the raw
-// tables, in one transaction, and records the window they cover as watermarks.
+// `raw import`: loads pdr-backend CSV exports (a lake_data folder or single files) and pdr-backend
+// DuckDB databases (lake_data/duckdb.db, opened read-only) into the raw tables, in one
+// transaction, and records the window they cover as watermarks.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +15,11 @@
 namespace predlake::raw {
 
 struct ImportOptions {
-  // Folders (searched for <table>/*.csv, <table>.csv and <table>_*.csv per raw table) or CSV
-  // files (their table from the name <table>.csv / <table>_*.csv, else from the header).
+  // Folders (searched for <table>/*.csv, <table>.csv and <table>_*.csv per raw table, and for a
+  // duckdb.db), CSV files (their table from the name <table>.csv / <table>_*.csv, else from the
+  // header), or DuckDB database files (told by their header, whatever their name): every raw table
+  // the database holds, by its name, read through the same column mapping as a CSV file (values
+  // as DuckDB prints them; DOUBLE amounts in plain decimal notation).
   std::vector<std::string> paths;
   // The window the files cover. Defaults: the smallest timestamp of the imported rows, and the
   // largest plus 1 ms (over all tables).
@@ -51,7 +55,8 @@ struct ImportReport {
 // window, per-table counts and the detail {files}.
 //
 // Errors (nothing is imported, the run is failed with the requested window): kUsage for a path
-// that does not exist or holds no CSV files, or from >= to; kData "FILE:LINE: what" for a
+// that does not exist or holds no CSV files (or a database without raw tables), or from >= to;
+// kBusy for a database another process writes to; kData "FILE:LINE: what" for a
 // malformed file, a missing column or a bad value, and for a gap between the window and a table's
 // coverage.
 Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOptions& options,

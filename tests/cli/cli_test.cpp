@@ -366,9 +366,9 @@ TEST_F(CliTest, NetworkFlag) {
 TEST_F(CliTest, UnknownNetwork) {
   Outcome o = ExecTest({"-n", "polygon", "probe"});
   EXPECT_EQ(o.rc, 2);
-  EXPECT_EQ(
-      o.err,
-      "predlake: unknown network 'polygon' (known: sim, sapphire-mainnet, sapphire-testnet)\n");
+  EXPECT_EQ(o.err,
+            "predlake: unknown network 'polygon' (known: sim, sapphire-mainnet, sapphire-testnet; "
+            "another network needs web3_pp.polygon.subgraph_url)\n");
   EXPECT_FALSE(seen_.ran);
 }
 

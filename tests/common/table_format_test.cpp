@@ -110,11 +110,11 @@ TEST(TableTest, AlignedWithNull) {
   std::string t = Capture([](std::ostream& o) { WriteTable(o, Sample(), 0); });
   EXPECT_EQ(t,
             "name       amount  note\n"
-            "---------  ------  -----------\n"
+            "---------  ------  ------------\n"
             "alice      12.500  plain\n"
             "bob          NULL  has, comma\n"
             "carol \"c\"      -3\n"
-            "dave            7  line1 line2\n");
+            "dave            7  line1\\nline2\n");
 }
 
 TEST(TableTest, TruncatesToWidthWithEllipsis) {
@@ -143,6 +143,72 @@ TEST(TableTest, CountsUtf8CodePoints) {
   rs.rows = {{std::string("ééé"), std::string("x")}, {std::string("e"), std::string("y")}};
   EXPECT_EQ(Capture([&](std::ostream& o) { WriteTable(o, rs, 0); }),
             "a    b\n---  -\nééé  x\ne    y\n");
+}
+
+TEST(TableTest, EscapesControlCharacters) {
+  ResultSet rs;
+  rs.columns = {"a"};
+  rs.rows = {
+      {std::string("x\ty\r\x1b[31mred\x7f\xc2\x85"
+                   "end")}};
+  EXPECT_EQ(Capture([&](std::ostream& o) { WriteTable(o, rs, 0); }),
+            "a\n------------------------------\nx\\ty\\r\\x1b[31mred\\x7f\\u0085end\n");
+}
+
+TEST(TableTest, ShrinksFreeTextFirstAndNeverCutsNamesOrTimes) {
+  ResultSet rs;
+  rs.columns = {"table_name", "at", "id", "note"};
+  rs.kinds = {ColumnKind::kText, ColumnKind::kText, ColumnKind::kText, ColumnKind::kText};
+  rs.rows = {
+      {std::string("bronze_pdr_predictions"), std::string("2024-07-26 00:05:00"),
+       std::string("0xabc-1721952000-0xdef0123456789"),
+       std::string("a long note that says a lot of things about nothing")},
+      {std::string("pdr_slots"), std::nullopt, std::string("0x1-2-0x3"), std::string("short")}};
+  // The note gives way first, down to 4 columns.
+  std::string t = Capture([&](std::ostream& o) { WriteTable(o, rs, 86); });
+  EXPECT_THAT(
+      t,
+      HasSubstr("bronze_pdr_predictions  2024-07-26 00:05:00  0xabc-1721952000-0xdef0123456789"));
+  EXPECT_THAT(t, HasSubstr("  a long…\n"));
+  // Then the ids; the name and the time stay whole even when the line cannot fit.
+  t = Capture([&](std::ostream& o) { WriteTable(o, rs, 40); });
+  EXPECT_THAT(t, HasSubstr("bronze_pdr_predictions  2024-07-26 00:05:00  0xa…  a l…"));
+}
+
+TEST(JsonTest, BooleansAreBooleansAndDecimalsStrings) {
+  ResultSet rs;
+  rs.columns = {"b", "d", "n", "f", "t"};
+  rs.kinds = {ColumnKind::kBoolean, ColumnKind::kDecimal, ColumnKind::kNumber, ColumnKind::kNumber,
+              ColumnKind::kTime};
+  rs.rows = {
+      {std::string("true"), std::string("285.000000000000000001"), std::string("12"),
+       std::string("inf"), std::string("2024-07-26 00:00:00")},
+      {std::string("false"), std::nullopt, std::string("-3"), std::string("0.5"), std::nullopt}};
+  EXPECT_EQ(
+      Capture([&](std::ostream& o) { WriteJson(o, rs); }),
+      "[\n  {\"b\": true, \"d\": \"285.000000000000000001\", \"n\": 12, \"f\": \"inf\", \"t\": "
+      "\"2024-07-26 00:00:00\"},\n  {\"b\": false, \"d\": null, \"n\": -3, \"f\": 0.5, \"t\": "
+      "null}\n]\n");
+}
+
+TEST(RowWriterTest, StreamsCsvAndCapsTables) {
+  ResultSet header;
+  header.columns = {"i"};
+  header.kinds = {ColumnKind::kNumber};
+  std::ostringstream csv;
+  auto writer = MakeRowWriter(csv, OutputFormat::kCsv, 0);
+  writer->Begin(header);
+  writer->Add({std::string("1")});
+  EXPECT_EQ(csv.str(), "i\n1\n");  // written at once, before End
+  writer->End();
+  std::ostringstream table;
+  writer = MakeRowWriter(table, OutputFormat::kTable, 0, 2);
+  writer->Begin(header);
+  for (int i = 0; i < 5; ++i) writer->Add({std::to_string(i)});
+  writer->End();
+  EXPECT_EQ(table.str(),
+            "i\n-\n0\n1\n(3 more rows not shown: a table shows the first 2; --format csv or json "
+            "prints every row)\n");
 }
 
 TEST(WriteResultSetTest, Dispatches) {

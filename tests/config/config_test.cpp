@@ -57,7 +57,8 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   Status st = LoadError("unknown_key.yaml");
   EXPECT_EQ(st.message(),
             Data("unknown_key.yaml") +
-                ":5: unknown key 'lake_dirr' in lake_ss (known: lake_dir, st_timestr, "
+                ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
+                "st_timestr, "
                 "fin_timestr, network)");
 }
 
@@ -103,7 +104,8 @@ TEST(LoadConfigTest, BadNetwork) {
   Status st = LoadError("bad_network.yaml");
   EXPECT_EQ(st.message(), Data("bad_network.yaml") +
                               ":2: lake_ss.network: unknown network 'polygon' (known: sim, "
-                              "sapphire-mainnet, sapphire-testnet)");
+                              "sapphire-mainnet, sapphire-testnet; another network needs "
+                              "web3_pp.polygon.subgraph_url)");
 }
 
 TEST(LoadConfigTest, DuplicateKeyAndNonMapping) {
@@ -313,7 +315,39 @@ TEST(KeysTest, EveryValueKeyIsShownAndEveryIgnoredKeyIsAccepted) {
 
 TEST(KeysTest, UnknownKeyMessagesListTheTablesKeys) {
   EXPECT_THAT(LoadError("unknown_sim_key.yaml").message(),
-              HasSubstr("(known: http_5xx, timeout, http_429, graphql_error, malformed, seed)"));
+              HasSubstr("(did you mean 'http_5xx'? known: http_5xx, timeout, http_429, "
+                        "graphql_error, malformed, seed)"));
+}
+
+TEST(KeysTest, DidYouMeanFindsNearMissesOnly) {
+  const std::vector<std::string> ours = {"lake_ss", "web3_pp", "sim_ss"};
+  EXPECT_EQ(DidYouMean("lake-ss", ours), "lake_ss");
+  EXPECT_EQ(DidYouMean("Lake_SS", ours), "lake_ss");
+  EXPECT_EQ(DidYouMean("web3pp", ours), "web3_pp");
+  EXPECT_EQ(DidYouMean("lake_ss", ours), "");
+  EXPECT_EQ(DidYouMean("trader_ss", ours), "");
+  EXPECT_EQ(DidYouMean("predictoor_ss", ours), "");
+  EXPECT_EQ(DidYouMean("subgraph_ur", {"subgraph_url"}), "subgraph_url");
+  EXPECT_EQ(DidYouMean("rpc_url", {"subgraph_url"}), "");
+}
+
+TEST(LoadConfigTest, NearMissesWarnAndOtherNetworksNeedAUrl) {
+  const std::string path = ::testing::TempDir() + "/predlake_near_misses.yaml";
+  std::ofstream(path) << "lake_ss:\n  network: barge-predictoor-bot\nlake-ss:\n  x: 1\n"
+                         "sim_ss:\n  do_plot: True\nweb3_pp:\n  barge-predictoor-bot:\n"
+                         "    subgraph_url: http://localhost:9000/x\n  development:\n"
+                         "    subgraph_ur: http://localhost:9000/x\n";
+  Result<Config> r = LoadConfig(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->lake.network, "barge-predictoor-bot");
+  EXPECT_TRUE(IsUsableNetwork(*r, "barge-predictoor-bot"));
+  EXPECT_FALSE(IsUsableNetwork(*r, "development"));
+  ASSERT_EQ(r->warnings.size(), 2u);
+  EXPECT_EQ(r->warnings[0], path + ":3: 'lake-ss' is ignored; did you mean 'lake_ss'?");
+  EXPECT_EQ(
+      r->warnings[1],
+      path + ":11: 'web3_pp.development.subgraph_ur' is ignored; did you mean 'subgraph_url'?");
+  std::remove(path.c_str());
 }
 
 TEST(NetworkTest, Known) {

@@ -45,6 +45,62 @@ TEST(Duck, QueryReadsTypedChunks) {
   EXPECT_TRUE(null_seen);
 }
 
+TEST(Duck, StreamingResultsAndStatementCounts) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  Connection conn = MemoryConnection(*db);
+  auto result = conn.QueryStreaming("SELECT i FROM range(100000) t(i)", "stream");
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  int64_t rows = 0;
+  while (auto chunk = result->NextChunk()) rows += static_cast<int64_t>(chunk->size());
+  EXPECT_EQ(rows, 100000);
+  EXPECT_TRUE(result->error().ok());
+  // An error while streaming ends the result and is reported, with the step.
+  auto failing = conn.QueryStreaming(
+      "SELECT CASE WHEN i < 50000 THEN i ELSE CAST('x' || i AS INTEGER) END FROM range(100000) "
+      "t(i)",
+      "stream");
+  if (failing.ok()) {
+    while (failing->NextChunk()) {
+    }
+    EXPECT_FALSE(failing->error().ok());
+    EXPECT_EQ(failing->error().message().rfind("stream: ", 0), 0u) << failing->error().message();
+  }
+  auto count = conn.CountStatements("SELECT 1; SELECT 2; EXPORT DATABASE '/nonexistent/x'", "n");
+  ASSERT_TRUE(count.ok()) << count.status().message();
+  EXPECT_EQ(*count, 3u);
+  EXPECT_FALSE(conn.CountStatements("SELEC 1", "n").ok());
+}
+
+TEST(Duck, SealedDatabaseReachesNothingButItsFile) {
+  const std::string dir =
+      ::testing::TempDir() + "/predlake_duck_sealed_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/x.duckdb";
+  {
+    auto db = Database::Open(path);
+    ASSERT_TRUE(db.ok());
+    Connection conn = MemoryConnection(*db);
+    ASSERT_TRUE(conn.Execute("CREATE TABLE t AS SELECT 1 AS a", "create").ok());
+  }
+  std::ofstream(dir + "/other.csv") << "a\n1\n";
+  for (Reach reach : {Reach::kSealed, Reach::kSealedReadFiles}) {
+    Options options;
+    options.read_only = true;
+    options.reach = reach;
+    auto db = Database::Open(path, options);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    Connection conn = MemoryConnection(*db);
+    EXPECT_TRUE(conn.Query("SELECT * FROM t", "read").ok());
+    auto csv = conn.Query("SELECT * FROM read_csv('" + dir + "/other.csv')", "csv");
+    EXPECT_EQ(csv.ok(), reach == Reach::kSealedReadFiles) << csv.status().message();
+    EXPECT_FALSE(conn.Execute("SET enable_external_access = true", "set").ok());
+    EXPECT_FALSE(conn.Execute("SET autoload_known_extensions = true", "set").ok());
+    EXPECT_FALSE(conn.Query("SELECT * FROM sqlite_scan('x.db', 't')", "ext").ok());
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Duck, ErrorsNameTheStepAndAreOneLine) {
   auto db = Database::Open(":memory:");
   ASSERT_TRUE(db.ok());

@@ -109,7 +109,8 @@ TEST_F(QueryTest, WritesAreRefusedBeforeTheyRun) {
       {"BEGIN TRANSACTION", "TRANSACTION"},
       {"LOAD json", "LOAD"},
       {"EXPLAIN ANALYZE DELETE FROM pdr_slots", "DELETE"},
-      {"SELECT 1; DELETE FROM pdr_slots", "DELETE"},
+      {"EXPLAIN EXPORT DATABASE '/tmp/predlake_query_test_export'", "EXPORT"},
+      {"IMPORT DATABASE '/tmp/predlake_query_test_export'", "IMPORT"},
   };
   for (const auto& [sql, kind] : cases) {
     auto rs = Run(sql);
@@ -120,6 +121,11 @@ TEST_F(QueryTest, WritesAreRefusedBeforeTheyRun) {
   }
   EXPECT_FALSE(std::filesystem::exists("/tmp/predlake_query_test.csv"));
   EXPECT_FALSE(std::filesystem::exists("/tmp/predlake_query_test_other.duckdb"));
+  EXPECT_FALSE(std::filesystem::exists("/tmp/predlake_query_test_export"));
+  // Several statements are refused before any is bound, whatever they are.
+  auto two = Run("SELECT 1; DELETE FROM pdr_slots");
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.status().message(), "query takes one SQL statement; got 2");
 }
 
 TEST(Query, WritesAreRefusedEvenOnAWritableConnection) {

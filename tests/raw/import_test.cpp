@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "duck/duck.hpp"
 #include "raw/csv.hpp"
 #include "raw_test_util.hpp"
 #include "support/paths.hpp"
@@ -115,6 +116,55 @@ TEST(RawImportTest, FixturesGiveTheirRowCountsAndTwiceChangesNothing) {
     EXPECT_EQ(t.after.start_ms, 1721952002000);
     EXPECT_EQ(t.after.watermark_ms, 1721959200001);
   }
+}
+
+// A pdr-backend lake_data/duckdb.db: its tables typed as pdr-backend's polars frames leave them
+// (DOUBLE amounts, BIGINT times, BOOLEAN), read read-only through the CSV mapping.
+TEST(RawImportTest, PdrBackendDuckDbGivesTheSameRowsAsTheCsvFiles) {
+  TempDir dir;
+  const std::string db_path = dir.Sub("lake_data") + "/duckdb.db";
+  fs::create_directories(dir.Sub("lake_data"));
+  {
+    auto db = duck::Database::Open(db_path);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    auto conn = db->Connect();
+    ASSERT_TRUE(conn.ok());
+    for (const auto& [table, rows] : kFixtureRows) {
+      ASSERT_TRUE(conn->Execute("CREATE TABLE " + table + " AS SELECT * FROM read_csv(" +
+                                    duck::QuoteString(Fixtures() + "/" + table + ".csv") + ")",
+                                "create")
+                      .ok());
+    }
+    ASSERT_TRUE(conn->Execute("CREATE TABLE other_table AS SELECT 1 AS x", "create").ok());
+    auto type = conn->Query(
+        "SELECT data_type FROM duckdb_columns() WHERE table_name = "
+        "'pdr_predictions' AND column_name = 'stake'",
+        "type");
+    ASSERT_TRUE(type.ok());
+    EXPECT_EQ(type->ToText()[0][0].value_or(""), "DOUBLE");
+    // A small amount DuckDB prints in exponent form.
+    ASSERT_TRUE(conn->Execute("UPDATE pdr_payouts SET stake = 0.00001 WHERE ID = (SELECT min(ID) "
+                              "FROM pdr_payouts)",
+                              "update")
+                    .ok());
+  }
+  const std::string before = ReadAll(db_path);
+  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  ImportOptions o;
+  o.paths = {dir.Sub("lake_data")};
+  auto r = rawtest::RunImport(*lake, o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->tables.size(), 5u);
+  for (const auto& t : r->tables) EXPECT_EQ(t.counts.rows_out, kFixtureRows.at(t.table));
+  EXPECT_EQ(ReadAll(db_path), before);
+  EXPECT_EQ(Text(*lake,
+                 "SELECT CAST(stake AS VARCHAR) FROM pdr_predictions WHERE ID = "
+                 "'0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721952300-"
+                 "0x35842372c513f8f217b968adc57a9296ba573d5c'"),
+            "292.091212458287000000");
+  EXPECT_EQ(Text(*lake, "SELECT CAST(stake AS VARCHAR) FROM pdr_payouts ORDER BY ID LIMIT 1"),
+            "0.000010000000000000");
+  EXPECT_EQ(Count(*lake, "SELECT count(*) FROM pdr_slots WHERE truevalue"), 149);
 }
 
 TEST(RawImportTest, DeclaredWindowAndCoverageRules) {
@@ -262,7 +312,8 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
   EXPECT_EQ(r.status().code(), StatusCode::kUsage);
   EXPECT_EQ(r.status().message(),
             dir.Sub("odd") +
-                ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or <table>_*.csv "
+                ": no pdr-format CSV files (expected <table>/*.csv, <table>.csv or <table>_*.csv, "
+                "or a duckdb.db holding the tables, "
                 "for pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions or pdr_slots)");
   o.paths = {dir.Sub("missing")};
   r = rawtest::RunImport(*lake, o, nullptr);

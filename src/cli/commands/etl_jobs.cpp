@@ -7,8 +7,9 @@ namespace predlake::cli {
 namespace {
 
 struct EtlJobsOptions {
-  std::string to;    // window jobs; empty: lake_ss.fin_timestr
-  std::string from;  // rollback jobs
+  std::string to;               // window jobs; empty: lake_ss.fin_timestr
+  std::string from;             // rollback jobs
+  std::string from_positional;  // rollback jobs: pdr-backend's `raw drop ppss.yaml NETWORK TIME`
 };
 
 bool IsRollback(jobs::EtlJob job) {
@@ -19,7 +20,18 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
   jobs::EtlRequest request;
   request.job = job;
   if (IsRollback(job)) {
-    ASSIGN_OR_RETURN(request.from_ms, ctx.ParseTimeArg(o.from, "--from"));
+    if (!o.from.empty() && !o.from_positional.empty()) {
+      return Status::Usage("the drop time is given twice: with --from and as '" +
+                           o.from_positional + "'");
+    }
+    if (o.from.empty() && o.from_positional.empty()) {
+      return Status::Usage("--from is required (or give the time after the command: predlake " +
+                           std::string(job == jobs::EtlJob::kDrop ? "etl" : "raw") +
+                           " drop ppss.yaml NETWORK 2024-07-26)");
+    }
+    const bool positional = o.from.empty();
+    ASSIGN_OR_RETURN(request.from_ms, ctx.ParseTimeArg(positional ? o.from_positional : o.from,
+                                                       positional ? "FROM" : "--from"));
   } else {
     if (o.to.empty()) {
       ASSIGN_OR_RETURN(int64_t fin_ms, ctx.FinMs());
@@ -44,7 +56,9 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
 RunFn Declare(OptionSet& args, jobs::EtlJob job, std::string help) {
   auto o = std::make_shared<EtlJobsOptions>();
   if (IsRollback(job)) {
-    args.Time("--from", &o->from, std::move(help)).Required();
+    args.Time("--from", &o->from, help);
+    args.Positional("FROM", &o->from_positional,
+                    "the same as --from, in pdr-backend's positional form (" + help + ")");
   } else {
     args.Time("--to", &o->to, std::move(help));
   }

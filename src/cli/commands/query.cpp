@@ -9,14 +9,15 @@ namespace {
 struct QueryOptions {
   std::string sql;
   std::string format = "table";
+  bool allow_files = false;
 };
 
 Status Query(Context& ctx, const QueryOptions& o) {
   ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(o.format));
-  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
-  ASSIGN_OR_RETURN(ResultSet rs, ops::RunReadOnlyQuery(lake->conn(), o.sql));
-  ctx.Write(rs, format);
-  return Status::Ok();
+  ASSIGN_OR_RETURN(auto lake,
+                   ops::OpenSealed(ctx.LakeDir(), o.allow_files, ops::BusyRetry(ctx.log())));
+  std::unique_ptr<RowWriter> writer = MakeRowWriter(ctx.out(), format, ctx.terminal_width());
+  return ops::StreamReadOnlyQuery(lake->conn(), o.sql, *writer);
 }
 
 }  // namespace
@@ -26,6 +27,9 @@ RunFn QueryCommand(OptionSet& args) {
   args.Positional("SQL", &o->sql, "the statement (SELECT, SHOW, DESCRIBE, EXPLAIN, ...)")
       .Required();
   args.Format(&o->format, {"table", "csv", "json"});
+  args.Flag("--allow-files", &o->allow_files,
+            "let the statement read files outside the lake (read_csv, read_parquet, ...); it "
+            "still writes nothing and reaches no network");
   return [o](Context& ctx) { return Query(ctx, *o); };
 }
 

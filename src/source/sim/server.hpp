@@ -1,5 +1,7 @@
 // `predlake sim serve`: the simulated subgraph over HTTP on 127.0.0.1. Any POST path answers
-// GraphQL (e.g. /subgraphs/name/oceanprotocol/ocean-subgraph-sim); connections are kept alive.
+// GraphQL (e.g. /subgraphs/name/oceanprotocol/ocean-subgraph-sim); connections are kept alive
+// while busy, each on its own thread, so that idle ones never hold other clients up. Bodies are
+// bounded (kMaxRequestBytes), and so are aliases, fields and the response (subgraph.hpp).
 // Faults from the engine's SimFaults are injected per request, numbered in arrival order.
 #pragma once
 
@@ -12,11 +14,17 @@
 
 namespace predlake::sim {
 
+// An idle keep-alive connection is closed after this many seconds; a request whose bytes stall
+// longer than kReadTimeoutSeconds is dropped.
+inline constexpr int kKeepAliveSeconds = 1;
+inline constexpr int kReadTimeoutSeconds = 5;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;                     // 0 picks a free port
   int64_t fault_delay_ms = 30'000;  // how long a "timeout" fault holds the answer back
-  int threads = 8;                  // worker threads (one per concurrent connection)
+  // Threads: one per connection, up to this many at once (more connections wait for a free one).
+  int threads = 256;
 };
 
 class Server {

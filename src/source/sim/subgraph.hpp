@@ -25,6 +25,13 @@ namespace predlake::sim {
 
 // Request bodies larger than this get a 400.
 inline constexpr size_t kMaxRequestBytes = 1 << 20;
+// A query with more root fields (aliases included) than this, or more fields in all, is answered
+// with a GraphQL error before anything is collected.
+inline constexpr size_t kMaxRootFields = 32;
+inline constexpr size_t kMaxFields = 2000;
+// A response that grows past this is abandoned with a GraphQL error, so that one query cannot
+// grow the server by hundreds of MB.
+inline constexpr size_t kMaxResponseBytes = 32u << 20;
 
 class Engine {
  public:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lake/tables.hpp"
+#include "source/sim/subgraph.hpp"
 #include "source/sim/subgraph_filter.hpp"
 #include "source/sim/subgraph_schema.hpp"
 #include "source/sim/wei.hpp"
@@ -65,6 +66,15 @@ class Executor {
       : w_(world), cache_(world), head_s_(FloorDiv(head_ms, 1000)), cut_(head_s_ + 1) {}
 
   Result<std::string> Run(graphql::Document& doc) {
+    if (doc.selections.size() > kMaxRootFields) {
+      return GqlError(
+          fmt::format("The query has {} root fields (aliases included); the limit is {}",
+                      doc.selections.size(), kMaxRootFields));
+    }
+    const size_t fields = CountFields(doc.selections);
+    if (fields > kMaxFields) {
+      return GqlError(fmt::format("The query has {} fields; the limit is {}", fields, kMaxFields));
+    }
     RETURN_IF_ERROR(Validate(Type::kQuery, doc.selections, true));
     std::vector<Query> queries(doc.selections.size());
     for (size_t i = 0; i < doc.selections.size(); ++i) {
@@ -96,12 +106,17 @@ class Executor {
       }
       std::vector<Row> rows = Collect(queries[i]);
       out_ += '[';
-      for (size_t r = 0; r < rows.size(); ++r) {
+      for (size_t r = 0; r < rows.size() && !TooLarge(); ++r) {
         if (r > 0) out_ += ',';
         WriteObject(def.target, rows[r], f.selections);
       }
       out_ += ']';
       cache_.Trim();
+      if (TooLarge()) {
+        return GqlError(fmt::format(
+            "The response would be larger than {} MB; ask for fewer rows, fields or aliases",
+            kMaxResponseBytes >> 20));
+      }
     }
     out_ += "}}";
     return std::move(out_);
@@ -653,8 +668,20 @@ class Executor {
     out_ += '}';
   }
 
+  static size_t CountFields(const std::vector<Field>& sel) {
+    size_t n = sel.size();
+    for (const Field& f : sel) n += CountFields(f.selections);
+    return n;
+  }
+
+  bool TooLarge() const { return out_.size() > kMaxResponseBytes; }
+
   void WriteObject(Type t, const Row& r, const std::vector<Field>& sel) {
     out_ += '{';
+    if (TooLarge()) {  // abandoned: Run answers with an error
+      out_ += '}';
+      return;
+    }
     for (size_t i = 0; i < sel.size(); ++i) {
       const Field& f = sel[i];
       if (i > 0) out_ += ',';

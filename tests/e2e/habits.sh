@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# pdr-backend habits through the binary (docs/operations.md, "pdr-backend habits"): the positional drop
+# time; any network name with web3_pp.<name>.subgraph_url (a local subgraph: `sim serve`); older
+# pdr-backend keys ignored; did-you-mean warnings for near misses of our keys; `raw import` of a
+# pdr-backend lake_data/duckdb.db. Expected lines in tests/e2e/expected/habits; UPDATE_EXPECTED=1
+# rewrites them.
+set -euo pipefail
+bin="$1"
+src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+expected="$src/tests/e2e/expected/habits"
+fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
+  echo "habits: skipped: reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
+  exit 77
+fi
+
+check() {
+  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
+    cp "$2" "$expected/$1"
+  elif ! diff -u "$expected/$1" "$2"; then
+    fail "$1 differs from tests/e2e/expected/habits/$1"
+  fi
+}
+
+run() {
+  local want="$1"
+  shift
+  set +e
+  "$bin" "$@" > out.txt 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
+}
+lake_sum() { md5sum "$1/lake.duckdb" | cut -c1-32; }
+
+# ---- A local subgraph: `sim serve`, and a pdr-backend file naming it under barge-* and development.
+"$bin" -q sim serve > serve.out 2> serve.err &
+server_pid=$!
+for _ in $(seq 1 100); do [ -s serve.out ] && break; sleep 0.05; done
+url="$(head -1 serve.out)"
+[ -n "$url" ] || fail "sim serve printed no URL: $(cat serve.err)"
+
+cat > ppss.yaml <<YAML
+lake_ss:
+  lake_dir: lake
+  st_timestr: 2024-07-26_01:00
+  fin_timestr: 2024-07-26_01:30
+  feeds: ["binance BTC/USDT c 5m"]
+lake-ss:
+  lake_dir: elsewhere
+sim_ss:
+  do_plot: True
+  final_img_filebase: final_img
+  log_dir: logs
+web3_pp:
+  network: barge-predictoor-bot
+  barge-predictoor-bot:
+    address_file: ~/.ocean/ocean-contracts/artifacts/address.json
+    rpc_url: http://localhost:8545
+    subgraph_url: $url
+  development:
+    subgraph_ur: $url
+YAML
+
+# Every command reads it: the older keys pass, the near misses warn (to stderr, once each).
+run 0 raw update ppss.yaml barge-predictoor-bot
+grep 'warning' err.txt > warnings.txt
+check warnings.txt warnings.txt
+grep -q 'raw update on barge-predictoor-bot' err.txt || fail "no fetch from the local subgraph: $(cat err.txt)"
+[ ! -e elsewhere ] || fail "lake-ss was read"
+run 0 query ppss.yaml barge-predictoor-bot "SELECT count(*) > 0 AS fetched FROM pdr_predictions" --format csv
+[ "$(cat out.txt)" = "$(printf 'fetched\ntrue')" ] || fail "nothing fetched: $(cat out.txt)"
+# development has no subgraph_url (only the typo): refused with one line naming what to set, lake unchanged.
+before="$(lake_sum lake)"
+run 2 raw update ppss.yaml development
+grep -v warning err.txt > err1.txt
+check unknown_network.err err1.txt
+[ "$(lake_sum lake)" = "$before" ] || fail "the refused network changed the lake"
+run 2 -n barge-other describe
+check unknown_network_flag.err err.txt
+
+# ---- The positional drop time, as pdr-backend's `pdr raw drop ppss.yaml NETWORK TIME` puts it.
+run 0 -q raw drop ppss.yaml barge-predictoor-bot 2024-07-26_01:15
+run 0 runs ppss.yaml barge-predictoor-bot --limit 1 --format json
+grep -q '"command": "raw drop"' out.txt || fail "no raw drop run: $(cat out.txt)"
+grep -q '"window_start_ms": 1721956500000' out.txt || fail "the drop time was not used: $(cat out.txt)"
+run 0 query ppss.yaml barge-predictoor-bot "SELECT count(*) AS n FROM pdr_predictions WHERE timestamp >= 1721956500000" --format csv
+[ "$(cat out.txt)" = "$(printf 'n\n0')" ] || fail "rows after the drop time remain"
+before="$(lake_sum lake)"
+run 2 raw drop ppss.yaml barge-predictoor-bot
+grep -v warning err.txt > err1.txt
+check drop_no_time.err err1.txt
+run 2 raw drop ppss.yaml barge-predictoor-bot 2024-07-26 --from 2024-07-26
+grep -v warning err.txt > err1.txt
+check drop_twice.err err1.txt
+[ "$(lake_sum lake)" = "$before" ] || fail "a refused drop changed the lake"
+kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+# ---- A typo inside one of our sections is still an error, with the near miss named.
+printf 'lake_ss:\n  lake_dirr: lake\n' > typo.yaml
+run 2 -c typo.yaml describe
+check typo_key.err err.txt
+
+# ---- raw import of a pdr-backend lake_data/duckdb.db (a DuckDB file holding the raw tables by name),
+# as a folder or as the file, opened read-only: the same rows as the CSV import.
+cat > csv.yaml <<'YAML'
+lake_ss:
+  lake_dir: lake_csv
+  st_timestr: 2024-07-26
+YAML
+cat > db.yaml <<'YAML'
+lake_ss:
+  lake_dir: lake_db
+  st_timestr: 2024-07-26
+YAML
+run 0 -q -c csv.yaml raw import "$fixtures" --from 2024-07-26 --to 1721959200001
+mkdir lake_data
+cp lake_csv/lake.duckdb lake_data/duckdb.db
+chmod a-w lake_data/duckdb.db
+db_sum="$(md5sum < lake_data/duckdb.db)"
+run 0 -c db.yaml raw import lake_data --from 2024-07-26 --to 1721959200001
+grep -E '^predlake: pdr_' err.txt > import.txt
+check import_db.txt import.txt
+[ "$(md5sum < lake_data/duckdb.db)" = "$db_sum" ] || fail "the import changed duckdb.db"
+for t in pdr_predictions pdr_truevals pdr_payouts pdr_subscriptions pdr_slots; do
+  "$bin" -c csv.yaml query "SELECT * FROM $t ORDER BY ID" --format csv > a.csv
+  "$bin" -c db.yaml query "SELECT * FROM $t ORDER BY ID" --format csv > b.csv
+  cmp -s a.csv b.csv || fail "$t differs between the CSV and the duckdb.db import"
+done
+# The file itself, again: every row is present already.
+run 0 -c db.yaml raw import lake_data/duckdb.db
+grep -q 'pdr_slots: 260 rows read from 1 file(s), 0 new' err.txt || fail "re-import: $(cat err.txt)"
+echo "habits: ok"
