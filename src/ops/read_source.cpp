@@ -40,12 +40,18 @@ Result<std::unique_ptr<lake::Lake>> OpenReader(const std::string& lake_dir, Read
                                                const Clock& clock) {
   if (source == ReadSource::kLake) return OpenForRead(lake_dir, retry);
   if (source == ReadSource::kSnapshot) {
-    ASSIGN_OR_RETURN(std::optional<exports::Snapshot> snapshot, exports::ReadCurrent(lake_dir));
-    if (!snapshot) {
-      return Status::Data("no snapshot at " + exports::ExportsDir(lake_dir) +
-                          " (run `predlake export`, or set lake_ss.export_after_publish)");
+    Result<std::unique_ptr<lake::Lake>> opened = Status::Internal("unreached");
+    // A second try when the snapshot resolved went away meanwhile (a newer one is current).
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      ASSIGN_OR_RETURN(std::optional<exports::Snapshot> snapshot, exports::ReadCurrent(lake_dir));
+      if (!snapshot) {
+        return Status::Data("no snapshot at " + exports::ExportsDir(lake_dir) +
+                            " (run `predlake export`, or set lake_ss.export_after_publish)");
+      }
+      opened = OpenCurrentSnapshot(lake_dir, *snapshot, "--from-snapshot", log, clock);
+      if (opened.ok()) break;
     }
-    return OpenCurrentSnapshot(lake_dir, *snapshot, "--from-snapshot", log, clock);
+    return opened;
   }
   RetryOptions once = retry;
   once.max_wait_ms = 0;
