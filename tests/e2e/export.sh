@@ -204,7 +204,8 @@ parquet() {
   # The lake's rows, per table, as JSON lines of text values (the reader prints the same).
   node "$reader_dir/read_snapshot.mjs" lake/exports/current > node_counts.txt \
     || fail "hyparquet could not read the snapshot"
-  while read -r table rows checksum; do
+  while read -r table rows; do
+    case "$table" in predlake_*) continue ;; esac  # the ledger in a snapshot lacks its own export
     lake_rows="$(ledger "SELECT count(*) FROM $table")"
     [ "$rows" = "$lake_rows" ] || fail "$table: hyparquet read $rows rows, the lake has $lake_rows"
   done < node_counts.txt
