@@ -26,7 +26,8 @@ Result<std::unique_ptr<lake::Lake>> OpenCurrentSnapshot(const std::string& lake_
     checkpoint = "checkpoint " +
                  FormatTime(snapshot.manifest["checkpoint"].value("checkpoint_ms", int64_t{0}));
   }
-  const int64_t age = std::max<int64_t>(clock.NowMs() - snapshot.created_at_ms, 0);
+  // Whole seconds: "130s", not "130123ms".
+  const int64_t age = std::max<int64_t>(clock.NowMs() - snapshot.created_at_ms, 0) / 1000 * 1000;
   log.Warn(why + "; reading the snapshot of run " + std::to_string(snapshot.run_id) + " (made " +
            FormatDuration(age) + " ago at " + FormatTime(snapshot.created_at_ms) + ", " +
            checkpoint + ")");
