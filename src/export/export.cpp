@@ -126,6 +126,21 @@ std::map<std::string, Part> PreviousParts(const std::optional<Snapshot>& previou
   return out;
 }
 
+nlohmann::json SchemaJson(const std::vector<std::pair<std::string, std::string>>& schema) {
+  nlohmann::json cols = nlohmann::json::array();
+  for (const auto& [col, type] : schema) cols.push_back({{"name", col}, {"type", type}});
+  return cols;
+}
+
+// The schema the previous manifest recorded for `table` (null when it has none).
+nlohmann::json PreviousSchema(const std::optional<Snapshot>& previous, std::string_view table) {
+  if (!previous) return nullptr;
+  for (const auto& t : previous->manifest.value("tables", nlohmann::json::array())) {
+    if (t.value("name", "") == table) return t.value("schema", nlohmann::json());
+  }
+  return nullptr;
+}
+
 class Exporter {
  public:
   Exporter(lake::Lake& lake, lake::Run& run, const ExportOptions& options)
@@ -313,9 +328,7 @@ nlohmann::json Exporter::TableJson(std::string_view name, std::string_view kind,
     j_parts.push_back(std::move(p));
   }
   t["rows"] = rows;
-  nlohmann::json cols = nlohmann::json::array();
-  for (const auto& [col, type] : schema) cols.push_back({{"name", col}, {"type", type}});
-  t["schema"] = std::move(cols);
+  t["schema"] = SchemaJson(schema);
   t["parts"] = std::move(j_parts);
   return t;
 }
@@ -323,6 +336,10 @@ nlohmann::json Exporter::TableJson(std::string_view name, std::string_view kind,
 Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, bool rewrite_all) {
   ASSIGN_OR_RETURN(auto schema, Schema(table.name));
   ASSIGN_OR_RETURN(auto stats, Stats(table));
+  // Files of another schema (a column added by a newer build) cannot be shared: rewrite all.
+  if (!rewrite_all && PreviousSchema(previous_, table.name) != SchemaJson(schema)) {
+    rewrite_all = true;
+  }
   std::map<std::string, Part> before =
       rewrite_all ? std::map<std::string, Part>() : PreviousParts(previous_, table.name);
   std::map<std::string, Part> parts;

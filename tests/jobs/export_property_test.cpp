@@ -280,6 +280,30 @@ TEST(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) 
   EXPECT_GT(next->days_linked, 0);
 }
 
+TEST(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
+  const config::SimConfig world = ExportWorld();
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  raw::rawtest::NoSleep sleep;
+  TempDir dir;
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  raw::UpdateOptions fetch;
+  fetch.start_ms = Ms(world.start);
+  fetch.end_ms = Ms("2024-07-22");
+  fetch.sleeper = &sleep;
+  ASSERT_TRUE(
+      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+  ASSERT_TRUE(RunOneExport(*lake, {}).ok());
+  ASSERT_TRUE(lake->conn()
+                  .Execute("ALTER TABLE pdr_truevals ADD COLUMN extra INTEGER DEFAULT 7", "t")
+                  .ok());
+  auto next = RunOneExport(*lake, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_GT(next->days_linked, 0);  // the other tables' days
+  ExpectSnapshotEqualsLake(*lake, next->run_id, "after ALTER TABLE");
+}
+
 TEST(Export, SupersededSnapshotsGoAfterTheGracePeriod) {
   TempDir dir;
   auto lake = raw::rawtest::OpenLake(dir.path());
