@@ -19,3 +19,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 "$(dirname "$0")/fetch_duckdb.sh"
+# The non-DuckDB Parquet reader of tests/e2e/export.sh (hyparquet, pinned with integrity hashes in
+# tests/parquet_reader/package-lock.json); the test runs `npm ci` itself when this was skipped.
+if command -v npm >/dev/null && [ ! -d "$(dirname "$0")/../tests/parquet_reader/node_modules/hyparquet" ]; then
+  (cd "$(dirname "$0")/../tests/parquet_reader" && npm ci --no-audit --no-fund --silent) \
+    || echo "install_deps: npm ci in tests/parquet_reader failed; tests/e2e/export.sh parquet will retry"
+fi

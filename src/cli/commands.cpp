@@ -16,6 +16,7 @@ RunFn DescribeCommand(OptionSet& args);
 RunFn ValidateCommand(OptionSet& args);
 RunFn QueryCommand(OptionSet& args);
 RunFn RunsCommand(OptionSet& args);
+RunFn ExportCommand(OptionSet& args);
 RunFn SimServeCommand(OptionSet& args);
 RunFn SimDumpCommand(OptionSet& args);
 RunFn ConfigShowCommand(OptionSet& args);
@@ -45,6 +46,8 @@ const std::vector<CommandSpec>& AllCommands() {
       {"validate", "data-quality checks; exit status 1 when a check fails", ValidateCommand},
       {"query", "run one read-only SQL statement against the lake", QueryCommand},
       {"runs", "the run ledger, newest first, with per-table counts", RunsCommand},
+      {"export", "write an atomic, incremental Parquet snapshot under lake_dir/exports/",
+       ExportCommand},
       {"sim", "the simulated network", nullptr},
       {"sim serve", "serve the simulated network's subgraph over HTTP on 127.0.0.1",
        SimServeCommand},

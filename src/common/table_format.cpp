@@ -113,13 +113,13 @@ std::string Fit(const std::string& s, size_t width) {
   return std::string(PrefixCodePoints(s, width - 1)) + std::string(kEllipsis);
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
 // A date or time as DuckDB or predlake print them: YYYY-MM-DD, then anything (time, zone).
 bool LooksLikeTime(std::string_view s) {
   if (s.size() < 10) return false;
   for (size_t i = 0; i < 10; ++i) {
-    if (i == 4 || i == 7 ? s[i] != '-' : !IsDigit(s[i])) return false;
+    if (i == 4 || i == 7 ? s[i] != '-' : !IsAsciiDigit(s[i])) return false;
   }
   return true;
 }

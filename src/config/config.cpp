@@ -30,9 +30,9 @@ constexpr const char* kTimeframes[] = {"5m", "1h"};
 
 // Where a key's value lives in Config. Each row's alternative matches its kind (a test reads every
 // row); an accessor is only read through when formatting a const Config.
-using Field = std::variant<std::monostate, std::string* (*)(Config&), int* (*)(Config&),
-                           int64_t* (*)(Config&), uint64_t* (*)(Config&), double* (*)(Config&),
-                           std::vector<std::string>* (*)(Config&),
+using Field = std::variant<std::monostate, std::string* (*)(Config&), bool* (*)(Config&),
+                           int* (*)(Config&), int64_t* (*)(Config&), uint64_t* (*)(Config&),
+                           double* (*)(Config&), std::vector<std::string>* (*)(Config&),
                            std::map<std::string, std::string>* (*)(Config&)>;
 
 struct Row {
@@ -55,6 +55,12 @@ const Row kRows[] = {
      "the default end of `update`, `raw update`, `etl update`, `etl rebuild` (`--to` overrides)"},
     {"lake_ss.network", ValueKind::kNetwork, +[](Config& c) { return &c.lake.network; },
      "the default network (`-n` overrides)"},
+    {"lake_ss.export_after_publish", ValueKind::kBoolean,
+     +[](Config& c) { return &c.lake.export_after_publish; },
+     "write a Parquet snapshot (`predlake export`) after every successful writing run"},
+    {"lake_ss.export_grace", ValueKind::kDuration,
+     +[](Config& c) { return &c.lake.export_grace_ms; },
+     "how long a snapshot stays on disk after a newer one became current (for its readers)"},
     {"lake_ss.feeds", ValueKind::kIgnored, {}, "pdr-backend's; predlake fetches every feed"},
     {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
@@ -218,6 +224,8 @@ std::string FormatValue(const Row& row, const Config& cfg_const) {
       return std::to_string(*std::get<uint64_t* (*)(Config&)>(row.field)(cfg));
     case ValueKind::kProbability:
       return fmt::format("{}", *std::get<double* (*)(Config&)>(row.field)(cfg));
+    case ValueKind::kBoolean:
+      return *std::get<bool* (*)(Config&)>(row.field)(cfg) ? "true" : "false";
     case ValueKind::kPairs:
     case ValueKind::kTimeframes:
       return Join(*std::get<std::vector<std::string>* (*)(Config&)>(row.field)(cfg));
@@ -253,6 +261,8 @@ std::string TypeOf(const Row& row) {
       return "unsigned 64-bit integer";
     case ValueKind::kProbability:
       return "probability";
+    case ValueKind::kBoolean:
+      return "boolean";
     case ValueKind::kPairs:
       return "list of pairs (BASE/QUOTE)";
     case ValueKind::kTimeframes: {
@@ -395,6 +405,14 @@ class Reader {
         double v = 0;
         RETURN_IF_ERROR(Probability(node, key, v));
         *std::get<double* (*)(Config&)>(row.field)(cfg_) = v;
+        break;
+      }
+      case ValueKind::kBoolean: {
+        const std::string text = node.IsScalar() ? node.Scalar() : "";
+        if (text != "true" && text != "false") {
+          return ValueError(node, key, fmt::format("expected true or false, got '{}'", text));
+        }
+        *std::get<bool* (*)(Config&)>(row.field)(cfg_) = text == "true";
         break;
       }
       case ValueKind::kPairs:

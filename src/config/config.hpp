@@ -30,6 +30,9 @@ struct LakeConfig {
   std::string st_timestr = "30 days ago";
   std::string fin_timestr = "now";
   std::string network = "sim";  // the default network: sim, sapphire-mainnet, sapphire-testnet
+  // Parquet snapshots under <lake_dir>/exports/ (docs/export.md).
+  bool export_after_publish = false;      // export after every successful writing run
+  int64_t export_grace_ms = 10 * 60'000;  // how long a superseded snapshot stays for its readers
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).
@@ -92,6 +95,7 @@ enum class ValueKind {
   kInteger,      // an integer in the key's [min, max]
   kSeed,         // an unsigned 64-bit integer
   kProbability,  // a number in [0, 1]
+  kBoolean,      // true or false
   kPairs,        // a list (YAML list, or one string split at spaces and commas) of BASE/QUOTE
   kTimeframes,   // a list of timeframes (5m, 1h)
   kIgnored,      // a pdr-backend key: accepted with any value and ignored

@@ -196,16 +196,29 @@ Result<Database> Database::Open(const std::string& path, const Options& options)
   }
   Database database(db);
   if (sealed) {
-    // Set here rather than in the config: an empty temp_directory (no spilling, so no folder
-    // beside the file) is refused there and once external access is off, and
-    // lock_configuration must come last.
     ASSIGN_OR_RETURN(Connection conn, database.Connect());
-    std::string seal = "SET temp_directory = ''; ";
-    if (options.reach == Reach::kSealed) seal += "SET enable_external_access = false; ";
-    seal += "SET lock_configuration = true";
-    RETURN_IF_ERROR(conn.Execute(seal, "seal the database"));
+    RETURN_IF_ERROR(Seal(conn, options.reach, {}));
   }
   return database;
+}
+
+Status Seal(Connection& conn, Reach reach, const std::vector<std::string>& readable_dirs) {
+  if (reach == Reach::kFull) return Status::Ok();
+  // Statements rather than config options: an empty temp_directory (no spilling, so no folder
+  // beside the file) is refused in the config and once external access is off, the readable
+  // folders must be named before it goes off, and lock_configuration must come last.
+  std::string seal;
+  if (!readable_dirs.empty()) {
+    seal += "SET allowed_directories = [";
+    for (size_t i = 0; i < readable_dirs.size(); ++i) {
+      seal += (i ? ", " : "") + QuoteString(readable_dirs[i]);
+    }
+    seal += "]; ";
+  }
+  seal += "SET temp_directory = ''; ";
+  if (reach == Reach::kSealed) seal += "SET enable_external_access = false; ";
+  seal += "SET lock_configuration = true";
+  return conn.Execute(seal, "seal the database");
 }
 
 Result<Connection> Database::Connect() {

@@ -293,6 +293,13 @@ class Connection {
   internal::ConnectionHandle conn_;
 };
 
+// Applies `reach` to the database `conn` belongs to (nothing for kFull) and locks its
+// configuration; Database::Open does this for its Options::reach. `readable_dirs` stay readable
+// under kSealed (an in-memory database whose views read Parquet files there). Returns the
+// statement's error when DuckDB refuses (e.g. the configuration is locked already).
+[[nodiscard]] Status Seal(Connection& conn, Reach reach,
+                          const std::vector<std::string>& readable_dirs);
+
 // Rolls back on destruction unless Commit() succeeded.
 class Transaction {
  public:

@@ -5,10 +5,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.hpp"
 #include "common/time.hpp"
+#include "export/export.hpp"
 #include "lake/lake.hpp"
 #include "ops/open.hpp"
 
@@ -19,12 +21,21 @@ struct WriterEnv {
   std::string lake_dir;
   const Clock* clock = nullptr;  // ledger times; not owned; nullptr: the system clock
   ops::RetryOptions retry;       // the wait for a busy lake (ops::BusyRetry for commands)
+  // lake_ss.export_after_publish: after a successful job, an export run ("export") on the same
+  // open lake. Its outcome goes to on_export (may be empty); a failure is recorded in the ledger
+  // and never changes the job's result.
+  std::optional<exports::ExportOptions> export_after;
+  std::function<void(const Result<exports::ExportReport>&)> on_export;
 };
+
+// The export after a publish (env.export_after), as its own run on `lake`. Never fails the caller.
+void ExportAfterPublish(const WriterEnv& env, lake::Lake& lake);
 
 // Opens env.lake_dir for writing as `command` (ops::OpenForWrite), begins a run of `command` and
 // calls job(lake, run). The job finishes the run inside its publish transaction; when it fails, the
 // run is failed with its error (lake::Run::Fail, which does nothing when the job failed it
-// already) and that error is returned. The lake is closed before returning, so that readers get in
+// already) and that error is returned; when it succeeds and env.export_after is set, an export run
+// follows (ExportAfterPublish). The lake is closed before returning, so that readers get in
 // between runs. Opening errors (kBusy naming the holder, kData) are returned without a run.
 template <typename Report>
 Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
@@ -34,6 +45,7 @@ Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
   ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
   Result<Report> report = job(*lake, run);
   if (!report.ok()) return run.Fail(report.status());
+  if (env.export_after) ExportAfterPublish(env, *lake);
   return report;
 }
 

@@ -58,8 +58,7 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   EXPECT_EQ(st.message(),
             Data("unknown_key.yaml") +
                 ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
-                "st_timestr, "
-                "fin_timestr, network)");
+                "st_timestr, fin_timestr, network, export_after_publish, export_grace)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {

@@ -1,6 +1,7 @@
 // The four commands that run one ETL job: `etl update` and `etl rebuild` (a window up to --to), and
 // `etl drop` and `raw drop` (a rollback from --from). They differ only in the job and its help.
 #include "cli/command.hpp"
+#include "cli/writer_env.hpp"
 #include "jobs/etl.hpp"
 
 namespace predlake::cli {
@@ -46,8 +47,7 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   request.options.progress = progress.get();
   request.options.faults = etl::FaultInjection::FromEnv();
-  ASSIGN_OR_RETURN(etl::RunReport report,
-                   jobs::RunEtl({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, request));
+  ASSIGN_OR_RETURN(etl::RunReport report, jobs::RunEtl(WriterEnvFor(ctx), request));
   ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
   return Status::Ok();
 }

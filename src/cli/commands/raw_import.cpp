@@ -1,4 +1,5 @@
 #include "cli/command.hpp"
+#include "cli/writer_env.hpp"
 #include "jobs/writer.hpp"
 #include "raw/import.hpp"
 
@@ -26,12 +27,11 @@ Status RawImport(Context& ctx, const RawImportOptions& o) {
     return Status::Usage("raw import: give both --from and --to, or neither");
   }
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
-  ASSIGN_OR_RETURN(
-      raw::ImportReport report,
-      jobs::RunWriter<raw::ImportReport>({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())},
-                                         "raw import", [&](lake::Lake& lake, lake::Run& run) {
-                                           return raw::Import(lake, run, options, progress.get());
-                                         }));
+  ASSIGN_OR_RETURN(raw::ImportReport report,
+                   jobs::RunWriter<raw::ImportReport>(
+                       WriterEnvFor(ctx), "raw import", [&](lake::Lake& lake, lake::Run& run) {
+                         return raw::Import(lake, run, options, progress.get());
+                       }));
   ctx.log().Info("raw import: window " + FormatTime(report.from_ms) + " to " +
                  FormatTime(report.to_ms));
   for (const raw::ImportTableReport& t : report.tables) {

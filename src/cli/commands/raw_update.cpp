@@ -1,5 +1,6 @@
 #include "cli/command.hpp"
 #include "cli/network.hpp"
+#include "cli/writer_env.hpp"
 #include "jobs/writer.hpp"
 #include "raw/update.hpp"
 
@@ -27,8 +28,7 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
-                       {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, "raw update",
-                       [&](lake::Lake& lake, lake::Run& run) {
+                       WriterEnvFor(ctx), "raw update", [&](lake::Lake& lake, lake::Run& run) {
                          return raw::Update(lake, run, options, factory, progress.get());
                        }));
   bool any_window = false;

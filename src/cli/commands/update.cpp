@@ -2,6 +2,7 @@
 
 #include "cli/command.hpp"
 #include "cli/network.hpp"
+#include "cli/writer_env.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -43,7 +44,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   jobs::UpdateRequest request;
-  request.writer = {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())};
+  request.writer = WriterEnvFor(ctx);
   request.start_ms = start_ms;
   // Resolved for every run, so that the `now` of a loop moves on.
   request.end_ms = [&](int64_t now_ms) -> Result<int64_t> {

@@ -1,0 +1,176 @@
+// module: predlake_jobs
+// Parquet snapshots (docs/export.md, "Performance"). For each lake size it builds the synthetic
+// network of bench/etl_incremental.cpp (N predictions), runs the ETL up to one hour before the end
+// and exports (a full snapshot), then adds the last hour, runs the ETL over it and times, in the
+// same process:
+//   incremental  `export` after that one-hour update (changed days rewritten, the rest linked);
+//   full         `export --full` of the same lake;
+//   bare_copy    DuckDB's own COPY (FORMAT parquet, COMPRESSION zstd) of the same tables, one file
+//                each, no partitioning, no manifest, no fsync.
+// Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000); repetitions PREDLAKE_BENCH_REPS
+// (default 3; the best is reported). The lake lives under PREDLAKE_BENCH_DIR (default the system
+// temp folder) and is removed at the end unless PREDLAKE_BENCH_KEEP is set. Prints one table.
+#include "export/export.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "etl/etl.hpp"
+#include "export/snapshot.hpp"
+#include "lake/lake.hpp"
+#include "synthetic_world.hpp"
+
+namespace predlake::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Check(const Status& st, const char* what) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "bench_export: %s: %s\n", what, st.message().c_str());
+    std::exit(1);
+  }
+}
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+lake::Run Begin(lake::Lake& lake, const std::string& command) {
+  auto run = lake.BeginRun(command);
+  Check(run.status(), "begin run");
+  return std::move(run).value();
+}
+
+exports::ExportReport RunExport(lake::Lake& lake, bool full) {
+  exports::ExportOptions options;
+  options.full = full;
+  options.grace_ms = 0;  // keep only the newest snapshots on disk
+  lake::Run run = Begin(lake, "export");
+  auto report = exports::Export(lake, run, options);
+  Check(report.status(), full ? "full export" : "incremental export");
+  return std::move(report).value();
+}
+
+struct Row {
+  int64_t size = 0;
+  int64_t rows = 0;
+  double incremental = 1e9, full = 1e9, bare_copy = 1e9;
+  int64_t days_written = 0, days_linked = 0;
+};
+
+Row Measure(int64_t size, int reps) {
+  Row row;
+  row.size = size;
+  const char* base = std::getenv("PREDLAKE_BENCH_DIR");
+  const std::string dir = (fs::path(base ? base : fs::temp_directory_path().string()) /
+                           ("predlake_bench_export_" + std::to_string(size)))
+                              .string();
+  fs::remove_all(dir);
+  const int64_t hours = std::max<int64_t>(3, static_cast<int64_t>(size / kPredictionsPerHour));
+  const int64_t end_ms = kT0 + hours * kHourMs;
+  const int64_t cut_ms = end_ms - kHourMs;
+  lake::OpenOptions open;
+  open.mode = lake::Mode::kWrite;
+  open.command = "bench";
+  const char* threads = std::getenv("PREDLAKE_BENCH_THREADS");
+  open.threads = threads ? std::atoi(threads) : 2;
+  auto opened = lake::Lake::Open(dir, open);
+  Check(opened.status(), "open lake");
+  std::unique_ptr<lake::Lake> lake = std::move(opened).value();
+  auto& conn = lake->conn();
+  std::fprintf(stderr, "[%lld] generating %lld hours...\n", static_cast<long long>(size),
+               static_cast<long long>(hours));
+  Check(conn.Execute(
+            Fill(kGenerate, {{"T0", kT0 / 1000}, {"END", end_ms / 1000}, {"CLAIM", 6 * kHourMs}}),
+            "generate"),
+        "generate");
+  Check(conn.Execute(Fill(kLoad, {{"FROM", 0}, {"TO", cut_ms}}), "load"), "load");
+  for (std::string_view t : lake::kRawTables) Check(lake->SetWatermark(t, {kT0, cut_ms}, 0), "wm");
+  etl::UpdateOptions etl_options;
+  etl_options.st_ms = kT0;
+  {
+    lake::Run run = Begin(*lake, "etl update");
+    Check(etl::Update(*lake, run, etl_options).status(), "first etl update");
+  }
+  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+  std::fprintf(stderr, "[%lld] first export...\n", static_cast<long long>(size));
+  RunExport(*lake, true);
+
+  for (int rep = 0; rep < reps; ++rep) {
+    // The last hour arrives and is published (rolled back between repetitions), then exported.
+    if (rep > 0) {
+      lake::Run run = Begin(*lake, "raw drop");
+      Check(etl::RawDrop(*lake, run, cut_ms, {}).status(), "raw drop");
+      RunExport(*lake, false);  // back to the state before the hour
+    }
+    Check(conn.Execute(Fill(kLoad, {{"FROM", cut_ms}, {"TO", end_ms}}), "load"), "load hour");
+    for (std::string_view t : lake::kRawTables)
+      Check(lake->SetWatermark(t, {kT0, end_ms}, 0), "wm");
+    {
+      lake::Run run = Begin(*lake, "etl update");
+      Check(etl::Update(*lake, run, etl_options).status(), "etl update");
+    }
+    auto start = std::chrono::steady_clock::now();
+    exports::ExportReport inc = RunExport(*lake, false);
+    row.incremental = std::min(row.incremental, Since(start));
+    row.days_written = inc.days_written;
+    row.days_linked = inc.days_linked;
+    row.rows = inc.rows_written + inc.rows_linked;
+
+    start = std::chrono::steady_clock::now();
+    RunExport(*lake, true);
+    row.full = std::min(row.full, Since(start));
+
+    const fs::path bare = fs::path(dir) / "bare_copy";
+    fs::remove_all(bare);
+    fs::create_directories(bare);
+    start = std::chrono::steady_clock::now();
+    for (const exports::ExportTable& t : exports::DataTables()) {
+      Check(conn.Execute("COPY " + std::string(t.name) + " TO '" +
+                             (bare / (std::string(t.name) + ".parquet")).string() +
+                             "' (FORMAT parquet, COMPRESSION zstd)",
+                         "bare copy"),
+            "bare copy");
+    }
+    row.bare_copy = std::min(row.bare_copy, Since(start));
+  }
+  lake.reset();
+  if (!std::getenv("PREDLAKE_BENCH_KEEP")) fs::remove_all(dir);
+  return row;
+}
+
+}  // namespace
+}  // namespace predlake::bench
+
+int main() {
+  using namespace predlake::bench;
+  std::vector<int64_t> sizes;
+  const char* env = std::getenv("PREDLAKE_BENCH_SIZES");
+  std::stringstream ss(env && *env ? env : "1000000");
+  for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoll(item));
+  const char* reps_env = std::getenv("PREDLAKE_BENCH_REPS");
+  const int reps = reps_env && *reps_env ? std::max(1, std::atoi(reps_env)) : 3;
+  std::vector<Row> rows;
+  for (int64_t size : sizes) rows.push_back(Measure(size, reps));
+  std::printf(
+      "| predictions | rows exported | incremental (days written / linked) | full | bare COPY "
+      "| full / bare |\n|---|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    std::printf("| %lld | %lld | %.2f s (%lld / %lld) | %.2f s | %.2f s | %.2fx |\n",
+                static_cast<long long>(r.size), static_cast<long long>(r.rows), r.incremental,
+                static_cast<long long>(r.days_written), static_cast<long long>(r.days_linked),
+                r.full, r.bare_copy, r.full / r.bare_copy);
+  }
+  if (rows.size() > 1) {
+    std::printf("\nincremental growth from the smallest to the largest lake: %.2fx\n",
+                rows.back().incremental / rows.front().incremental);
+  }
+  return 0;
+}

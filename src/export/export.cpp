@@ -1,0 +1,606 @@
+#include "export/export.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/time.hpp"
+#include "export/snapshot.hpp"
+#include "fmt/format.h"
+
+namespace predlake::exports {
+namespace fs = std::filesystem;
+
+ExportFaults ExportFaults::FromEnv() {
+  constexpr std::string_view kPrefix = "export:";
+  ExportFaults f;
+  auto read = [&](const char* var, std::string& into) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && std::string_view(v).substr(0, kPrefix.size()) == kPrefix) {
+      into = std::string(v).substr(kPrefix.size());
+    }
+  };
+  read("PREDLAKE_FAIL_AT", f.fail_at);
+  read("PREDLAKE_KILL_AT", f.kill_at);
+  return f;
+}
+
+namespace {
+
+std::string SqlString(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string Ident(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+Status ReachStep(const ExportFaults& faults, std::string_view step) {
+  if (!faults.kill_at.empty() && faults.kill_at == step) std::raise(SIGKILL);
+  if (!faults.fail_at.empty() && faults.fail_at == step) {
+    return Status::Internal("export: injected failure at step " + std::string(step) +
+                            " (PREDLAKE_FAIL_AT)");
+  }
+  return Status::Ok();
+}
+
+Status FileError(std::string_view what, const fs::path& path, int err) {
+  return Status::Data(
+      fmt::format("export: cannot {} {}: {}", what, path.string(), std::strerror(err)));
+}
+
+Status FsyncPath(const fs::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+  if (fd < 0) return FileError("open", path, errno);
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return FileError("fsync", path, err);
+  return Status::Ok();
+}
+
+// The per-day facts an incremental export compares with the previous manifest.
+struct DayStats {
+  int64_t rows = 0;
+  std::string signature;
+};
+
+// One partition of a table in a manifest: a day (or the whole table when day is empty).
+struct Part {
+  std::string day;
+  int64_t rows = 0;
+  std::string signature;
+  std::vector<std::string> files;  // relative to the snapshot folder
+  bool linked = false;
+};
+
+enum class Signature { kRunId, kRowHash, kRowsOnly };
+
+Signature SignatureOf(const ExportTable& table) {
+  if (table.kind == "built") return Signature::kRunId;
+  const lake::TableDef* raw = lake::FindRawTable(table.name);
+  return raw != nullptr && raw->upsert ? Signature::kRowHash : Signature::kRowsOnly;
+}
+
+std::string DayExpression(Partitioning p) {
+  return p == Partitioning::kByDayColumn ? "\"day\"" : "CAST(epoch_ms(\"timestamp\") AS DATE)";
+}
+
+// The previous snapshot's parts of `table`, by day.
+std::map<std::string, Part> PreviousParts(const std::optional<Snapshot>& previous,
+                                          std::string_view table) {
+  std::map<std::string, Part> out;
+  if (!previous) return out;
+  for (const auto& t : previous->manifest.value("tables", nlohmann::json::array())) {
+    if (t.value("name", "") != table) continue;
+    for (const auto& p : t.value("parts", nlohmann::json::array())) {
+      Part part;
+      part.day = p.value("day", "");
+      part.rows = p.value("rows", int64_t{0});
+      part.signature = p.value("signature", "");
+      for (const auto& f : p.value("files", nlohmann::json::array())) {
+        part.files.push_back(f.get<std::string>());
+      }
+      out[part.day] = std::move(part);
+    }
+  }
+  return out;
+}
+
+nlohmann::json SchemaJson(const std::vector<std::pair<std::string, std::string>>& schema) {
+  nlohmann::json cols = nlohmann::json::array();
+  for (const auto& [col, type] : schema) cols.push_back({{"name", col}, {"type", type}});
+  return cols;
+}
+
+// The schema the previous manifest recorded for `table` (null when it has none).
+nlohmann::json PreviousSchema(const std::optional<Snapshot>& previous, std::string_view table) {
+  if (!previous) return nullptr;
+  for (const auto& t : previous->manifest.value("tables", nlohmann::json::array())) {
+    if (t.value("name", "") == table) return t.value("schema", nlohmann::json());
+  }
+  return nullptr;
+}
+
+class Exporter {
+ public:
+  Exporter(lake::Lake& lake, lake::Run& run, const ExportOptions& options)
+      : lake_(lake), conn_(lake.conn()), run_(run), options_(options) {}
+
+  Result<ExportReport> Run();
+
+ private:
+  Status CleanLeftovers();
+  Result<std::set<std::string>> TablesWithDeletes();
+  Result<std::vector<std::pair<std::string, std::string>>> Schema(std::string_view table);
+  Result<std::map<std::string, DayStats>> Stats(const ExportTable& table);
+  Result<nlohmann::json> ExportPartitioned(const ExportTable& table, bool rewrite_all);
+  Result<nlohmann::json> ExportWhole(std::string_view table, std::string_view kind);
+  Status CopyDays(const ExportTable& table, const std::vector<std::string>& days, bool all_days,
+                  std::map<std::string, Part>& parts);
+  Status SyncTree(const fs::path& root);
+  Status Switch();
+  int64_t RemoveSuperseded();
+  nlohmann::json TableJson(std::string_view name, std::string_view kind, std::string_view part_by,
+                           const std::vector<std::pair<std::string, std::string>>& schema,
+                           const std::map<std::string, Part>& parts);
+
+  lake::Lake& lake_;
+  duck::Connection& conn_;
+  lake::Run& run_;
+  const ExportOptions& options_;
+  fs::path exports_;
+  fs::path tmp_;
+  std::string name_;
+  std::optional<Snapshot> previous_;
+  std::vector<fs::path> written_files_;
+  ExportReport report_;
+  bool copy_step_reached_ = false;
+};
+
+Status Exporter::CleanLeftovers() {
+  // The caller holds the writer lock, so any temporary entry is a dead export's.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(exports_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kTempPrefix, 0) != 0) continue;
+    fs::remove_all(entry.path(), ec);
+    if (ec) return FileError("remove the leftover", entry.path(), ec.value());
+  }
+  if (ec) return FileError("list", exports_, ec.value());
+  return Status::Ok();
+}
+
+Result<std::set<std::string>> Exporter::TablesWithDeletes() {
+  // Append-only raw tables lose rows only to `raw drop`; the ledger says which, since the
+  // previous snapshot (failed and aborted runs were rolled back).
+  std::set<std::string> out;
+  if (!previous_) return out;
+  ASSIGN_OR_RETURN(duck::QueryResult result,
+                   conn_.Query("SELECT DISTINCT t.table_name FROM predlake_run_tables AS t JOIN "
+                               "predlake_runs AS r USING (run_id) WHERE r.status = 'succeeded' "
+                               "AND t.rows_deleted > 0 AND t.run_id > " +
+                                   std::to_string(previous_->run_id),
+                               "export: read the deletes since the previous snapshot"));
+  for (const auto& row : result.ToText()) {
+    if (!row.empty() && row[0]) out.insert(*row[0]);
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Exporter::Schema(std::string_view table) {
+  ASSIGN_OR_RETURN(duck::QueryResult result,
+                   conn_.Query("SELECT column_name, data_type FROM information_schema.columns "
+                               "WHERE table_schema = 'main' AND table_name = " +
+                                   SqlString(table) + " ORDER BY ordinal_position",
+                               "export: read the schema of " + std::string(table)));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& row : result.ToText())
+    out.emplace_back(row[0].value_or(""), row[1].value_or(""));
+  return out;
+}
+
+Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table) {
+  std::string signature = "''";
+  switch (SignatureOf(table)) {
+    case Signature::kRunId:
+      signature = "CAST(max(run_id) AS VARCHAR)";
+      break;
+    case Signature::kRowHash:
+      signature = "CAST(bit_xor(hash(COLUMNS(*))) AS VARCHAR)";
+      break;
+    case Signature::kRowsOnly:
+      break;
+  }
+  const std::string day = DayExpression(table.partitioning);
+  ASSIGN_OR_RETURN(duck::QueryResult result,
+                   conn_.Query("SELECT CAST(" + day + " AS VARCHAR) AS predlake_day, count(*), " +
+                                   signature + " FROM " + Ident(table.name) + " GROUP BY " + day,
+                               "export: per-day signatures of " + std::string(table.name)));
+  std::map<std::string, DayStats> out;
+  for (const auto& row : result.ToText()) {
+    DayStats s;
+    s.rows = std::stoll(row[1].value_or("0"));
+    s.signature = row[2].value_or("");
+    out[row[0].value_or("")] = std::move(s);
+  }
+  return out;
+}
+
+Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::string>& days,
+                          bool all_days, std::map<std::string, Part>& parts) {
+  if (days.empty()) return Status::Ok();
+  if (!copy_step_reached_) {
+    copy_step_reached_ = true;
+    RETURN_IF_ERROR(ReachStep(options_.faults, "copy"));
+  }
+  // DuckDB writes a partitioned COPY into an empty folder; the days it writes are then moved
+  // beside the linked ones.
+  const fs::path staging = tmp_ / ".copy" / std::string(table.name);
+  std::error_code ec;
+  fs::create_directories(staging.parent_path(), ec);
+  if (ec) return FileError("create", staging.parent_path(), ec.value());
+  const std::string day = DayExpression(table.partitioning);
+  const bool own_day = table.partitioning == Partitioning::kByDayColumn;
+  std::string select = own_day ? "SELECT * FROM " + Ident(table.name)
+                               : "SELECT *, " + day + " AS \"day\" FROM " + Ident(table.name);
+  if (!all_days) {
+    std::string list;
+    for (const std::string& d : days) list += (list.empty() ? "" : ", ") + SqlString(d);
+    // The range first, so that DuckDB's zone maps skip the row groups of other days (rows are
+    // appended in time order); the list then picks the days.
+    const auto [lo, hi] = std::minmax_element(days.begin(), days.end());
+    if (own_day) {
+      select += " WHERE \"day\" BETWEEN " + SqlString(*lo) + " AND " + SqlString(*hi);
+    } else {
+      Result<int64_t> lo_ms = ParseTime(*lo, 0);
+      Result<int64_t> hi_ms = ParseTime(*hi, 0);
+      if (!lo_ms.ok() || !hi_ms.ok()) return Status::Internal("export: bad day " + *lo);
+      select += fmt::format(" WHERE \"timestamp\" >= {} AND \"timestamp\" < {}", *lo_ms,
+                            *hi_ms + 86'400'000);
+    }
+    select += " AND CAST(" + day + " AS VARCHAR) IN (" + list + ")";
+  }
+  RETURN_IF_ERROR(conn_.Execute(
+      "COPY (" + select + ") TO " + SqlString(staging.string()) +
+          " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (\"day\"), WRITE_PARTITION_COLUMNS " +
+          (own_day ? "true" : "false") + ", FILENAME_PATTERN 'part-" +
+          fmt::format("{:06d}", run_.id()) + "-{i}')",
+      "export: write " + std::string(table.name)));
+  const fs::path target = tmp_ / std::string(table.name);
+  fs::create_directories(target, ec);
+  if (ec) return FileError("create", target, ec.value());
+  for (const std::string& d : days) {
+    const std::string folder = "day=" + d;
+    const fs::path from = staging / folder;
+    if (!fs::exists(from, ec)) continue;  // a day whose rows all went meanwhile: nothing to write
+    const fs::path to = target / folder;
+    fs::rename(from, to, ec);
+    if (ec) return FileError("move into place", from, ec.value());
+    Part& part = parts[d];
+    part.day = d;
+    part.files.clear();
+    for (const auto& f : fs::directory_iterator(to, ec)) {
+      part.files.push_back(fs::relative(f.path(), tmp_).string());
+      written_files_.push_back(f.path());
+    }
+    std::sort(part.files.begin(), part.files.end());
+  }
+  return Status::Ok();
+}
+
+nlohmann::json Exporter::TableJson(std::string_view name, std::string_view kind,
+                                   std::string_view part_by,
+                                   const std::vector<std::pair<std::string, std::string>>& schema,
+                                   const std::map<std::string, Part>& parts) {
+  nlohmann::json t = nlohmann::json::object();
+  t["name"] = name;
+  t["kind"] = kind;
+  t["partitioned_by"] = part_by.empty() ? nlohmann::json() : nlohmann::json(part_by);
+  int64_t rows = 0;
+  nlohmann::json j_parts = nlohmann::json::array();
+  for (const auto& [day, part] : parts) {
+    rows += part.rows;
+    nlohmann::json p = nlohmann::json::object();
+    if (!part_by.empty()) p["day"] = day;
+    p["rows"] = part.rows;
+    if (!part.signature.empty()) p["signature"] = part.signature;
+    p["files"] = part.files;
+    j_parts.push_back(std::move(p));
+  }
+  t["rows"] = rows;
+  t["schema"] = SchemaJson(schema);
+  t["parts"] = std::move(j_parts);
+  return t;
+}
+
+Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, bool rewrite_all) {
+  ASSIGN_OR_RETURN(auto schema, Schema(table.name));
+  ASSIGN_OR_RETURN(auto stats, Stats(table));
+  // Files of another schema (a column added by a newer build) cannot be shared: rewrite all.
+  if (!rewrite_all && PreviousSchema(previous_, table.name) != SchemaJson(schema)) {
+    rewrite_all = true;
+  }
+  std::map<std::string, Part> before =
+      rewrite_all ? std::map<std::string, Part>() : PreviousParts(previous_, table.name);
+  std::map<std::string, Part> parts;
+  std::vector<std::string> changed;
+  lake::TableCounts& counts = run_.tables()[std::string(table.name)];
+  for (const auto& [day, s] : stats) {
+    Part part;
+    part.day = day;
+    part.rows = s.rows;
+    part.signature = s.signature;
+    auto old = before.find(day);
+    bool same = old != before.end() && old->second.rows == s.rows &&
+                old->second.signature == s.signature && !old->second.files.empty();
+    if (same) {
+      // Hard links: the new snapshot shares the unchanged files. A file that cannot be linked
+      // (gone, another file system) makes the day rewritten instead.
+      std::error_code ec;
+      for (const std::string& file : old->second.files) {
+        const fs::path to = tmp_ / file;
+        fs::create_directories(to.parent_path(), ec);
+        if (!ec) fs::create_hard_link(fs::path(previous_->dir) / file, to, ec);
+        if (ec) {
+          same = false;
+          fs::remove_all(tmp_ / std::string(table.name) / ("day=" + day), ec);
+          break;
+        }
+      }
+    }
+    if (same) {
+      part.files = old->second.files;
+      part.linked = true;
+      ++report_.days_linked;
+      report_.rows_linked += s.rows;
+      counts.rows_in += s.rows;
+    } else {
+      changed.push_back(day);
+      ++report_.days_written;
+      report_.rows_written += s.rows;
+      counts.rows_out += s.rows;
+    }
+    parts[day] = std::move(part);
+  }
+  RETURN_IF_ERROR(CopyDays(table, changed, changed.size() == stats.size(), parts));
+  return TableJson(table.name, table.kind, "day", schema, parts);
+}
+
+Result<nlohmann::json> Exporter::ExportWhole(std::string_view table, std::string_view kind) {
+  ASSIGN_OR_RETURN(auto schema, Schema(table));
+  bool has_run_id = false;
+  for (const auto& [col, type] : schema) has_run_id = has_run_id || col == "run_id";
+  // The ledger as of the snapshot: without this export's own row, still "running".
+  const std::string where =
+      table == "predlake_runs" && has_run_id ? " WHERE run_id <> " + std::to_string(run_.id()) : "";
+  std::error_code ec;
+  const fs::path folder = tmp_ / std::string(table);
+  fs::create_directories(folder, ec);
+  if (ec) return FileError("create", folder, ec.value());
+  const std::string file = fmt::format("part-{:06d}-0.parquet", run_.id());
+  RETURN_IF_ERROR(conn_.Execute("COPY (SELECT * FROM " + Ident(table) + where + ") TO " +
+                                    SqlString((folder / file).string()) +
+                                    " (FORMAT parquet, COMPRESSION zstd)",
+                                "export: write " + std::string(table)));
+  written_files_.push_back(folder / file);
+  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + Ident(table) + where,
+                                             "export: count " + std::string(table)));
+  Part part;
+  part.rows = rows.value_or(0);
+  part.files = {std::string(table) + "/" + file};
+  if (kind != "bookkeeping") run_.tables()[std::string(table)].rows_out += part.rows;
+  report_.rows_written += part.rows;
+  return TableJson(table, kind, "", schema, {{"", part}});
+}
+
+Status Exporter::SyncTree(const fs::path& root) {
+  // Files first, then every folder bottom-up, so that a folder's entries are durable before its
+  // parent names it. Linked files were made durable by the export that wrote them.
+  for (const fs::path& file : written_files_) RETURN_IF_ERROR(FsyncPath(file, false));
+  std::vector<fs::path> dirs = {root};
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec)) dirs.push_back(it->path());
+  }
+  if (ec) return FileError("list", root, ec.value());
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) RETURN_IF_ERROR(FsyncPath(*it, true));
+  return Status::Ok();
+}
+
+Status Exporter::Switch() {
+  const fs::path final_dir = exports_ / name_;
+  RETURN_IF_ERROR(ReachStep(options_.faults, "rename"));
+  if (::rename(tmp_.c_str(), final_dir.c_str()) != 0) {
+    return FileError("rename into place", tmp_, errno);
+  }
+  RETURN_IF_ERROR(FsyncPath(exports_, true));
+  RETURN_IF_ERROR(ReachStep(options_.faults, "switch"));
+  // A relative target, so that the lake folder can be moved or mounted elsewhere.
+  const fs::path link = exports_ / (std::string(kTempPrefix) + std::string(kCurrentLink));
+  ::unlink(link.c_str());
+  if (::symlink(name_.c_str(), link.c_str()) != 0) return FileError("create", link, errno);
+  const fs::path current = exports_ / std::string(kCurrentLink);
+  if (::rename(link.c_str(), current.c_str()) != 0) return FileError("switch", current, errno);
+  return FsyncPath(exports_, true);
+}
+
+int64_t Exporter::RemoveSuperseded() {
+  // A snapshot stopped being current when the next one was made; readers that resolved it before
+  // have grace_ms to finish.
+  std::map<int64_t, std::pair<fs::path, int64_t>> snapshots;  // run -> (folder, created_at_ms)
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(exports_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kSnapshotPrefix, 0) != 0 || !entry.is_directory(ec)) continue;
+    char* end = nullptr;
+    const long long run = std::strtoll(name.c_str() + kSnapshotPrefix.size(), &end, 10);
+    if (end == nullptr || *end != '\0') continue;
+    int64_t created = 0;
+    try {
+      std::ifstream in(entry.path() / kManifestFile);
+      nlohmann::json m;
+      in >> m;
+      created = m.value("created_at_ms", int64_t{0});
+    } catch (const std::exception&) {
+      created = 0;  // no manifest: superseded whenever a later one exists
+    }
+    snapshots[run] = {entry.path(), created};
+  }
+  const int64_t now = lake_.NowMs();
+  int64_t removed = 0;
+  for (auto it = snapshots.begin(); it != snapshots.end(); ++it) {
+    auto next = std::next(it);
+    if (next == snapshots.end() || it->first == run_.id()) break;
+    if (now - next->second.second < options_.grace_ms) continue;
+    fs::remove_all(it->second.first, ec);
+    if (!ec) ++removed;
+  }
+  return removed;
+}
+
+Result<ExportReport> Exporter::Run() {
+  exports_ = fs::path(ExportsDir(lake_.dir()));
+  std::error_code ec;
+  fs::create_directories(exports_, ec);
+  if (ec) return FileError("create", exports_, ec.value());
+  RETURN_IF_ERROR(CleanLeftovers());
+  if (!options_.full) {
+    Result<std::optional<Snapshot>> current = ReadCurrent(lake_.dir());
+    // A damaged current snapshot is replaced by a full one.
+    if (current.ok()) previous_ = std::move(current).value();
+  }
+  name_ = SnapshotFolderName(run_.id());
+  tmp_ = exports_ / (std::string(kTempPrefix) + name_);
+  fs::create_directories(tmp_, ec);
+  if (ec) return FileError("create", tmp_, ec.value());
+  report_.run_id = run_.id();
+
+  ASSIGN_OR_RETURN(std::set<std::string> deleted, TablesWithDeletes());
+  nlohmann::json tables = nlohmann::json::array();
+  for (const ExportTable& table : DataTables()) {
+    if (options_.progress) options_.progress->Update("export " + std::string(table.name));
+    if (table.partitioning == Partitioning::kNone) {
+      ASSIGN_OR_RETURN(nlohmann::json t, ExportWhole(table.name, table.kind));
+      tables.push_back(std::move(t));
+      continue;
+    }
+    const bool rewrite_all =
+        options_.full || !previous_ ||
+        (SignatureOf(table) == Signature::kRowsOnly && deleted.count(std::string(table.name)) > 0);
+    ASSIGN_OR_RETURN(nlohmann::json t, ExportPartitioned(table, rewrite_all));
+    tables.push_back(std::move(t));
+  }
+  ASSIGN_OR_RETURN(
+      duck::QueryResult books,
+      conn_.Query("SELECT table_name FROM duckdb_tables() WHERE database_name = "
+                  "current_database() AND schema_name = 'main' AND "
+                  "starts_with(table_name, " +
+                      SqlString(lake::kBookkeepingPrefix) + ") AND NOT starts_with(table_name, " +
+                      SqlString(lake::kRawStagingPrefix) + ") ORDER BY table_name",
+                  "export: list the bookkeeping tables"));
+  for (const auto& row : books.ToText()) {
+    ASSIGN_OR_RETURN(nlohmann::json t, ExportWhole(row[0].value_or(""), "bookkeeping"));
+    tables.push_back(std::move(t));
+  }
+  fs::remove_all(tmp_ / ".copy", ec);
+  report_.tables = static_cast<int64_t>(tables.size());
+
+  // The manifest: what the snapshot holds, and the state of the lake it shows.
+  nlohmann::json manifest = nlohmann::json::object();
+  manifest["layout_version"] = kLayoutVersion;
+  manifest["run"] = run_.id();
+  manifest["created_at_ms"] = lake_.NowMs();
+  manifest["full"] = options_.full || !previous_;
+  manifest["previous_run"] = previous_ ? nlohmann::json(previous_->run_id) : nlohmann::json();
+  ASSIGN_OR_RETURN(auto checkpoint, lake_.GetCheckpoint());
+  manifest["checkpoint"] = checkpoint ? nlohmann::json{{"start_ms", checkpoint->start_ms},
+                                                       {"checkpoint_ms", checkpoint->checkpoint_ms}}
+                                      : nlohmann::json();
+  ASSIGN_OR_RETURN(auto marks, lake_.Watermarks());
+  nlohmann::json j_marks = nlohmann::json::object();
+  for (const auto& [table, mark] : marks) {
+    j_marks[table] = {{"start_ms", mark.start_ms}, {"watermark_ms", mark.watermark_ms}};
+  }
+  manifest["watermarks"] = std::move(j_marks);
+  ASSIGN_OR_RETURN(auto last_run, conn_.QueryInt("SELECT max(run_id) FROM predlake_runs WHERE "
+                                                 "run_id <> " +
+                                                     std::to_string(run_.id()),
+                                                 "export: read the last run"));
+  manifest["last_run"] = last_run ? nlohmann::json(*last_run) : nlohmann::json();
+  manifest["tables"] = std::move(tables);
+
+  RETURN_IF_ERROR(ReachStep(options_.faults, "manifest"));
+  const fs::path manifest_path = tmp_ / kManifestFile;
+  {
+    const std::string text = manifest.dump(1) + "\n";
+    std::FILE* f = std::fopen(manifest_path.c_str(), "wb");
+    if (f == nullptr) return FileError("create", manifest_path, errno);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) return FileError("write", manifest_path, ok ? errno : err);
+  }
+  written_files_.push_back(manifest_path);
+  RETURN_IF_ERROR(ReachStep(options_.faults, "fsync"));
+  RETURN_IF_ERROR(SyncTree(tmp_));
+  RETURN_IF_ERROR(Switch());
+  report_.dir = (exports_ / name_).string();
+
+  run_.detail()["snapshot"] = name_;
+  run_.detail()["full"] = manifest["full"];
+  run_.detail()["days_written"] = report_.days_written;
+  run_.detail()["days_linked"] = report_.days_linked;
+  {
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(conn_));
+    RETURN_IF_ERROR(run_.Finish());
+    RETURN_IF_ERROR(tx.Commit());
+  }
+  report_.snapshots_removed = RemoveSuperseded();
+  report_.message = fmt::format(
+      "export: snapshot {} ({}): {} days written ({} rows), {} days linked ({} rows), {} tables",
+      name_, manifest["full"].get<bool>() ? "full" : "incremental", report_.days_written,
+      report_.rows_written, report_.days_linked, report_.rows_linked, report_.tables);
+  return report_;
+}
+
+}  // namespace
+
+Result<ExportReport> Export(lake::Lake& lake, lake::Run& run, const ExportOptions& options) {
+  Exporter exporter(lake, run, options);
+  Result<ExportReport> report = exporter.Run();
+  if (!report.ok()) {
+    // Best effort: a failed export (a full disk) gives its space back at once; a killed one is
+    // removed by the next export.
+    std::error_code ec;
+    const fs::path exports(ExportsDir(lake.dir()));
+    const std::string name = SnapshotFolderName(run.id());
+    fs::remove_all(exports / (std::string(kTempPrefix) + name), ec);
+    // Renamed into place but never made current (the switch failed): nobody can be reading it.
+    if (fs::read_symlink(exports / kCurrentLink, ec).string() != name) {
+      fs::remove_all(exports / name, ec);
+    }
+  }
+  return report;
+}
+
+}  // namespace predlake::exports

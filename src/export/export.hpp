@@ -1,0 +1,72 @@
+// `predlake export`: an atomic, incremental Parquet snapshot of the lake (layout in snapshot.hpp,
+// docs/export.md).
+//
+// An export reads the lake it is given (the caller holds it as writer, so nothing changes under
+// it), writes the new snapshot into exports/.tmp-run-N/, fsyncs every file and folder, renames the
+// folder to exports/run-N/ and switches `current` to it with one rename(2) of a temporary symlink.
+// Until that rename the previous snapshot stays current; a failure or a kill before it leaves only
+// the temporary folder, which the next export removes.
+//
+// Incremental (the default): a day of a table is rewritten only when its rows may have changed
+// since the previous snapshot, and hard-linked from it otherwise. Per day the export computes, in
+// DuckDB, a signature compared with the one the previous manifest recorded:
+//   - built tables: row count and max(run_id) (every ETL write stamps run_id with its run, and run
+//     ids only grow, so any insert, update or recompute raises the max and a delete lowers the
+//     count);
+//   - pdr_slots (rows upserted in place): row count and a hash of every column of every row;
+//   - the other raw tables (append-only, a row never changes once stored): row count, and every day
+//     at or after the cut of a raw drop recorded in the ledger since the previous snapshot;
+//   - pdr_contracts and the bookkeeping tables (small): always rewritten.
+// `full` rewrites every day.
+//
+// Thread safety: uses the lake's connection; the Lake's thread only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/progress.hpp"
+#include "common/status.hpp"
+#include "lake/lake.hpp"
+
+namespace predlake::exports {
+
+struct ExportFaults {
+  // A step name ("copy", "fsync", "manifest", "rename", "switch"): the export fails with kInternal
+  // (fail_at) or raises SIGKILL (kill_at) when it reaches it. Empty: none.
+  std::string fail_at;
+  std::string kill_at;
+  // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT of the form "export:STEP" (read by the command edge, once;
+  // other values belong to the ETL and are ignored here).
+  static ExportFaults FromEnv();
+};
+
+struct ExportOptions {
+  bool full = false;               // rewrite every day, link nothing
+  int64_t grace_ms = 10 * 60'000;  // lake_ss.export_grace: how long a superseded snapshot stays
+  Progress* progress = nullptr;    // not owned; may be null
+  ExportFaults faults;
+};
+
+struct ExportReport {
+  int64_t run_id = 0;
+  std::string dir;  // the new snapshot's folder
+  int64_t tables = 0;
+  int64_t days_written = 0;
+  int64_t days_linked = 0;
+  int64_t rows_written = 0;
+  int64_t rows_linked = 0;
+  int64_t snapshots_removed = 0;  // superseded snapshots past their grace period
+  std::string message;            // one line for the log
+};
+
+// Writes the snapshot of `lake` for `run` (begun by the caller as "export"), and finishes the run
+// (succeeded, with per-table counts: rows_out = rows written, rows_in = rows linked; detail: the
+// folder and day counts). Then removes leftovers of dead exports and the snapshots that stopped
+// being current more than options.grace_ms ago (never the current one). Errors
+// (kData for DuckDB and file-system failures, naming the step and path; kInternal for an injected
+// fault) are returned with the run not ended: the caller fails it. The lake's tables are never
+// written.
+Result<ExportReport> Export(lake::Lake& lake, lake::Run& run, const ExportOptions& options);
+
+}  // namespace predlake::exports

@@ -1,0 +1,139 @@
+#include "export/snapshot.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+
+namespace predlake::exports {
+namespace fs = std::filesystem;
+
+const std::vector<ExportTable>& DataTables() {
+  static const std::vector<ExportTable> tables = [] {
+    std::vector<ExportTable> out;
+    for (std::string_view name : lake::kRawTables) {
+      out.push_back({name, "raw", Partitioning::kByTimestampDay});
+    }
+    out.push_back({lake::kContractsTable.name, "snapshot", Partitioning::kNone});
+    for (std::string_view name : lake::kBuiltTables) {
+      // The bronze tables carry the event's `timestamp`; the gold tables are per `day` already.
+      const bool bronze = name == lake::kBronzeSlots || name == lake::kBronzePredictions;
+      out.push_back(
+          {name, "built", bronze ? Partitioning::kByTimestampDay : Partitioning::kByDayColumn});
+    }
+    return out;
+  }();
+  return tables;
+}
+
+std::string ExportsDir(const std::string& lake_dir) {
+  return (fs::path(lake_dir) / kExportsFolder).string();
+}
+
+std::string SnapshotFolderName(int64_t run_id) {
+  return fmt::format("{}{:06d}", kSnapshotPrefix, run_id);
+}
+
+Result<std::optional<Snapshot>> ReadCurrent(const std::string& lake_dir) {
+  const fs::path link = fs::path(ExportsDir(lake_dir)) / kCurrentLink;
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(link, ec))) return std::optional<Snapshot>();
+  // Resolved once: everything below reads this folder, whatever `current` becomes meanwhile.
+  const fs::path target = fs::read_symlink(link, ec);
+  if (ec)
+    return Status::Data("cannot read the snapshot link " + link.string() + ": " + ec.message());
+  const fs::path dir =
+      fs::absolute(target.is_absolute() ? target : link.parent_path() / target, ec);
+  std::ifstream in(dir / kManifestFile);
+  if (!in) {
+    return Status::Data("the current snapshot " + dir.string() + " has no readable " +
+                        std::string(kManifestFile));
+  }
+  Snapshot snapshot;
+  snapshot.dir = dir.lexically_normal().string();
+  try {
+    in >> snapshot.manifest;
+    snapshot.run_id = snapshot.manifest.at("run").get<int64_t>();
+    snapshot.created_at_ms = snapshot.manifest.at("created_at_ms").get<int64_t>();
+  } catch (const std::exception& e) {
+    return Status::Data("the manifest of the snapshot " + snapshot.dir +
+                        " is malformed: " + e.what());
+  }
+  return std::optional<Snapshot>(std::move(snapshot));
+}
+
+std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_view table) {
+  std::vector<std::string> files;
+  if (!snapshot.manifest.contains("tables")) return files;
+  for (const auto& t : snapshot.manifest["tables"]) {
+    if (t.value("name", "") != table) continue;
+    for (const auto& part : t.value("parts", nlohmann::json::array())) {
+      for (const auto& file : part.value("files", nlohmann::json::array())) {
+        files.push_back((fs::path(snapshot.dir) / file.get<std::string>()).string());
+      }
+    }
+  }
+  return files;
+}
+
+namespace {
+
+std::string QuoteSqlString(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string QuoteIdent(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
+                                                 const Snapshot& snapshot, const Clock* clock) {
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake, lake::Lake::OpenEmpty(lake_dir, clock));
+  duck::Connection& conn = lake->conn();
+  for (const auto& t : snapshot.manifest.value("tables", nlohmann::json::array())) {
+    const std::string name = t.value("name", "");
+    std::vector<std::string> files = SnapshotFiles(snapshot, name);
+    if (name.empty() || files.empty()) continue;  // the empty table of the lake's schema stays
+    std::error_code ec;
+    for (const std::string& file : files) {
+      if (!fs::exists(file, ec)) {
+        return Status::Data("the snapshot " + snapshot.dir + " lacks " + file +
+                            " (removed after its grace period?)");
+      }
+    }
+    std::string list;
+    for (const std::string& file : files) list += (list.empty() ? "" : ", ") + QuoteSqlString(file);
+    // The lake's own column order and types, whatever order the files were written in.
+    ASSIGN_OR_RETURN(duck::QueryResult cols,
+                     conn.Query("SELECT column_name FROM information_schema.columns WHERE "
+                                "table_schema = 'main' AND table_name = " +
+                                    QuoteSqlString(name) + " ORDER BY ordinal_position",
+                                "read the schema of " + name));
+    std::string select;
+    for (const auto& row : cols.ToText()) {
+      if (!row.empty() && row[0]) select += (select.empty() ? "" : ", ") + QuoteIdent(*row[0]);
+    }
+    if (select.empty()) select = "*";  // a table this build does not know: as the files have it
+    RETURN_IF_ERROR(conn.Execute("DROP TABLE IF EXISTS " + QuoteIdent(name) + "; CREATE VIEW " +
+                                     QuoteIdent(name) + " AS SELECT " + select +
+                                     " FROM read_parquet([" + list +
+                                     "], hive_partitioning = false)",
+                                 "open the snapshot's " + name));
+  }
+  return lake;
+}
+
+}  // namespace predlake::exports

@@ -1,0 +1,335 @@
+// Snapshots (src/export): for random schedules of raw updates, ETL updates with arbitrary ends, ETL
+// rollbacks, raw drops with refills and rebuilds, an incremental export after every step holds
+// exactly the lake's rows, table for table and row for row (so it equals a full export, which is
+// checked to hold them too), while it rewrites only changed days. An injected failure at every
+// export step leaves the previous snapshot current and nothing behind.
+//
+// PREDLAKE_EXPORT_SEEDS (schedules, default 3; 1 under the sanitizers) scales it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "../raw/raw_test_util.hpp"
+#include "etl/etl.hpp"
+#include "export/export.hpp"
+#include "export/snapshot.hpp"
+#include "raw/update.hpp"
+#include "support/rng.hpp"
+
+namespace predlake::jobs {
+namespace {
+
+namespace fs = std::filesystem;
+using raw::rawtest::Ms;
+using raw::rawtest::TempDir;
+using test_support::Rng;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kDefaultExportSeeds = 1;  // decided by the compiler, so that CTest lists what runs
+#else
+constexpr int kDefaultExportSeeds = 3;
+#endif
+
+int ExportSeedCount() {
+  const char* v = std::getenv("PREDLAKE_EXPORT_SEEDS");
+  return v && *v ? std::atoi(v) : kDefaultExportSeeds;
+}
+
+config::SimConfig ExportWorld() {
+  // Four days, so that a snapshot has days to link and days to rewrite.
+  config::SimConfig c;
+  c.seed = 11;
+  c.start = "2024-07-20";
+  c.now = "2024-07-23_12:00";
+  c.num_predictoors = 3;
+  c.pairs = {"BTC/USDT", "ETH/USDT"};
+  return c;
+}
+
+int64_t Int(lake::Lake& lake, const std::string& sql) {
+  auto v = lake.conn().QueryInt(sql, "test");
+  EXPECT_TRUE(v.ok()) << v.status().message() << "\n" << sql;
+  return v.ok() ? v->value_or(-1) : -1;
+}
+
+std::string FileList(const std::vector<std::string>& files) {
+  std::string list;
+  for (const std::string& f : files) list += (list.empty() ? "'" : ", '") + f + "'";
+  return "[" + list + "]";
+}
+
+// Rows of `table` in the lake and not in the snapshot's files, plus the reverse (multisets).
+int64_t Difference(lake::Lake& lake, const exports::Snapshot& snapshot, std::string_view table,
+                   const std::string& where = "") {
+  const std::string t(table);
+  std::vector<std::string> files = exports::SnapshotFiles(snapshot, t);
+  if (files.empty()) return Int(lake, "SELECT count(*) FROM " + t + where);
+  auto cols = lake.conn()
+                  .Query("SELECT column_name FROM information_schema.columns WHERE table_name = '" +
+                             t + "' ORDER BY ordinal_position",
+                         "test")
+                  .value()
+                  .ToText();
+  std::string select;
+  for (const auto& c : cols) select += (select.empty() ? "\"" : ", \"") + *c[0] + "\"";
+  const std::string live = "(SELECT " + select + " FROM " + t + where + ")";
+  const std::string snap = "(SELECT " + select + " FROM read_parquet(" + FileList(files) + "))";
+  return Int(lake, "SELECT (SELECT count(*) FROM (" + live + " EXCEPT ALL " + snap +
+                       ")) + (SELECT count(*) FROM (" + snap + " EXCEPT ALL " + live + "))");
+}
+
+// The current snapshot holds exactly the lake's data and ledger.
+void ExpectSnapshotEqualsLake(lake::Lake& lake, int64_t export_run, const std::string& what) {
+  auto current = exports::ReadCurrent(lake.dir());
+  ASSERT_TRUE(current.ok()) << current.status().message();
+  ASSERT_TRUE(current->has_value()) << what;
+  const exports::Snapshot& snap = **current;
+  EXPECT_EQ(snap.run_id, export_run);
+  for (const exports::ExportTable& table : exports::DataTables()) {
+    EXPECT_EQ(Difference(lake, snap, table.name), 0) << what << ": " << table.name;
+  }
+  EXPECT_EQ(
+      Difference(lake, snap, "predlake_runs", " WHERE run_id <> " + std::to_string(export_run)), 0)
+      << what;
+  EXPECT_EQ(Difference(lake, snap, "predlake_watermarks"), 0) << what;
+  EXPECT_EQ(Difference(lake, snap, "predlake_checkpoint"), 0) << what;
+}
+
+Result<exports::ExportReport> RunOneExport(lake::Lake& lake, const exports::ExportOptions& o) {
+  ASSIGN_OR_RETURN(lake::Run run, lake.BeginRun("export"));
+  Result<exports::ExportReport> r = exports::Export(lake, run, o);
+  if (!r.ok()) return run.Fail(r.status());
+  return r;
+}
+
+class ExportProperty : public ::testing::TestWithParam<int> {};
+
+TEST_P(ExportProperty, IncrementalSnapshotsHoldExactlyTheLake) {
+  const config::SimConfig world = ExportWorld();
+  Rng rng(static_cast<uint64_t>(GetParam()) * 104729 + 3);
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  const int64_t start = Ms(world.start);
+  const int64_t head = engine->HeadMs();
+  raw::rawtest::NoSleep sleep;
+  TempDir dir;
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+
+  // Mostly a few hours past the lake's end, so that late truevals and payouts change rows of
+  // earlier days whose row counts stay the same (what a row-count signature would miss).
+  int64_t lake_end = start;
+  auto random_time = [&]() {
+    if (rng.Chance(70)) return std::min(head, lake_end + rng.Uniform(1, 12) * 3'600'000);
+    return start + rng.Uniform(0, (head - start) / 60'000) * 60'000;
+  };
+  auto fetch = [&](int64_t end_ms) {
+    lake_end = std::max(lake_end, std::min(end_ms, head));
+    raw::UpdateOptions o;
+    o.start_ms = start;
+    o.end_ms = end_ms;
+    o.sleeper = &sleep;
+    auto r = raw::rawtest::RunUpdate(*lake, o, raw::rawtest::SimFactory(engine), nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  };
+  auto build = [&](std::optional<int64_t> to_ms) {
+    auto run = lake->BeginRun("etl update");
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    etl::UpdateOptions o;
+    o.to_ms = to_ms;
+    o.st_ms = start;
+    auto r = etl::Update(*lake, *run, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  };
+
+  // A first lake up to a random time, and its full snapshot.
+  // Up to a midnight: later runs add rows to later days and only change those of earlier days.
+  fetch(Ms("2024-07-22"));
+  build(std::nullopt);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  exports::ExportOptions options;
+  auto first = RunOneExport(*lake, options);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->days_linked, 0);
+  ExpectSnapshotEqualsLake(*lake, first->run_id, "first export");
+
+  int64_t linked = 0;
+  const int steps = 5;  // each step costs a few seconds: within the 120 s of a CTest unit entry
+  for (int step = 0; step < steps; ++step) {
+    std::string what;
+    const int64_t t = random_time();
+    switch (rng.Uniform(0, 8)) {
+      case 0:
+        what = "raw update --to " + FormatTime(t);
+        fetch(t);
+        break;
+      case 1:
+        what = "etl update --to " + FormatTime(t);
+        build(t);
+        break;
+      case 2: {
+        what = "etl drop --from " + FormatTime(t);
+        auto run = lake->BeginRun("etl drop");
+        ASSERT_TRUE(run.ok());
+        auto r = etl::Drop(*lake, *run, t, {});
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        break;
+      }
+      case 3: {
+        what = "raw drop --from " + FormatTime(t) + ", then raw update and etl update";
+        auto run = lake->BeginRun("raw drop");
+        ASSERT_TRUE(run.ok());
+        auto r = etl::RawDrop(*lake, *run, t, {});
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        fetch(random_time());
+        build(std::nullopt);
+        break;
+      }
+      case 4: {
+        what = "etl rebuild";
+        auto run = lake->BeginRun("etl rebuild");
+        ASSERT_TRUE(run.ok());
+        etl::UpdateOptions o;
+        o.st_ms = start;
+        auto r = etl::Rebuild(*lake, *run, o);
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        break;
+      }
+      case 5:
+        what = "nothing";
+        break;
+      default:
+        what = "update to " + FormatTime(t);
+        fetch(t);
+        build(std::nullopt);
+        break;
+    }
+    ASSERT_FALSE(::testing::Test::HasFatalFailure()) << what;
+    auto report = RunOneExport(*lake, options);
+    ASSERT_TRUE(report.ok()) << what << ": " << report.status().message();
+    linked += report->days_linked;
+    ExpectSnapshotEqualsLake(
+        *lake, report->run_id,
+        "seed " + std::to_string(GetParam()) + " step " + std::to_string(step) + " (" + what + ")");
+  }
+  EXPECT_GT(linked, 0) << "no export linked a day: the schedule never tested the incremental path";
+
+  // A full export of the final lake holds the same rows.
+  exports::ExportOptions full = options;
+  full.full = true;
+  auto last = RunOneExport(*lake, full);
+  ASSERT_TRUE(last.ok()) << last.status().message();
+  EXPECT_EQ(last->days_linked, 0);
+  ExpectSnapshotEqualsLake(*lake, last->run_id, "full export");
+  // The comparison sees a difference when there is one.
+  auto current = exports::ReadCurrent(lake->dir());
+  ASSERT_TRUE(current.ok() && current->has_value());
+  EXPECT_GT(Difference(*lake, **current, "bronze_pdr_predictions", " WHERE payout IS NULL"), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ExportProperty, ::testing::Range(1, ExportSeedCount() + 1));
+
+TEST(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) {
+  const config::SimConfig world = ExportWorld();
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  raw::rawtest::NoSleep sleep;
+  TempDir dir;
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  raw::UpdateOptions fetch;
+  fetch.start_ms = Ms(world.start);
+  fetch.end_ms = Ms("2024-07-21");
+  fetch.sleeper = &sleep;
+  ASSERT_TRUE(
+      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+  auto first = RunOneExport(*lake, {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  fetch.end_ms = Ms("2024-07-22");
+  ASSERT_TRUE(
+      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+
+  const fs::path exports = exports::ExportsDir(dir.path());
+  for (const char* step : {"copy", "manifest", "fsync", "rename", "switch"}) {
+    SCOPED_TRACE(step);
+    exports::ExportOptions o;
+    o.faults.fail_at = step;
+    auto r = RunOneExport(*lake, o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+    EXPECT_NE(r.status().message().find(step), std::string::npos) << r.status().message();
+    auto current = exports::ReadCurrent(dir.path());
+    ASSERT_TRUE(current.ok() && current->has_value());
+    EXPECT_EQ((*current)->run_id, first->run_id);
+    // Only the current snapshot and its link: the failed export removed its folder.
+    std::vector<std::string> entries;
+    for (const auto& e : fs::directory_iterator(exports)) {
+      entries.push_back(e.path().filename().string());
+    }
+    std::sort(entries.begin(), entries.end());
+    EXPECT_EQ(entries,
+              (std::vector<std::string>{"current", exports::SnapshotFolderName(first->run_id)}));
+    EXPECT_EQ(Int(*lake,
+                  "SELECT count(*) FROM predlake_runs WHERE command = 'export' AND status "
+                  "= 'failed' AND error LIKE '%" +
+                      std::string(step) + "%'"),
+              1);
+  }
+  // A dead export's folder (a kill) is removed by the next one, which then becomes current.
+  fs::create_directories(exports / ".tmp-run-000999" / "pdr_predictions");
+  auto next = RunOneExport(*lake, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_FALSE(fs::exists(exports / ".tmp-run-000999"));
+  ExpectSnapshotEqualsLake(*lake, next->run_id, "after the failures");
+  EXPECT_GT(next->days_linked, 0);
+}
+
+TEST(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
+  const config::SimConfig world = ExportWorld();
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  raw::rawtest::NoSleep sleep;
+  TempDir dir;
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  raw::UpdateOptions fetch;
+  fetch.start_ms = Ms(world.start);
+  fetch.end_ms = Ms("2024-07-22");
+  fetch.sleeper = &sleep;
+  ASSERT_TRUE(
+      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+  ASSERT_TRUE(RunOneExport(*lake, {}).ok());
+  ASSERT_TRUE(lake->conn()
+                  .Execute("ALTER TABLE pdr_truevals ADD COLUMN extra INTEGER DEFAULT 7", "t")
+                  .ok());
+  auto next = RunOneExport(*lake, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_GT(next->days_linked, 0);  // the other tables' days
+  ExpectSnapshotEqualsLake(*lake, next->run_id, "after ALTER TABLE");
+}
+
+TEST(Export, SupersededSnapshotsGoAfterTheGracePeriod) {
+  TempDir dir;
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  exports::ExportOptions keep;
+  keep.grace_ms = 3'600'000;
+  auto a = RunOneExport(*lake, keep);
+  auto b = RunOneExport(*lake, keep);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const fs::path exports = exports::ExportsDir(dir.path());
+  EXPECT_TRUE(fs::exists(exports / exports::SnapshotFolderName(a->run_id)));
+  exports::ExportOptions drop;
+  drop.grace_ms = 0;
+  auto c = RunOneExport(*lake, drop);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->snapshots_removed, 2);
+  EXPECT_FALSE(fs::exists(exports / exports::SnapshotFolderName(a->run_id)));
+  EXPECT_FALSE(fs::exists(exports / exports::SnapshotFolderName(b->run_id)));
+  EXPECT_TRUE(fs::exists(exports / exports::SnapshotFolderName(c->run_id) / "manifest.json"));
+}
+
+}  // namespace
+}  // namespace predlake::jobs
