@@ -19,6 +19,9 @@ struct WriterEnv {
   std::string lake_dir;
   const Clock* clock = nullptr;  // ledger times; not owned; nullptr: the system clock
   ops::RetryOptions retry;       // the wait for a busy lake (ops::BusyRetry for commands)
+  // false: a missing lake is kData "no lake at DIR" and nothing is created (writers that only
+  // change what is there).
+  bool create = true;
 };
 
 // Opens env.lake_dir for writing as `command` (ops::OpenForWrite), begins a run of `command` and
@@ -30,7 +33,7 @@ template <typename Report>
 Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
                          const std::function<Result<Report>(lake::Lake&, lake::Run&)>& job) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry));
+                   ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry, env.create));
   ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
   Result<Report> report = job(*lake, run);
   if (!report.ok()) return run.Fail(report.status());
