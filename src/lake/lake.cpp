@@ -505,6 +505,12 @@ Status Run::Fail(const Status& error) {
   // After an interrupt (duck::InterruptAll) the outcome must still be written.
   duck::Uninterruptible shield(lake_->conn());
   Status recorded = [&]() -> Status {
+    // The failed work's transaction may still be open (an interrupted statement leaves it aborted
+    // until rolled back): it cannot commit anyway, so roll it back before recording.
+    // A probe that could begin rolls its empty transaction back when it goes.
+    if (!duck::Transaction::Begin(lake_->conn()).ok()) {
+      (void)lake_->conn().Execute("ROLLBACK", "rollback the failed work");
+    }
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake_->conn()));
     RETURN_IF_ERROR(Record(status, error.message()));
     return tx.Commit();

@@ -6,22 +6,25 @@
 # time. The messages and exit statuses are compared with tests/e2e/expected/safety/SECTION.txt
 # (UPDATE_EXPECTED=1 rewrites them).
 #
-# safety.sh PREDLAKE_BINARY [SECTION]: SECTION is paths, mistakes, output, signals or loop (CTest runs
-# each as its own test), or all (the default).
+# safety.sh PREDLAKE_BINARY [SECTION]: SECTION is paths, mistakes, output, fulldisk, signals or loop
+# (CTest runs each as its own test), or all (the default). fulldisk mounts a 3 MB tmpfs (root only;
+# skipped otherwise).
 set -euo pipefail
 bin="$1"
 section="${2:-all}"
-sections="paths mistakes output signals loop"
+sections="paths mistakes output fulldisk signals loop"
 case " all $sections " in *" $section "*) ;; *) echo "usage: safety.sh PREDLAKE_BINARY [all|${sections// /|}]" >&2; exit 2 ;; esac
 src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 expected="$src/tests/e2e/expected/safety"
 work="$(mktemp -d)"
 bg_pid=""
+mounted=""
 cleanup() {
   if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then
     kill -KILL "$bg_pid" 2>/dev/null || true
     wait "$bg_pid" 2>/dev/null || true
   fi
+  if [ -n "$mounted" ]; then umount "$mounted" 2>/dev/null || true; fi
   chmod -R u+rwx "$work" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -84,12 +87,12 @@ write_config() {  # write_config FILE LAKE_DIR ST [FIN]
 section_paths() {
 mkdir home
 write_config ppss.yaml "~/x" 2024-07-26_01:00
-note "lake_dir ~/x under HOME=WORK/home: lock and database both in WORK/home/x"
-HOME="$work/home" t 0 -q update --to 2024-07-26_01:10
+note "lake_dir ~/x under HOME=WORK/paths/home: lock and database both in WORK/paths/home/x"
+HOME="$PWD/home" t 0 -q update --to 2024-07-26_01:10
 [ -f home/x/lake.duckdb ] && [ -f home/x/lake.lock ] || fail "lake not in \$HOME/x: $(find . | head -20)"
 [ ! -e '~' ] || fail "a folder named ~ was left in the working directory"
-HOME="$work/home" "$bin" config show | grep '^lake_ss.lake_dir' | normalise | tr -s ' ' >> "$transcript"
-HOME="$work/home" t 0 -q runs --format csv
+HOME="$PWD/home" "$bin" config show | grep '^lake_ss.lake_dir' | normalise | tr -s ' ' >> "$transcript"
+HOME="$PWD/home" t 0 -q runs --format csv
 [ "$(grep -c ',update,succeeded,' out.txt)" -eq 1 ] || fail "the reader does not see the run: $(cat out.txt)"
 note "HOME unset: a config error"
 env -u HOME "$bin" describe > out.txt 2> err.txt && fail "describe without HOME succeeded" || true
@@ -97,7 +100,7 @@ env -u HOME "$bin" describe > out.txt 2> err.txt && fail "describe without HOME 
 one_line "HOME unset"
 note "a ~ elsewhere is a plain name, for the lock and the database alike"
 write_config tilde.yaml "~y" 2024-07-26_01:00
-HOME="$work/home" t 0 -q -c tilde.yaml update --to 2024-07-26_01:10
+HOME="$PWD/home" t 0 -q -c tilde.yaml update --to 2024-07-26_01:10
 [ -f '~y/lake.duckdb' ] && [ -f '~y/lake.lock' ] || fail "~y: $(find . | head -20)"
 [ ! -e home/y ] || fail "DuckDB expanded ~y into the home folder"
 
@@ -206,6 +209,30 @@ case "${codes[0]}" in 0|141) ;; *) fail "predlake exited ${codes[0]} on a closed
 [ "$(state ppss.yaml)" = "$before" ] || fail "failed output changed the lake"
 }
 
+section_fulldisk() {
+mkdir -p full
+if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=3M tmpfs full 2>/dev/null; then
+  echo "safety (fulldisk): skipped: cannot mount a small tmpfs (needs root)" >&2
+  note "skipped: no small file system to fill"
+  return 0
+fi
+mounted="$PWD/full"
+PREDICTOORS=40 write_config full/ppss.yaml full/lake 2024-07-25_02:00
+note "a fetch that fills the disk: one line, exit 3, and the ledger agrees with what was stored"
+t 3 -c full/ppss.yaml raw update
+one_line "fetch on a full disk"
+"$bin" -q -c full/ppss.yaml query "SELECT count(*) FROM predlake_watermarks w, (SELECT watermarks_after FROM predlake_runs ORDER BY run_id DESC LIMIT 1) r WHERE json_extract(r.watermarks_after, '\$.' || w.table_name)::BIGINT IS DISTINCT FROM w.watermark_ms" --format csv > ahead.csv
+[ "$(tail -1 ahead.csv)" = 0 ] || fail "the ledger records watermarks other than the stored ones: $(cat ahead.csv)"
+"$bin" -q -c full/ppss.yaml query "SELECT command || ' ' || status FROM predlake_runs ORDER BY run_id DESC LIMIT 1" --format csv | tail -1 >> "$transcript"
+"$bin" -q -c full/ppss.yaml validate > validate.out || fail "validate after a full disk: $(cat validate.out)"
+note "a CSV written to the full disk fails instead of succeeding truncated"
+rc=0
+"$bin" -c full/ppss.yaml query "SELECT * FROM range(200000)" --format csv > full/out.csv 2> err.txt || rc=$?
+{ echo "\$ predlake query 'SELECT * FROM range(200000)' --format csv > full/out.csv"; echo "exit $rc"; normalise < err.txt; } >> "$transcript"
+[ "$rc" -eq 3 ] || fail "a CSV to a full disk exited $rc"
+umount full && mounted=""
+}
+
 # wait_for WHAT COMMAND...: polls COMMAND (every 20 ms, up to 60 s) until it succeeds.
 wait_for() {
   local what="$1"
@@ -228,11 +255,15 @@ stop() {
   wait "$bg_pid" || rc=$?
   end=$(date +%s%N)
   bg_pid=""
-  { echo "exit $rc"; grep -v '^predlake: raw update on\|^predlake: run finished\|^predlake: .*: [0-9]* fetched' bg.err | normalise; } >> "$transcript"
+  # Where the work stood when the signal came varies; the transcript keeps what must not.
+  { echo "exit $rc"; grep 'stopped by' bg.err | normalise | sed -E 's/(stopped by SIG[A-Z]+: ).*(cancelled|interrupted).*$/\1... (cancelled)/'; } >> "$transcript"
   [ "$rc" -eq "$want" ] || fail "exit $rc after SIG$sig, expected $want: $(cat bg.err)"
   [ $(( (end - start) / 1000000 )) -lt 2000 ] || fail "took $(( (end - start) / 1000000 )) ms to stop after SIG$sig"
   grep -q "SIG$sig" bg.err || fail "the last line does not name SIG$sig: $(tail -1 bg.err)"
 }
+# last_run: the newest ledger row, "command status: error"; in the transcript as "command status:
+# (cancelled)" when its error says so.
+brief() { sed -E 's/: .*(cancelled|interrupted).*$/: (cancelled)/'; }
 last_run() { "$bin" -q query "SELECT command || ' ' || status || ': ' || coalesce(error, '') FROM predlake_runs ORDER BY run_id DESC LIMIT 1" --format csv | tail -1; }
 
 section_signals() {
@@ -255,8 +286,8 @@ bg_pid=$!
 wait_for "the fetch to take the lock" lock_names '"raw update"'
 sleep 1.5  # into the fetch, which takes about 10 s
 stop INT 130
-last_run >> "$transcript"
-last_run | grep -q '^raw update aborted: ' || fail "fetch run: $(last_run)"
+last_run | brief >> "$transcript"
+last_run | grep -q '^raw update aborted: .*\(cancelled\|interrupted\)' || fail "fetch run: $(last_run)"
 "$bin" -q validate > /dev/null || fail "validate after an interrupted fetch"
 t 0 -q raw update
 
@@ -267,7 +298,7 @@ echo "\$ predlake update, SIGTERM after its fetch line" >> "$transcript"
 bg_pid=$!
 wait_for "the fetch line" grep -q '^predlake: raw update on' bg.err
 stop TERM 143
-last_run | sed -E 's/etl step [a-z_]+/etl step STEP/' >> "$transcript"
+last_run | brief >> "$transcript"
 last_run | grep -q '^update aborted: .*cancelled' || fail "update run: $(last_run)"
 after="$(state ppss.yaml | sed 's/^[0-9]* runs; //')"
 [ "$(echo "$after" | sed 's/.*checkpoint/checkpoint/')" = "$(echo "$before" | sed 's/.*checkpoint/checkpoint/')" ] \
@@ -282,7 +313,7 @@ bg_pid=$!
 wait_for "the rebuild to take the lock" lock_names '"etl rebuild"'
 sleep 1  # into the rebuild, which takes about 5 s
 stop TERM 143
-last_run | sed -E 's/etl step [a-z_]+/etl step STEP/' >> "$transcript"
+last_run | brief >> "$transcript"
 last_run | grep -q '^etl rebuild aborted: .*cancelled' || fail "rebuild run: $(last_run)"
 [ "$(state ppss.yaml | sed 's/^[0-9]* runs; //')" = "$before" ] || fail "the interrupted rebuild changed the lake"
 "$bin" -q validate > /dev/null || fail "validate after an interrupted rebuild"
@@ -309,6 +340,9 @@ stop HUP 129
 for current in $sections; do
   [ "$section" = all ] || [ "$section" = "$current" ] || continue
   : > "$transcript"
+  # Each section in a folder of its own: their lakes must not meet.
+  mkdir -p "$work/$current"
+  cd "$work/$current"
   "section_$current"
   check_transcript "$current"
 done
