@@ -1,12 +1,15 @@
 #include "cli/cli.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 // The only file that includes CLI11: commands declare their options on an OptionSet
 // (cli/command.hpp), and AddOptions below turns them into CLI11 options.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -14,6 +17,8 @@
 #include <sstream>
 
 #include "cli/command.hpp"
+#include "common/fd_stream.hpp"
+#include "lake/lake.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -243,6 +248,16 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
     }
   }
 
+  if (spec.needs_config) {
+    // A lake_dir that cannot work is a setting to fix, for readers as for writers (whether it can
+    // be written is checked when a writer opens it).
+    Status usable = lake::CheckLakeDir(init.config.lake.lake_dir, lake::Mode::kRead);
+    if (!usable.ok()) {
+      return Status::Config(OriginPrefix(config::OriginOf(init.config, "lake_ss.lake_dir")) +
+                            "lake_ss.lake_dir: " + usable.message());
+    }
+  }
+
   if (!g.network.empty()) {
     init.network = g.network;
     init.network_origin.kind = config::Origin::Kind::kFlag;
@@ -448,6 +463,18 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
   Status st = run(ctx);
   ctx.out().flush();
   if (!st.ok()) {
+    if (const int signo = Context::StopSignal(); signo != 0) {
+      // Stopped by a signal: the work was interrupted and rolled back (or the loop stopped),
+      // and the exit status says which signal, as a shell reports a process it killed.
+      std::string message = OneLine(st.message());
+      if (size_t at = message.find("by a signal"); at != std::string::npos) {
+        message.replace(at + 3, 8, SignalName(signo));
+      } else if (message.find(SignalName(signo)) == std::string::npos) {
+        message = pre->spec->path + " stopped by " + SignalName(signo) + ": " + message;
+      }
+      ctx.log().Error(message);
+      return 128 + signo;
+    }
     ctx.log().Error(OneLine(st.message()));
     return st.exit_status();
   }
@@ -457,26 +484,41 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
 int Main(int argc, char** argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  // A closed pipe on stdout ends the program quietly, as it does other Unix tools (`predlake query
+  // ... | head -1`), even when the parent left SIGPIPE ignored.
+  ::signal(SIGPIPE, SIG_DFL);
+  Context::EnableCancellation();
   SystemClock clock;
+  // Our own streams on fds 1 and 2, so that a failed write (a full disk, /dev/full) is noticed and
+  // turns the exit status into a failure.
+  FdOstream out(STDOUT_FILENO, /*unit_buffered=*/false);
+  FdOstream err(STDERR_FILENO, /*unit_buffered=*/true);
   Io io;
-  io.out = &std::cout;
-  io.err = &std::cerr;
+  io.out = &out;
+  io.err = &err;
   io.out_is_tty = isatty(STDOUT_FILENO) == 1;
   io.err_is_tty = isatty(STDERR_FILENO) == 1;
   io.terminal_width = TerminalWidth(STDOUT_FILENO);
   io.clock = &clock;
+  int rc = ExitStatusFor(StatusCode::kInternal);
   try {
-    int rc = Run(args, io);
-    std::cout.flush();
-    return rc;
+    rc = Run(args, io);
   } catch (const std::exception& e) {
-    std::cout.flush();
-    std::cerr << "predlake: internal error: " << OneLine(e.what()) << "\n";
+    out.flush();
+    err << "predlake: internal error: " << OneLine(e.what()) << "\n";
   } catch (...) {
-    std::cout.flush();
-    std::cerr << "predlake: internal error: unknown exception\n";
+    out.flush();
+    err << "predlake: internal error: unknown exception\n";
   }
-  return ExitStatusFor(StatusCode::kInternal);
+  if (const int out_error = out.Finish(); out_error != 0) {
+    // A reader that went away wants nothing more: no message (the shell reports 141).
+    if (out_error == EPIPE) return 128 + SIGPIPE;
+    err << "predlake: cannot write the output to stdout: " << std::strerror(out_error) << "\n";
+    if (rc == 0) rc = ExitStatusFor(StatusCode::kData);
+  }
+  // Messages that could not be written cannot be reported either; the exit status still tells.
+  if (err.Finish() != 0 && rc == 0) rc = ExitStatusFor(StatusCode::kData);
+  return rc;
 }
 
 }  // namespace predlake::cli

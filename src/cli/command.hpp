@@ -124,9 +124,13 @@ class Context {
   // "--to") the message starts with it.
   Result<int64_t> ParseTimeArg(std::string_view text, std::string_view what = {}) const;
   // lake_ss.st_timestr / fin_timestr resolved against now_ms() (kConfig with the file position on
-  // error).
+  // error). StartMs also refuses a start in the future or not before lake_ss.fin_timestr (kConfig),
+  // so that a first run cannot record a window that ends before it begins.
   Result<int64_t> StartMs() const;
   Result<int64_t> FinMs() const;
+  // kUsage "WHAT: END is not after the start START (lake_ss.st_timestr)" when end_ms <= start_ms:
+  // an explicit end (--to) that leaves nothing to do is a mistake, refused before the lake opens.
+  Status CheckEndAfterStart(int64_t end_ms, int64_t start_ms, std::string_view what) const;
 
   // The lake folder (lake_ss.lake_dir) and the DuckDB file inside it (<lake_dir>/lake.duckdb).
   const std::string& LakeDir() const { return init_.config.lake.lake_dir; }
@@ -139,16 +143,25 @@ class Context {
   // Writes a result set to out() in `format` (tables fit terminal_width()).
   void Write(const ResultSet& rs, OutputFormat format);
 
-  // Installs SIGINT/SIGTERM handlers that set the returned flag instead of killing the process; for
-  // long-running commands that poll it (sim serve, loops) and return Status::Cancelled. Without
-  // this call the signals keep their default effect. Safe to call more than once. The flag is
-  // process-wide.
+  // Installs SIGINT/SIGTERM/SIGHUP handlers (SIGHUP only when not ignored, as under nohup) that set
+  // the returned flag instead of killing the process, and starts a watcher thread that, once a
+  // signal came, interrupts DuckDB (duck::InterruptAll, repeated every 100 ms) so that every
+  // running and later query fails with kCancelled, and that forces the exit (128 + signal) if the
+  // process is still alive 1.7 s later; a second signal exits at once. Commands that loop or wait
+  // poll the flag and return Status::Cancelled. Main calls it for every command; without the call
+  // (tests running Run in-process) the signals keep their default effect. Safe to call more than
+  // once. The flag is process-wide.
   static const std::atomic<bool>& EnableCancellation();
+  // The first stop signal received (SIGINT, SIGTERM, SIGHUP), 0 when none.
+  static int StopSignal();
 
  private:
   Init init_;
   Logger log_;
 };
+
+// "SIGINT", "SIGTERM", "SIGHUP", or "a signal".
+const char* SignalName(int signo);
 
 using RunFn = std::function<Status(Context&)>;
 

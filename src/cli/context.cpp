@@ -1,18 +1,69 @@
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include "cli/command.hpp"
+#include "duck/duck.hpp"
 #include "lake/lake.hpp"
 
 namespace predlake::cli {
 namespace {
 
-// Lock-free, so that setting it from a signal handler is safe.
+// Lock-free, so that setting them from a signal handler is safe.
 std::atomic<bool> g_cancelled{false};
+std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free);
+static_assert(std::atomic<int>::is_always_lock_free);
 
-extern "C" void OnCancelSignal(int) { g_cancelled.store(true); }
+// The handler wakes the watcher through this pipe (write(2) is async-signal-safe; DuckDB's
+// interrupt is not meant for a handler).
+int g_wake_fd = -1;
+
+// How long the work may take to stop after the first signal before the process leaves anyway
+// (the contract is 2 s; DuckDB stops a query within milliseconds of its interrupt, so this only
+// fires for work that does not watch the flag).
+constexpr int64_t kStopGraceMs = 1700;
+
+extern "C" void OnCancelSignal(int signo) {
+  int first = 0;
+  // A second signal: leave now (the lake is safe: nothing is committed half-way).
+  if (!g_stop_signal.compare_exchange_strong(first, signo)) _exit(128 + first);
+  g_cancelled.store(true);
+  if (g_wake_fd >= 0) {
+    const char byte = 1;
+    (void)!::write(g_wake_fd, &byte, 1);
+  }
+}
+
+// Waits for the first signal, then interrupts DuckDB every 100 ms (a query that was just starting
+// can miss one interrupt) until the process exits, and forces the exit after kStopGraceMs.
+void WatchForStop(int read_fd) {
+  char byte = 0;
+  while (::read(read_fd, &byte, 1) < 0 && errno == EINTR) {
+  }
+  const auto first = std::chrono::steady_clock::now();
+  while (true) {
+    duck::InterruptAll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - first)
+                            .count();
+    if (waited >= kStopGraceMs) {
+      const int signo = g_stop_signal.load();
+      std::string line = std::string("predlake: stopped by ") + SignalName(signo) +
+                         " (the work in progress did not stop in time; nothing half-done was "
+                         "committed)\n";
+      (void)!::write(STDERR_FILENO, line.data(), line.size());
+      _exit(128 + signo);
+    }
+  }
+}
 
 // "file:line: key: message" for a value from the file, "key: message" for a default.
 Status ConfigValueError(const config::Config& cfg, const std::string& key, const Status& st) {
@@ -33,9 +84,30 @@ Result<int64_t> Context::ParseTimeArg(std::string_view text, std::string_view wh
 }
 
 Result<int64_t> Context::StartMs() const {
-  Result<int64_t> t = ParseTime(config().lake.st_timestr, now_ms());
+  const std::string& text = config().lake.st_timestr;
+  Result<int64_t> t = ParseTime(text, now_ms());
   if (!t.ok()) return ConfigValueError(config(), "lake_ss.st_timestr", t.status());
+  if (*t > now_ms()) {
+    return ConfigValueError(
+        config(), "lake_ss.st_timestr",
+        Status::Config("'" + text + "' (" + FormatTime(*t) + ") is in the future (now is " +
+                       FormatTime(now_ms()) + ")"));
+  }
+  ASSIGN_OR_RETURN(int64_t fin_ms, FinMs());
+  if (*t >= fin_ms) {
+    return ConfigValueError(
+        config(), "lake_ss.st_timestr",
+        Status::Config("'" + text + "' (" + FormatTime(*t) +
+                       ") is not before lake_ss.fin_timestr '" + config().lake.fin_timestr + "' (" +
+                       FormatTime(fin_ms) + ")"));
+  }
   return t;
+}
+
+Status Context::CheckEndAfterStart(int64_t end_ms, int64_t start_ms, std::string_view what) const {
+  if (end_ms > start_ms) return Status::Ok();
+  return Status::Usage(std::string(what) + ": " + FormatTime(end_ms) + " is not after the start " +
+                       FormatTime(start_ms) + " (lake_ss.st_timestr): nothing would be done");
 }
 
 Result<int64_t> Context::FinMs() const {
@@ -66,12 +138,42 @@ void Context::Write(const ResultSet& rs, OutputFormat format) {
 }
 
 const std::atomic<bool>& Context::EnableCancellation() {
-  struct sigaction sa {};
-  sa.sa_handler = OnCancelSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) == 0) {
+      g_wake_fd = fds[1];
+      std::thread(WatchForStop, fds[0]).detach();
+    }
+    struct sigaction sa {};
+    sa.sa_handler = OnCancelSignal;
+    sigemptyset(&sa.sa_mask);
+    // Restarted system calls: a signal must not turn a write or a wait into a spurious error.
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    // A SIGHUP ignored by the parent (nohup) stays ignored.
+    struct sigaction old {};
+    if (sigaction(SIGHUP, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {
+      sigaction(SIGHUP, &sa, nullptr);
+    }
+  });
   return g_cancelled;
+}
+
+int Context::StopSignal() { return g_stop_signal.load(); }
+
+const char* SignalName(int signo) {
+  switch (signo) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+  }
 }
 
 OptionDecl& OptionSet::Add(OptionDecl::Kind kind, std::string name, std::string help) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -47,7 +48,7 @@ struct Row {
 // The key table. The defaults are the member initializers of the structs in config.hpp (code that
 // builds a SimConfig directly gets them too); Keys() formats them from a default Config.
 const Row kRows[] = {
-    {"lake_ss.lake_dir", ValueKind::kString, +[](Config& c) { return &c.lake.lake_dir; },
+    {"lake_ss.lake_dir", ValueKind::kPath, +[](Config& c) { return &c.lake.lake_dir; },
      "folder of the lake; the DuckDB file is `<lake_dir>/lake.duckdb`"},
     {"lake_ss.st_timestr", ValueKind::kTime, +[](Config& c) { return &c.lake.st_timestr; },
      "where the lake starts: the first fetch of each raw table starts here, and the first ETL run"},
@@ -213,6 +214,7 @@ std::string FormatValue(const Row& row, const Config& cfg_const) {
   Config& cfg = const_cast<Config&>(cfg_const);
   switch (row.kind) {
     case ValueKind::kString:
+    case ValueKind::kPath:
     case ValueKind::kTime:
     case ValueKind::kNetwork:
       return *std::get<std::string* (*)(Config&)>(row.field)(cfg);
@@ -247,6 +249,8 @@ std::string TypeOf(const Row& row) {
   switch (row.kind) {
     case ValueKind::kString:
       return "string";
+    case ValueKind::kPath:
+      return "path";
     case ValueKind::kTime:
       return "time";
     case ValueKind::kNetwork:
@@ -357,10 +361,17 @@ class Reader {
                const std::string& network) {
     switch (row.kind) {
       case ValueKind::kString:
+      case ValueKind::kPath:
       case ValueKind::kTime:
       case ValueKind::kNetwork: {
         std::string text;
         RETURN_IF_ERROR(String(node, key, text));
+        if (row.kind == ValueKind::kPath) {
+          const char* home = std::getenv("HOME");
+          Result<std::string> expanded = ExpandHome(text, home ? home : "");
+          if (!expanded.ok()) return ValueError(node, key, expanded.status().message());
+          text = std::move(expanded).value();
+        }
         if (row.kind == ValueKind::kTime) {
           Result<int64_t> t = ParseTime(text, kSyntaxCheckNowMs);
           if (!t.ok()) return ValueError(node, key, t.status().message());
@@ -570,6 +581,18 @@ std::string KnownNetworks() {
   std::string out;
   for (const char* n : kNetworks) out += (out.empty() ? "" : ", ") + std::string(n);
   return out;
+}
+
+Result<std::string> ExpandHome(const std::string& path, const std::string& home) {
+  if (path != "~" && !StartsWith(path, "~/")) return path;
+  if (home.empty()) {
+    return Status::Config(fmt::format("cannot expand '~' in '{}': HOME is not set", path));
+  }
+  std::string base = home;
+  // "~/x" under HOME "/" is "/x", not "//x".
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  if (path == "~") return base;
+  return (base == "/" ? "" : base) + path.substr(1);
 }
 
 Origin OriginOf(const Config& cfg, const std::string& key) {

@@ -26,7 +26,8 @@ struct Origin {
 
 // lake_ss
 struct LakeConfig {
-  std::string lake_dir = "lake_data";  // relative paths are relative to the working directory
+  // Relative paths are relative to the working directory; `~` and `~/...` are expanded at load.
+  std::string lake_dir = "lake_data";
   std::string st_timestr = "30 days ago";
   std::string fin_timestr = "now";
   std::string network = "sim";  // the default network: sim, sapphire-mainnet, sapphire-testnet
@@ -88,6 +89,7 @@ struct Config {
 // How a key's value is written in the file, checked and stored.
 enum class ValueKind {
   kString,       // a non-empty string
+  kPath,         // a non-empty path; a leading `~` or `~/` is replaced by $HOME once, at load
   kTime,         // a time string: syntax checked at load, resolved later against the command's now
   kNetwork,      // one of KnownNetworks(), or a name with web3_pp.<name>.subgraph_url
   kUrl,          // an http:// or https:// URL
@@ -126,7 +128,9 @@ std::string DidYouMean(const std::string& word, const std::vector<std::string>& 
 // sim_ss / web3_pp.<network>, or a value of the wrong type or range gives a kConfig status with
 // "path:line: ..." (an unknown key's message lists the section's known keys). Time strings are
 // checked for syntax here (with ParseTime) but resolved later, against the command's now. The
-// kIgnored keys of Keys() are accepted and ignored.
+// kIgnored keys of Keys() are accepted and ignored. A kPath value `~` or starting with `~/` gets
+// $HOME in place of the `~` (kConfig when HOME is unset or empty); `~user` and a `~` anywhere
+// else are kept as written.
 Result<Config> LoadConfig(const std::string& path);
 
 // The networks predlake knows: sim, sapphire-mainnet, sapphire-testnet.
@@ -141,6 +145,10 @@ std::string KnownNetworks();
 
 // The origin recorded for a dotted key, or a kDefault origin when the file did not set it.
 Origin OriginOf(const Config& cfg, const std::string& key);
+
+// `path` with a leading `~` or `~/` replaced by `home` (other paths unchanged); kConfig when the
+// path needs it and `home` is empty.
+Result<std::string> ExpandHome(const std::string& path, const std::string& home);
 
 // One resolved value, as `predlake config show` lists it.
 struct ConfigEntry {

@@ -2,10 +2,13 @@
 
 #include <duckdb.h>
 
+#include <atomic>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 namespace predlake::duck {
@@ -14,11 +17,47 @@ struct ResultHolder {
   duckdb_result result{};
 };
 
+namespace {
+
+// Every open connection of the process, with the depth of its Uninterruptible scopes, so that
+// InterruptAll reaches them all. The mutex also keeps a connection from being closed while
+// InterruptAll interrupts it.
+struct LiveConnections {
+  std::mutex mutex;
+  std::unordered_map<_duckdb_connection*, int> shield_depth;
+};
+
+LiveConnections& Live() {
+  static LiveConnections* live = new LiveConnections();  // never destroyed: used until exit
+  return *live;
+}
+
+std::atomic<bool> g_interrupt_requested{false};
+
+// kCancelled when InterruptAll was called and `conn` is not in an Uninterruptible scope.
+Status RefuseIfInterrupted(_duckdb_connection* conn, std::string_view step) {
+  if (!g_interrupt_requested.load()) return Status::Ok();
+  LiveConnections& live = Live();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  auto it = live.shield_depth.find(conn);
+  if (it != live.shield_depth.end() && it->second > 0) return Status::Ok();
+  return Status::Cancelled(std::string(step) + ": cancelled");
+}
+
+}  // namespace
+
 namespace internal {
 
 // DuckDB's destroy functions take the address of the handle and null it; ours hold the handle.
 void CloseDatabase(_duckdb_database* db) noexcept { duckdb_close(&db); }
-void Disconnect(_duckdb_connection* conn) noexcept { duckdb_disconnect(&conn); }
+void Disconnect(_duckdb_connection* conn) noexcept {
+  {
+    LiveConnections& live = Live();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.shield_depth.erase(conn);
+  }
+  duckdb_disconnect(&conn);
+}
 void DestroyResult(ResultHolder* result) noexcept {
   // DuckDB requires this even for a result whose query failed (it owns the error text).
   duckdb_destroy_result(&result->result);
@@ -57,7 +96,7 @@ Status Translate(std::string_view step, const char* message, duckdb_error_type t
       text.find("Conflicting lock is held") != std::string::npos) {
     return Status::Busy(context + ": " + text);
   }
-  if (type == DUCKDB_ERROR_INTERRUPT) return Status::Cancelled(context + ": interrupted");
+  if (type == DUCKDB_ERROR_INTERRUPT) return Status::Cancelled(context + ": cancelled");
   // DuckDB's messages can span lines (hints, caret markers); the contract is one line.
   for (char& c : text) {
     if (c == '\n' || c == '\r') c = ' ';
@@ -225,6 +264,11 @@ Result<Connection> Database::Connect() {
   duckdb_connection conn = nullptr;
   if (duckdb_connect(db_.Get(), &conn) == DuckDBError) {
     return Translate("duckdb", "cannot connect", DUCKDB_ERROR_CONNECTION);
+  }
+  {
+    LiveConnections& live = Live();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.shield_depth[conn] = 0;
   }
   return Connection(conn);
 }
@@ -429,6 +473,7 @@ Status Prepared::BindNull(size_t index) {
 }
 
 Result<QueryResult> Prepared::Execute() {
+  RETURN_IF_ERROR(RefuseIfInterrupted(conn_, step_));
   internal::ResultHandle holder(new ResultHolder());
   if (duckdb_execute_prepared(stmt_.Get(), &holder.Get()->result) == DuckDBError) {
     return TranslateResult(step_, holder.Get()->result);
@@ -466,6 +511,7 @@ Status Appender::Close() {
 // ---- Connection
 
 Result<QueryResult> Connection::Query(std::string_view sql, std::string_view step) {
+  RETURN_IF_ERROR(RefuseIfInterrupted(conn_.Get(), step));
   internal::ResultHandle holder(new ResultHolder());
   std::string text(sql);
   if (duckdb_query(conn_.Get(), text.c_str(), &holder.Get()->result) == DuckDBError) {
@@ -535,7 +581,7 @@ Result<Prepared> Connection::Prepare(std::string_view sql, std::string_view step
   const duckdb_state state = duckdb_prepare(conn_.Get(), text.c_str(), &raw);
   internal::PreparedHandle stmt(raw);  // destroyed even when the prepare failed, as DuckDB asks
   if (state == DuckDBError) return Translate(step, duckdb_prepare_error(raw), DUCKDB_ERROR_PARSER);
-  return Prepared(std::move(stmt), std::string(step));
+  return Prepared(std::move(stmt), std::string(step), conn_.Get());
 }
 
 Result<Appender> Connection::MakeAppender(const std::string& table) {
@@ -647,6 +693,30 @@ void Connection::Interrupt() {
   if (conn_) duckdb_interrupt(conn_.Get());
 }
 
+void InterruptAll() {
+  g_interrupt_requested.store(true);
+  LiveConnections& live = Live();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  for (const auto& [conn, depth] : live.shield_depth) {
+    if (depth == 0) duckdb_interrupt(conn);
+  }
+}
+
+bool InterruptRequested() { return g_interrupt_requested.load(); }
+
+Uninterruptible::Uninterruptible(Connection& conn) : conn_(conn.conn_.Get()) {
+  LiveConnections& live = Live();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  ++live.shield_depth[conn_];
+}
+
+Uninterruptible::~Uninterruptible() {
+  LiveConnections& live = Live();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  auto it = live.shield_depth.find(conn_);
+  if (it != live.shield_depth.end() && it->second > 0) --it->second;
+}
+
 // ---- Transaction
 
 Result<Transaction> Transaction::Begin(Connection& conn) {
@@ -660,13 +730,16 @@ Transaction::Transaction(Transaction&& other) noexcept
     : conn_(std::exchange(other.conn_, nullptr)), open_(std::exchange(other.open_, false)) {}
 
 Transaction::~Transaction() {
-  if (open_ && conn_) (void)conn_->Execute("ROLLBACK", "rollback");
+  if (!open_ || !conn_) return;
+  Uninterruptible shield(*conn_);
+  (void)conn_->Execute("ROLLBACK", "rollback");
 }
 
 Status Transaction::Commit() {
   if (!open_) return Status::Internal("commit of a transaction that is not open");
   Status st = conn_->Execute("COMMIT", "commit");
   if (!st.ok()) {
+    Uninterruptible shield(*conn_);
     (void)conn_->Execute("ROLLBACK", "rollback after failed commit");
   }
   open_ = false;
@@ -676,6 +749,7 @@ Status Transaction::Commit() {
 Status Transaction::Rollback() {
   if (!open_) return Status::Ok();
   open_ = false;
+  Uninterruptible shield(*conn_);
   return conn_->Execute("ROLLBACK", "rollback");
 }
 

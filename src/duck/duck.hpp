@@ -216,10 +216,11 @@ class Prepared {
 
  private:
   friend class Connection;
-  Prepared(internal::PreparedHandle stmt, std::string step)
-      : stmt_(std::move(stmt)), step_(std::move(step)) {}
+  Prepared(internal::PreparedHandle stmt, std::string step, _duckdb_connection* conn)
+      : stmt_(std::move(stmt)), step_(std::move(step)), conn_(conn) {}
   internal::PreparedHandle stmt_;
   std::string step_;
+  _duckdb_connection* conn_ = nullptr;  // the connection it runs on (not owned), for interrupts
 };
 
 // Appends rows to one table (move-only). Values are cast to the column type by DuckDB (a string
@@ -289,6 +290,7 @@ class Connection {
 
  private:
   friend class Database;
+  friend class Uninterruptible;
   explicit Connection(_duckdb_connection* conn) : conn_(conn) {}
   internal::ConnectionHandle conn_;
 };
@@ -300,7 +302,34 @@ class Connection {
 [[nodiscard]] Status Seal(Connection& conn, Reach reach,
                           const std::vector<std::string>& readable_dirs);
 
-// Rolls back on destruction unless Commit() succeeded.
+// ---- Stopping the process's work (docs/operations.md, "Signals").
+//
+// InterruptAll asks the running query of every open connection of the process to stop (DuckDB's
+// duckdb_interrupt), and from then on every query (Query, Execute, Prepared::Execute) outside an
+// Uninterruptible scope fails at once with kCancelled "STEP: cancelled". The request is sticky for
+// the rest of the process. A query that was just starting can miss one call: callers repeat it
+// (the signal watcher calls it every 100 ms) until the work has stopped. Thread-safe; not
+// async-signal-safe (call it from a thread, not from a signal handler).
+void InterruptAll();
+// True once InterruptAll was called.
+bool InterruptRequested();
+
+// While alive, queries on `conn` are neither refused nor interrupted by InterruptAll: for the
+// rollback and the ledger record that must follow an interrupt. Scopes nest. `conn` must outlive
+// the scope. Not movable.
+class Uninterruptible {
+ public:
+  explicit Uninterruptible(Connection& conn);
+  ~Uninterruptible();
+  Uninterruptible(const Uninterruptible&) = delete;
+  Uninterruptible& operator=(const Uninterruptible&) = delete;
+
+ private:
+  _duckdb_connection* conn_;
+};
+
+// Rolls back on destruction unless Commit() succeeded. The rollbacks (the destructor, Rollback, and
+// the one after a failed commit) run Uninterruptible.
 class Transaction {
  public:
   static Result<Transaction> Begin(Connection& conn);

@@ -18,8 +18,10 @@ std::string EtlCommand(EtlJob job) {
 
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request) {
   const etl::UpdateOptions& options = request.options;
+  WriterEnv existing = env;
+  existing.create = false;
   auto report =
-      RunWriter<etl::RunReport>(env, EtlCommand(request.job),
+      RunWriter<etl::RunReport>(existing, EtlCommand(request.job),
                                 [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
                                   switch (request.job) {
                                     case EtlJob::kUpdate:

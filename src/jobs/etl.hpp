@@ -23,7 +23,9 @@ struct EtlRequest {
 };
 
 // The job under RunWriter (one run named EtlCommand(job)); the job's errors, or the lake's kBusy /
-// kData from opening it, unchanged. The progress line is finished before returning.
+// kData from opening it, unchanged. These jobs change only what is there: a missing lake is kData
+// "no lake at DIR" and nothing is created (env.create is ignored). The progress line is finished
+// before returning.
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request);
 
 }  // namespace predlake::jobs

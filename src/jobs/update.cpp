@@ -37,6 +37,10 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
 Status UpdateEvery(const UpdateRequest& request, const ops::LoopOptions& loop,
                    const std::function<int64_t()>& now, const std::atomic<bool>& cancelled,
                    Logger& log, const std::function<void(const UpdateReport&)>& on_run) {
+  SystemClock system_clock;
+  const Clock& clock = request.writer.clock ? *request.writer.clock : system_clock;
+  ASSIGN_OR_RETURN(lake::LoopLock loop_lock,
+                   lake::LoopLock::Take(request.writer.lake_dir, "update --every", clock.NowMs()));
   return ops::RunEvery(
       loop,
       [&]() -> Status {

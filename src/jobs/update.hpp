@@ -46,8 +46,9 @@ struct UpdateReport {
 Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms);
 
 // `update --every`: Update on loop's cadence (ops::RunEvery, with its back-off and fatal errors)
-// until `cancelled` is set. `now` gives each run's now; `on_run` (may be empty) is called after
-// each successful run.
+// until `cancelled` is set, holding the lake's loop lock (lake::LoopLock) throughout: a second
+// loop on the same lake gets its kBusy before any run. `now` gives each run's now; `on_run` (may be
+// empty) is called after each successful run.
 Status UpdateEvery(const UpdateRequest& request, const ops::LoopOptions& loop,
                    const std::function<int64_t()>& now, const std::atomic<bool>& cancelled,
                    Logger& log, const std::function<void(const UpdateReport&)>& on_run);

@@ -26,6 +26,9 @@ struct WriterEnv {
   // and never changes the job's result.
   std::optional<exports::ExportOptions> export_after;
   std::function<void(const Result<exports::ExportReport>&)> on_export;
+  // false: a missing lake is kData "no lake at DIR" and nothing is created (writers that only
+  // change what is there).
+  bool create = true;
 };
 
 // The export after a publish (env.export_after), as its own run on `lake`. Never fails the caller.
@@ -41,7 +44,7 @@ template <typename Report>
 Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
                          const std::function<Result<Report>(lake::Lake&, lake::Run&)>& job) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry));
+                   ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry, env.create));
   ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
   Result<Report> report = job(*lake, run);
   if (!report.ok()) return run.Fail(report.status());

@@ -33,16 +33,32 @@ std::string ReadFile(const fs::path& path) {
 // Takes the writer lock: an flock on lake.lock, which the kernel releases when the process dies, so
 // a killed writer never leaves a stale lock. The file's contents name the holder for a second
 // writer.
+Result<int> TakeLockFile(const fs::path& dir, std::string_view file, const std::string& command,
+                         int64_t now_ms, const std::string& busy_what);
+
 Result<int> TakeWriterLock(const fs::path& dir, const std::string& command, int64_t now_ms) {
-  fs::path path = dir / kLockFile;
+  return TakeLockFile(dir, kLockFile, command, now_ms, "another predlake writes to it");
+}
+
+// The holder recorded in dir/file ("pid 123, `update`, since ..."), "" when none is alive.
+std::string DescribeHolderIn(const fs::path& dir, std::string_view file);
+
+// An flock on dir/file, its contents naming the holder; kBusy "the lake at DIR is busy: BUSY_WHAT
+// (holder)" when another process holds it.
+Result<int> TakeLockFile(const fs::path& dir, std::string_view file, const std::string& command,
+                         int64_t now_ms, const std::string& busy_what) {
+  fs::path path = dir / file;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return Status::Data("cannot open lock file " + path.string() + ": " + std::strerror(errno));
+    const int err = errno;
+    std::string msg = "cannot open lock file " + path.string() + ": " + std::strerror(err);
+    // A folder the user may not write in is a setting to fix, not a data problem.
+    return err == EACCES || err == EPERM || err == EROFS ? Status::Config(msg) : Status::Data(msg);
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    std::string holder = DescribeLockHolder(dir.string());
-    return Status::Busy("the lake at " + dir.string() + " is busy: another predlake writes to it" +
+    std::string holder = DescribeHolderIn(dir, file);
+    return Status::Busy("the lake at " + dir.string() + " is busy: " + busy_what +
                         (holder.empty() ? "" : " (" + holder + ")"));
   }
   nlohmann::json info = {{"pid", static_cast<int64_t>(::getpid())},
@@ -56,10 +72,40 @@ Result<int> TakeWriterLock(const fs::path& dir, const std::string& command, int6
   return fd;
 }
 
+// DuckDB expands a leading `~` of a database path to the home folder itself; predlake expands only
+// `~` and `~/` (config::ExpandHome), so any other leading `~` (`~x`) names a folder `~x` in the
+// working directory, for the lock and the database alike.
+std::string DuckPath(const fs::path& file) {
+  std::string path = file.string();
+  if (!path.empty() && path[0] == '~') path = "./" + path;
+  return path;
+}
+
 }  // namespace
 
+Status CheckLakeDir(const std::string& lake_dir, Mode mode) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(lake_dir, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return Status::Config("'" + lake_dir + "' cannot be used: " + ec.message());
+  }
+  if (!fs::exists(st)) return Status::Ok();
+  if (!fs::is_directory(st)) return Status::Config("'" + lake_dir + "' is not a folder");
+  const bool write = mode == Mode::kWrite;
+  if (::access(lake_dir.c_str(), write ? (R_OK | W_OK | X_OK) : (R_OK | X_OK)) != 0) {
+    return Status::Config("'" + lake_dir + "' cannot be " + (write ? "read and written" : "read") +
+                          ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 std::string DescribeLockHolder(const std::string& lake_dir) {
-  fs::path path = fs::path(lake_dir) / kLockFile;
+  return DescribeHolderIn(lake_dir, kLockFile);
+}
+
+namespace {
+std::string DescribeHolderIn(const fs::path& dir, std::string_view file) {
+  fs::path path = dir / file;
   std::string text = ReadFile(path);
   if (text.empty()) return "";
   auto info = nlohmann::json::parse(text, nullptr, false);
@@ -69,6 +115,32 @@ std::string DescribeLockHolder(const std::string& lake_dir) {
   if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) return "";
   return "pid " + std::to_string(pid) + ", `" + info.value("command", std::string("?")) +
          "`, since " + info.value("since", std::string("?"));
+}
+}  // namespace
+
+Result<LoopLock> LoopLock::Take(const std::string& lake_dir, const std::string& command,
+                                int64_t now_ms) {
+  if (Status usable = CheckLakeDir(lake_dir, Mode::kWrite); !usable.ok()) {
+    return usable.WithContext("lake_dir");
+  }
+  std::error_code ec;
+  fs::create_directories(lake_dir, ec);
+  if (ec) return Status::Config("cannot create lake_dir " + lake_dir + ": " + ec.message());
+  ASSIGN_OR_RETURN(int fd, TakeLockFile(lake_dir, kLoopLockFile, command, now_ms,
+                                        "another `update --every` loop runs on it"));
+  LoopLock lock;
+  lock.fd_ = fd;
+  return lock;
+}
+
+LoopLock::LoopLock(LoopLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+LoopLock::~LoopLock() {
+  if (fd_ < 0) return;
+  if (::ftruncate(fd_, 0) != 0) {
+  }
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
 }
 
 std::string DescribeFileUsers(const std::string& file) {
@@ -116,13 +188,17 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   fs::path dir(lake_dir);
   fs::path file = dir / kDatabaseFile;
   std::error_code ec;
-  if (options.mode == Mode::kRead) {
+  if (Status usable = CheckLakeDir(lake_dir, options.mode); !usable.ok()) {
+    return usable.WithContext("lake_dir");
+  }
+  if (options.mode == Mode::kRead || !options.create) {
     if (!fs::exists(file, ec)) {
       return Status::Data("no lake at " + lake_dir + " (run `predlake update` to create it)");
     }
-  } else {
+  }
+  if (options.mode == Mode::kWrite) {
     fs::create_directories(dir, ec);
-    if (ec) return Status::Data("cannot create lake_dir " + lake_dir + ": " + ec.message());
+    if (ec) return Status::Config("cannot create lake_dir " + lake_dir + ": " + ec.message());
     ASSIGN_OR_RETURN(lake->lock_fd_, TakeWriterLock(dir, options.command, lake->clock_->NowMs()));
   }
 
@@ -130,7 +206,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   db_options.read_only = options.mode == Mode::kRead;
   db_options.threads = options.threads;
   db_options.reach = options.mode == Mode::kRead ? options.reach : duck::Reach::kFull;
-  auto db = duck::Database::Open(file.string(), db_options);
+  auto db = duck::Database::Open(DuckPath(file), db_options);
   if (!db.ok()) {
     if (db.status().code() == StatusCode::kBusy) {
       if (options.mode == Mode::kWrite) {
@@ -366,6 +442,7 @@ Run::~Run() {
   if (lake_ == nullptr || state_ != State::kRunning) return;
   // Best effort: a run that left without an outcome must not look alive; if this fails too, the
   // next writer's open marks it aborted.
+  duck::Uninterruptible shield(lake_->conn());
   auto tx = duck::Transaction::Begin(lake_->conn());
   if (!tx.ok()) return;
   if (Record("aborted", "the run ended without recording its outcome").ok()) (void)tx->Commit();
@@ -426,7 +503,15 @@ Status Run::Fail(const Status& error) {
   if (state_ == State::kFailed) return error;
   state_ = State::kFailed;
   const std::string status = error.code() == StatusCode::kCancelled ? "aborted" : "failed";
+  // After an interrupt (duck::InterruptAll) the outcome must still be written.
+  duck::Uninterruptible shield(lake_->conn());
   Status recorded = [&]() -> Status {
+    // The failed work's transaction may still be open (an interrupted statement leaves it aborted
+    // until rolled back): it cannot commit anyway, so roll it back before recording.
+    // A probe that could begin rolls its empty transaction back when it goes.
+    if (!duck::Transaction::Begin(lake_->conn()).ok()) {
+      (void)lake_->conn().Execute("ROLLBACK", "rollback the failed work");
+    }
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake_->conn()));
     RETURN_IF_ERROR(Record(status, error.message()));
     return tx.Commit();

@@ -34,6 +34,8 @@ inline constexpr int kSchemaVersion = 1;
 // writer's lock file beside it.
 inline constexpr std::string_view kDatabaseFile = "lake.duckdb";
 inline constexpr std::string_view kLockFile = "lake.lock";
+// The lock a loop (`update --every`) holds for its whole life, between runs too.
+inline constexpr std::string_view kLoopLockFile = "loop.lock";
 
 enum class Mode { kRead, kWrite };
 
@@ -44,6 +46,9 @@ struct OpenOptions {
   int threads = 0;               // DuckDB worker threads; 0 = default
   // What the database may reach beyond its file (duck::Reach); kRead only for anything but kFull.
   duck::Reach reach = duck::Reach::kFull;
+  // kWrite only: false refuses a missing lake (kData "no lake at DIR") instead of creating it, for
+  // writers that only change what is there (etl update, etl rebuild, etl drop, raw drop).
+  bool create = true;
 };
 
 // What one run did to one table: the one per-table count record of the code base (the ledger's
@@ -141,7 +146,10 @@ struct Checkpoint {
 
 class Lake {
  public:
-  // Opens <lake_dir>/lake.duckdb. kWrite creates lake_dir and the database when missing, takes the
+  // Opens <lake_dir>/lake.duckdb. A lake_dir that exists but is not a folder, that cannot be read
+  // (kRead), or read and written (kWrite), or that cannot be created, is kConfig naming the folder
+  // and the reason, before anything is created. kWrite creates lake_dir and the database when
+  // missing (unless options.create is false: kData "no lake at DIR"), takes the
   // writer lock (a second writer gets kBusy naming the holder's pid, command and start time; a
   // writer kept out by a reader gets kBusy naming the processes that hold the file, never itself),
   // creates missing tables, and marks runs a killed process left "running" as "aborted". kRead
@@ -201,6 +209,35 @@ class Lake {
   std::unique_ptr<Clock> owned_clock_;
   const Clock* clock_ = nullptr;
   int lock_fd_ = -1;
+};
+
+// Whether lake_dir can hold a lake for `mode`: kConfig "'DIR' is not a folder", "'DIR' cannot be
+// read" (kRead: read and search), "'DIR' cannot be read and written" (kWrite), or "'DIR' cannot be
+// used: WHY" (e.g. a path through a file). A missing folder is OK (the caller decides whether that
+// is "no lake" or a folder to create). Lake::Open runs it first; the command line runs it for
+// every command, so that even readers report a bad lake_dir as a config error.
+Status CheckLakeDir(const std::string& lake_dir, Mode mode);
+
+// The loop lock: an flock on <lake_dir>/loop.lock, held by `update --every` from its start to its
+// end, so that a second loop on the same lake is refused even while the first is between runs
+// (when the writer lock is free and readers get in). Distinct from the writer lock: one-shot
+// writers and readers never take it. The kernel releases it when the process dies. Move-only.
+class LoopLock {
+ public:
+  // Creates lake_dir when missing (kConfig when it cannot be used or created, as Lake::Open) and
+  // takes the lock; kBusy "the lake at DIR is busy: another `update --every` loop runs on it (pid
+  // N, `update --every`, since T)" when another process holds it.
+  static Result<LoopLock> Take(const std::string& lake_dir, const std::string& command,
+                               int64_t now_ms);
+  LoopLock(LoopLock&& other) noexcept;
+  LoopLock& operator=(LoopLock&&) = delete;
+  LoopLock(const LoopLock&) = delete;
+  LoopLock& operator=(const LoopLock&) = delete;
+  ~LoopLock();
+
+ private:
+  LoopLock() = default;
+  int fd_ = -1;
 };
 
 // Reads the lock file of lake_dir and describes the writer holding it ("pid 123, `raw update`,

@@ -52,9 +52,10 @@ Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool
 
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const std::string& command, const Clock* clock,
-                                                 const RetryOptions& retry) {
+                                                 const RetryOptions& retry, bool create) {
   lake::OpenOptions options;
   options.mode = lake::Mode::kWrite;
+  options.create = create;
   options.command = command;
   options.clock = clock;
   return OpenWithRetry(lake_dir, options, retry);

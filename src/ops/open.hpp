@@ -51,9 +51,11 @@ Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool
                                                const RetryOptions& retry = {});
 
 // OpenWithRetry in Mode::kWrite, the lock file naming `command`, ledger times from `clock`
-// (nullptr: the system clock): what every writing command uses.
+// (nullptr: the system clock): what every writing command uses. `create` false: a missing lake is
+// kData "no lake at DIR" and nothing is created (lake::OpenOptions::create).
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const std::string& command, const Clock* clock,
-                                                 const RetryOptions& retry = {});
+                                                 const RetryOptions& retry = {},
+                                                 bool create = true);
 
 }  // namespace predlake::ops

@@ -519,7 +519,24 @@ TEST_F(CliTest, ContextHelpers) {
   init.config.lake.fin_timestr = "bogus";
   init.config.origins["lake_ss.fin_timestr"] = {config::Origin::Kind::kFile, "p.yaml", 7};
   Context ctx(init);
-  EXPECT_EQ(*ctx.StartMs(), kPinnedMs - 7'200'000);
+  // The start is checked against the end, so a bad end fails it too.
+  EXPECT_FALSE(ctx.StartMs().ok());
+  {
+    Context::Init good = init;
+    good.config.lake.fin_timestr = "now";
+    EXPECT_EQ(*Context(good).StartMs(), kPinnedMs - 7'200'000);
+    good.config.lake.fin_timestr = "3 hours ago";
+    Result<int64_t> late = Context(good).StartMs();
+    ASSERT_FALSE(late.ok());
+    EXPECT_EQ(late.status().code(), StatusCode::kConfig);
+    EXPECT_THAT(late.status().message(), HasSubstr("is not before lake_ss.fin_timestr"));
+    good.config.lake.fin_timestr = "now";
+    good.config.lake.st_timestr = "2099-01-01";
+    EXPECT_THAT(Context(good).StartMs().status().message(), HasSubstr("is in the future"));
+    Context ok_ctx(good);
+    EXPECT_EQ(ok_ctx.CheckEndAfterStart(10, 10, "--to").code(), StatusCode::kUsage);
+    EXPECT_TRUE(ok_ctx.CheckEndAfterStart(11, 10, "--to").ok());
+  }
   Result<int64_t> fin = ctx.FinMs();
   ASSERT_FALSE(fin.ok());
   EXPECT_EQ(fin.status().code(), StatusCode::kConfig);

@@ -360,3 +360,23 @@ TEST(NetworkTest, Known) {
 
 }  // namespace
 }  // namespace predlake::config
+
+namespace predlake::config {
+namespace {
+
+TEST(ExpandHomeTest, OnlyALeadingTildeOrTildeSlash) {
+  EXPECT_EQ(*ExpandHome("~", "/home/u"), "/home/u");
+  EXPECT_EQ(*ExpandHome("~/lake", "/home/u"), "/home/u/lake");
+  EXPECT_EQ(*ExpandHome("~/lake", "/home/u/"), "/home/u/lake");
+  EXPECT_EQ(*ExpandHome("~/lake", "/"), "/lake");
+  EXPECT_EQ(*ExpandHome("~user/lake", "/home/u"), "~user/lake");
+  EXPECT_EQ(*ExpandHome("lake/~", "/home/u"), "lake/~");
+  EXPECT_EQ(*ExpandHome("./~/lake", "/home/u"), "./~/lake");
+  EXPECT_EQ(*ExpandHome("lake", ""), "lake");
+  Result<std::string> no_home = ExpandHome("~/lake", "");
+  ASSERT_FALSE(no_home.ok());
+  EXPECT_EQ(no_home.status().code(), StatusCode::kConfig);
+}
+
+}  // namespace
+}  // namespace predlake::config

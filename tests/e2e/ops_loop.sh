@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `update --every` through the binary on the simulated network: runs repeat, readers keep working between
-# runs, SIGTERM between runs or during one stops the loop with exit 130 and nothing left "running" (the
+# runs, SIGTERM between runs or during one stops the loop with exit 143 (128 + SIGTERM) and nothing left "running" (the
 # run in progress finishes or rolls back, and the next update recovers), a second writer meeting the
 # loop is refused with exit 4 naming it, and a bad duration is a usage error.
 #
@@ -109,8 +109,8 @@ wait "$loop_pid"
 rc=$?
 set -e
 loop_pid=""
-[ "$rc" -eq 130 ] || fail "loop exit $rc after SIGTERM: $(tail -3 loop.err)"
-tail -1 loop.err | grep -q 'stopped by a signal' || fail "last line: $(tail -1 loop.err)"
+[ "$rc" -eq 143 ] || fail "loop exit $rc after SIGTERM: $(tail -3 loop.err)"
+tail -1 loop.err | grep -q "stopped by SIGTERM" || fail "last line: $(tail -1 loop.err)"
 grep -q 'run finished' loop.err || fail "no run log: $(cat loop.err)"
 "$bin" -q runs --limit 0 --format csv > runs.csv
 ! grep -q ',running,' runs.csv || fail "a run left running: $(cat runs.csv)"
@@ -130,7 +130,7 @@ wait "$loop_pid"
 rc=$?
 set -e
 loop_pid=""
-[ "$rc" -eq 130 ] || fail "loop exit $rc after SIGTERM during a run: $(tail -3 loop.err)"
+[ "$rc" -eq 143 ] || fail "loop exit $rc after SIGTERM during a run: $(tail -3 loop.err)"
 while read -r line; do
   case "$line" in \{*\}) ;; *) fail "not a JSON log line: $line" ;; esac
 done < loop.err

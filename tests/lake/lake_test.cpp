@@ -199,13 +199,32 @@ TEST_F(LakeTest, AFailureThatCannotBeRecordedSaysSo) {
   ASSERT_TRUE(lake);
   auto run = lake->BeginRun("etl update");
   ASSERT_TRUE(run.ok());
-  // A transaction left open makes the failure's own transaction impossible.
-  ASSERT_TRUE(lake->conn().Execute("BEGIN TRANSACTION", "test").ok());
+  // Without its per-table counts table the failure cannot be written.
+  ASSERT_TRUE(lake->conn().Execute("DROP TABLE predlake_run_tables", "test").ok());
   Status error = run->Fail(Status::Source("boom"));
   EXPECT_EQ(error.code(), StatusCode::kSource);
   EXPECT_EQ(error.message().rfind("boom (and the failure could not be recorded: ", 0), 0u)
       << error.message();
-  ASSERT_TRUE(lake->conn().Execute("ROLLBACK", "test").ok());
+}
+
+TEST_F(LakeTest, AFailureLeftInsideTheFailedWorksTransactionIsStillRecorded) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  auto run = lake->BeginRun("etl update");
+  ASSERT_TRUE(run.ok());
+  // The failed work's transaction is still open (as after an interrupted statement): it is rolled
+  // back, and the failure recorded.
+  ASSERT_TRUE(lake->conn().Execute("BEGIN TRANSACTION", "test").ok());
+  ASSERT_TRUE(lake->SetCheckpoint({1, 2}, run->id()).ok());
+  Status error = run->Fail(Status::Cancelled("etl step x: cancelled"));
+  EXPECT_EQ(error.message(), "etl step x: cancelled");
+  auto checkpoint = lake->GetCheckpoint();
+  ASSERT_TRUE(checkpoint.ok());
+  EXPECT_FALSE(checkpoint->has_value());
+  auto rows = lake->conn().Query("SELECT status, error FROM predlake_runs", "test")->ToText();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "aborted");
+  EXPECT_EQ(rows[0][1], "etl step x: cancelled");
 }
 
 TEST_F(LakeTest, RunsLeftRunningAreMarkedAbortedByTheNextWriter) {

@@ -34,15 +34,16 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
     ASSIGN_OR_RETURN(request.from_ms, ctx.ParseTimeArg(positional ? o.from_positional : o.from,
                                                        positional ? "FROM" : "--from"));
   } else {
+    ASSIGN_OR_RETURN(int64_t st_ms, ctx.StartMs());
+    request.options.st_ms = st_ms;
     if (o.to.empty()) {
       ASSIGN_OR_RETURN(int64_t fin_ms, ctx.FinMs());
       request.options.to_ms = fin_ms;
     } else {
       ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
+      RETURN_IF_ERROR(ctx.CheckEndAfterStart(to_ms, st_ms, "--to"));
       request.options.to_ms = to_ms;
     }
-    ASSIGN_OR_RETURN(int64_t st_ms, ctx.StartMs());
-    request.options.st_ms = st_ms;
   }
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   request.options.progress = progress.get();

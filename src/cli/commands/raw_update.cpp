@@ -12,13 +12,14 @@ struct RawUpdateOptions {
 };
 
 Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
+  ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   int64_t end_ms = 0;
   if (o.to.empty()) {
     ASSIGN_OR_RETURN(end_ms, ctx.FinMs());
   } else {
     ASSIGN_OR_RETURN(end_ms, ctx.ParseTimeArg(o.to, "--to"));
+    RETURN_IF_ERROR(ctx.CheckEndAfterStart(end_ms, start_ms, "--to"));
   }
-  ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   ASSIGN_OR_RETURN(raw::TransportFactory factory, MakeTransportFactory(ctx));
 
   raw::UpdateOptions options;

@@ -38,10 +38,13 @@ Status Update(Context& ctx, const UpdateOptions& o) {
     if (every_ms <= 0) {
       return Status::Usage("--every: must be a positive duration, not '" + o.every + "'");
     }
-    if (!o.to.empty()) RETURN_IF_ERROR(ctx.ParseTimeArg(o.to, "--to").status());
+  }
+  ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
+  if (!o.to.empty()) {
+    ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
+    RETURN_IF_ERROR(ctx.CheckEndAfterStart(to_ms, start_ms, "--to"));
   }
   ASSIGN_OR_RETURN(raw::TransportFactory factory, MakeTransportFactory(ctx));
-  ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   jobs::UpdateRequest request;
   request.writer = WriterEnvFor(ctx);
@@ -51,6 +54,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
     const std::string& to_text = o.to.empty() ? ctx.config().lake.fin_timestr : o.to;
     Result<int64_t> to = ParseTime(to_text, now_ms);
     if (!to.ok()) return o.to.empty() ? ctx.FinMs().status() : to.status().WithContext("--to");
+    if (!o.to.empty()) RETURN_IF_ERROR(ctx.CheckEndAfterStart(*to, start_ms, "--to"));
     return to;
   };
   request.factory = factory;
