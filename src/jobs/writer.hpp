@@ -19,18 +19,23 @@ struct WriterEnv {
   std::string lake_dir;
   const Clock* clock = nullptr;  // ledger times; not owned; nullptr: the system clock
   ops::RetryOptions retry;       // the wait for a busy lake (ops::BusyRetry for commands)
+  // The network the command works on; the lake must hold that network's data (ops::ClaimNetwork).
+  // Empty: not checked.
+  std::string network;
 };
 
 // Opens env.lake_dir for writing as `command` (ops::OpenForWrite), begins a run of `command` and
 // calls job(lake, run). The job finishes the run inside its publish transaction; when it fails, the
 // run is failed with its error (lake::Run::Fail, which does nothing when the job failed it
 // already) and that error is returned. The lake is closed before returning, so that readers get in
-// between runs. Opening errors (kBusy naming the holder, kData) are returned without a run.
+// between runs. Opening errors (kBusy naming the holder, kData) are returned without a run, and so
+// is kUsage when env.network is not the lake's network (ops::ClaimNetwork).
 template <typename Report>
 Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
                          const std::function<Result<Report>(lake::Lake&, lake::Run&)>& job) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
                    ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry));
+  if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
   Result<Report> report = job(*lake, run);
   if (!report.ok()) return run.Fail(report.status());

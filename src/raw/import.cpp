@@ -315,6 +315,11 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     return Status::Usage("raw import: the window " + FormatWindow(report.from_ms, report.to_ms) +
                          " is empty (--from must be before --to)");
   }
+  if (options.now_ms && report.to_ms > *options.now_ms + 1) {
+    return Status::Usage("raw import: the window " + FormatWindow(report.from_ms, report.to_ms) +
+                         " ends after now (" + FormatTime(*options.now_ms) +
+                         "): the files cannot hold events of the future");
+  }
   for (TableState& t : tables) {
     ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(t.report.table));
     t.report.before = before;
@@ -340,6 +345,7 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     files += t.report.files.size();
   }
   run.detail()["files"] = files;
+  if (!options.network.empty()) run.detail()["network"] = options.network;
   RETURN_IF_ERROR(run.Finish());
   RETURN_IF_ERROR(tx.Commit());
   for (TableState& t : tables) report.tables.push_back(t.report);

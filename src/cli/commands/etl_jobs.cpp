@@ -34,8 +34,9 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const Options& o) {
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   request.options.progress = progress.get();
   request.options.faults = etl::FaultInjection::FromEnv();
-  ASSIGN_OR_RETURN(etl::RunReport report,
-                   jobs::RunEtl({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, request));
+  ASSIGN_OR_RETURN(etl::RunReport report, jobs::RunEtl({ctx.LakeDir(), &ctx.clock(),
+                                                        ops::BusyRetry(ctx.log()), ctx.network()},
+                                                       request));
   ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
   return Status::Ok();
 }

@@ -21,17 +21,26 @@ Status RawImport(Context& ctx, const Options& o) {
   if (!o.to.empty()) {
     ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
     options.to_ms = to_ms;
+    if (to_ms > ctx.now_ms() + 1) {
+      // The end is exclusive: now + 1 ms still covers only events up to now. Refused before the
+      // lake is opened, so that nothing is recorded.
+      return Status::Usage("raw import: --to " + o.to + " (" + FormatTime(to_ms) +
+                           ") is in the future (now is " + FormatTime(ctx.now_ms()) +
+                           "); the files cannot cover events that have not happened");
+    }
   }
   if (options.from_ms.has_value() != options.to_ms.has_value()) {
     return Status::Usage("raw import: give both --from and --to, or neither");
   }
+  options.network = ctx.network();
+  options.now_ms = ctx.now_ms();
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
-  ASSIGN_OR_RETURN(
-      raw::ImportReport report,
-      jobs::RunWriter<raw::ImportReport>({ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())},
-                                         "raw import", [&](lake::Lake& lake, lake::Run& run) {
-                                           return raw::Import(lake, run, options, progress.get());
-                                         }));
+  ASSIGN_OR_RETURN(raw::ImportReport report,
+                   jobs::RunWriter<raw::ImportReport>(
+                       {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log()), ctx.network()},
+                       "raw import", [&](lake::Lake& lake, lake::Run& run) {
+                         return raw::Import(lake, run, options, progress.get());
+                       }));
   ctx.log().Info("raw import: window " + FormatTime(report.from_ms) + " to " +
                  FormatTime(report.to_ms));
   for (const raw::ImportTableReport& t : report.tables) {

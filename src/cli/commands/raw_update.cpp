@@ -27,8 +27,8 @@ Status RawUpdate(Context& ctx, const Options& o) {
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
-                       {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())}, "raw update",
-                       [&](lake::Lake& lake, lake::Run& run) {
+                       {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log()), ctx.network()},
+                       "raw update", [&](lake::Lake& lake, lake::Run& run) {
                          return raw::Update(lake, run, options, factory, progress.get());
                        }));
   bool any_window = false;

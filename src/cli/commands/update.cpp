@@ -43,7 +43,7 @@ Status Update(Context& ctx, const Options& o) {
   ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   jobs::UpdateRequest request;
-  request.writer = {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log())};
+  request.writer = {ctx.LakeDir(), &ctx.clock(), ops::BusyRetry(ctx.log()), ctx.network()};
   request.start_ms = start_ms;
   // Resolved for every run, so that the `now` of a loop moves on.
   request.end_ms = [&](int64_t now_ms) -> Result<int64_t> {
