@@ -233,7 +233,8 @@ Status Pager::ConvertList(const nlohmann::json& data, std::string_view key, int 
     RecordReader r(rec);
     std::string id = r.String("id");
     int64_t cursor = r.Int(spec_.cursor_field);
-    std::string who = where + "record " + (id.empty() ? "(no id)" : id) + ": ";
+    std::string who =
+        where + std::string(spec_.entity) + " record " + (id.empty() ? "(no id)" : id) + ": ";
     if (!r.ok()) return Status::Source(who + r.status().message());
     // The cursor only works if the source returns rows in (cursor, id) order inside the window;
     // check it, since a violation would silently lose rows.

@@ -167,8 +167,8 @@ std::string ParseCell(const std::string& text, ColumnType type, Cell& cell) {
       return "";
     }
     case ColumnType::kDecimal:
-      if (!IsDecimalText(text))
-        return "expected a decimal number, got '" + text.substr(0, 40) + "'";
+      if (std::string problem = DecimalTextProblem(text); !problem.empty())
+        return "'" + text.substr(0, 60) + "' " + problem;
       cell = text;
       return "";
   }

@@ -89,8 +89,9 @@ TEST(RawUpdateErrorsTest, MissingFieldNamesTableWindowPageAndRecord) {
   EXPECT_EQ(r.status().code(), StatusCode::kSource);
   EXPECT_EQ(r.status().exit_status(), 3);
   const std::string& m = r.status().message();
-  EXPECT_EQ(m, "pdr_payouts [2024-07-25T00:00:00Z, 2024-07-25T05:59:30Z) page 3: record " + id +
-                   ": field `prediction.stake` is missing or null");
+  EXPECT_EQ(
+      m, "pdr_payouts [2024-07-25T00:00:00Z, 2024-07-25T05:59:30Z) page 3: predictPayouts record " +
+             id + ": field `prediction.stake` is missing or null");
   EXPECT_EQ(f.LastRunStatus(), "failed: " + m);
   // Two pages were stored: the watermark stays where they end, and reruns complete the table.
   int64_t w = WatermarkOf(*f.lake, "pdr_payouts");
@@ -110,6 +111,8 @@ TEST(RawUpdateErrorsTest, WrongTypesAreSourceErrors) {
   };
   std::vector<Case> cases = {
       {"predictPredictions", "stake", 1.5, "field `stake` should be a decimal string, got number"},
+      {"predictPredictions", "stake", "0.1234567890123456789",
+       "field `stake` \"0.1234567890123456789\" needs 19 fractional digits"},
 
       {"predictPredictions", "timestamp", "soon", "field `timestamp` should be an integer"},
       {"predictTrueVals", "trueValue", "yes", "field `trueValue` should be a boolean, got string"},
