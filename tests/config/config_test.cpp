@@ -58,7 +58,7 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   EXPECT_EQ(st.message(),
             Data("unknown_key.yaml") +
                 ":5: unknown key 'lake_dirr' in lake_ss (known: lake_dir, st_timestr, "
-                "fin_timestr, network)");
+                "fin_timestr, network, retry_budget)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {
@@ -312,8 +312,11 @@ TEST(KeysTest, EveryValueKeyIsShownAndEveryIgnoredKeyIsAccepted) {
 }
 
 TEST(KeysTest, UnknownKeyMessagesListTheTablesKeys) {
-  EXPECT_THAT(LoadError("unknown_sim_key.yaml").message(),
-              HasSubstr("(known: http_5xx, timeout, http_429, graphql_error, malformed, seed)"));
+  EXPECT_THAT(
+      LoadError("unknown_sim_key.yaml").message(),
+      HasSubstr("(known: http_5xx, timeout, http_429, graphql_error, malformed, lagging_replica, "
+                "replica_lag, null_head_timestamp, throttle_burst, "
+                "throttle_burst_length, seed)"));
 }
 
 TEST(NetworkTest, Known) {
