@@ -95,6 +95,7 @@ TEST(ClientTest, BackoffIsCappedAtMaxDelay) {
   Harness h;
   RetryPolicy p = Policy();
   p.max_attempts = 10;
+  p.transport_attempts = 10;
   Client c = h.Make({Http(503)}, p);
   auto data = c.Query("{x}");
   ASSERT_FALSE(data.ok());
@@ -198,6 +199,17 @@ TEST(ClientTest, LastingErrorsAreRetriedWithinTheBudget) {
       << data.status().message();
   EXPECT_EQ(c.stats().retries_by_kind.at("throttled"), c.stats().retries);
   EXPECT_EQ(c.last_error_kind(), ErrorKind::kThrottled);
+}
+
+TEST(ClientTest, AnUnreachableServerFailsAfterTransportAttempts) {
+  Harness h;
+  RetryPolicy p = Policy();
+  p.max_attempts = 0;
+  p.transport_attempts = 3;
+  Client c = h.Make({Status::Source("POST http://fake/subgraph: Couldn't connect to server")}, p);
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 3);
 }
 
 TEST(ClientTest, BadQueriesFailAtOnce) {

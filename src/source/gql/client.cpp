@@ -139,6 +139,7 @@ Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
   const std::string who = transport_->Describe();
   int attempts = 0;
   int other_graphql_failures = 0;
+  int transport_failures = 0;
   int64_t waited_ms = 0;
   std::string last_error;
   last_error_kind_.reset();
@@ -214,6 +215,11 @@ Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
       }
     }
     last_error_kind_ = kind;
+    if ((kind == ErrorKind::kTransport || kind == ErrorKind::kHttp ||
+         kind == ErrorKind::kMalformed) &&
+        ++transport_failures >= policy_.transport_attempts) {
+      retryable = false;
+    }
     const bool out_of_attempts = policy_.max_attempts > 0 && attempts >= policy_.max_attempts;
     int64_t wait = 0;
     bool budget_used_up = false;

@@ -25,6 +25,9 @@ struct RetryPolicy {
   int64_t budget_ms = 10 * 60 * 1000;
   // Attempts in all (the first try included); 0: only the budget limits them.
   int max_attempts = 0;
+  // Attempts when no answer comes, or a broken one (transport failures, HTTP 5xx, malformed
+  // bodies): an unreachable or misconfigured URL should fail in seconds, not use up the budget.
+  int transport_attempts = 6;
   // Attempts for a GraphQL error whose message is none of graph-node's known ones (ErrorKind
   // kOtherGraphql): it may be a bad query, which fails the same way every time.
   int graphql_error_attempts = 3;
@@ -91,8 +94,9 @@ class Client {
   // (a JSON object, without the pin's `_meta`).
   //
   // Retried with capped exponential backoff and jitter (Retry-After honoured when present) while
-  // the waits stay within policy.budget_ms (and policy.max_attempts when set): transport failures,
-  // HTTP 5xx and 429, malformed bodies, and GraphQL errors of the retryable kinds (see ErrorKind);
+  // the waits stay within policy.budget_ms (and policy.max_attempts when set): HTTP 429 and GraphQL
+  // errors of the retryable kinds (see ErrorKind); transport failures, HTTP 5xx and malformed
+  // bodies up to policy.transport_attempts;
   // an unknown GraphQL error up to policy.graphql_error_attempts; a kPermanent one and any other
   // 4xx fail at once. With `shrinkable`, a kTooLarge or kTimeout error is returned at once, with
   // last_error_kind() telling the caller to ask for less. On failure returns kSource "<describe>:
