@@ -14,6 +14,7 @@ jobs::WriterEnv WriterEnvFor(Context& ctx) {
   env.lake_dir = ctx.LakeDir();
   env.clock = &ctx.clock();
   env.retry = ops::BusyRetry(ctx.log());
+  env.network = ctx.network();
   if (ctx.config().lake.export_after_publish) {
     env.export_after = ExportOptionsFor(ctx);
     env.on_export = [&ctx](const Result<exports::ExportReport>& report) {

@@ -34,6 +34,9 @@ struct LakeConfig {
   // Parquet snapshots under <lake_dir>/exports/ (docs/export.md).
   bool export_after_publish = false;      // export after every successful writing run
   int64_t export_grace_ms = 10 * 60'000;  // how long a superseded snapshot stays for its readers
+  // How long one subgraph query may keep retrying lasting errors (throttling, timeouts, indexing
+  // errors): the sum of its backoff waits.
+  int64_t retry_budget_ms = 10 * 60 * 1000;
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).
@@ -43,6 +46,14 @@ struct SimFaults {
   double http_429 = 0;
   double graphql_error = 0;
   double malformed = 0;  // truncated or malformed JSON body
+  // A share of requests answered by a replica whose indexed head is replica_lag_ms behind.
+  double lagging_replica = 0;
+  int64_t replica_lag_ms = 10 * 60 * 1000;
+  double null_head_timestamp = 0;  // `_meta.block.timestamp` null (graph-node does it now and then)
+  // Bursts of throttle_burst_length consecutive requests answered with graph-node's throttling
+  // and load errors; throttle_burst is the share of bursts among request groups of that length.
+  double throttle_burst = 0;
+  int throttle_burst_length = 6;
   uint64_t seed = 1;
 };
 

@@ -29,6 +29,9 @@ struct WriterEnv {
   // false: a missing lake is kData "no lake at DIR" and nothing is created (writers that only
   // change what is there).
   bool create = true;
+  // The network the command works on; the lake must hold that network's data (ops::ClaimNetwork).
+  // Empty: not checked.
+  std::string network;
 };
 
 // The export after a publish (env.export_after), as its own run on `lake`. Never fails the caller.
@@ -39,12 +42,14 @@ void ExportAfterPublish(const WriterEnv& env, lake::Lake& lake);
 // run is failed with its error (lake::Run::Fail, which does nothing when the job failed it
 // already) and that error is returned; when it succeeds and env.export_after is set, an export run
 // follows (ExportAfterPublish). The lake is closed before returning, so that readers get in
-// between runs. Opening errors (kBusy naming the holder, kData) are returned without a run.
+// between runs. Opening errors (kBusy naming the holder, kData) are returned without a run, and so
+// is kUsage when env.network is not the lake's network (ops::ClaimNetwork).
 template <typename Report>
 Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
                          const std::function<Result<Report>(lake::Lake&, lake::Run&)>& job) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
                    ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry, env.create));
+  if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
   Result<Report> report = job(*lake, run);
   if (!report.ok()) return run.Fail(report.status());

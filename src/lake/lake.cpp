@@ -330,6 +330,22 @@ Status Lake::ReconcileAbandonedRuns() {
       "mark abandoned runs aborted");
 }
 
+Result<std::optional<std::string>> Lake::GetMeta(std::string_view key) {
+  ASSIGN_OR_RETURN(auto result, conn_->Query("SELECT value FROM predlake_meta WHERE key = " +
+                                                 duck::QuoteString(key),
+                                             "read lake meta " + std::string(key)));
+  auto rows = result.ToText();
+  if (rows.empty() || rows[0].empty()) return std::optional<std::string>();
+  return rows[0][0];
+}
+
+Status Lake::SetMeta(std::string_view key, std::string_view value) {
+  return conn_->Execute("INSERT INTO predlake_meta VALUES (" + duck::QuoteString(key) + ", " +
+                            duck::QuoteString(value) +
+                            ") ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        "record lake meta " + std::string(key));
+}
+
 Result<std::map<std::string, Watermark>> Lake::Watermarks() {
   ASSIGN_OR_RETURN(auto result, conn_->Query("SELECT table_name, start_ms, watermark_ms FROM "
                                              "predlake_watermarks ORDER BY table_name",

@@ -27,6 +27,14 @@ namespace predlake::lake {
 // Bumped whenever the layout changes; a lake written by a newer schema is refused.
 inline constexpr int kSchemaVersion = 1;
 
+// Keys of predlake_meta that describe where the lake's data comes from (docs/lake.md): the network
+// recorded by the first writing command, and the subgraph deployment (its IPFS id,
+// `_meta.deployment`) last fetched from, with the one before it and when it changed.
+inline constexpr std::string_view kMetaNetwork = "network";
+inline constexpr std::string_view kMetaDeployment = "deployment";
+inline constexpr std::string_view kMetaPreviousDeployment = "previous_deployment";
+inline constexpr std::string_view kMetaDeploymentChangedAtMs = "deployment_changed_at_ms";
+
 // The raw tables (kRawTables, in the order they are fetched and reported) and every other table
 // name are defined in lake/tables.hpp.
 
@@ -184,6 +192,12 @@ class Lake {
   Result<std::optional<Checkpoint>> GetCheckpoint();
   Status SetCheckpoint(const Checkpoint& checkpoint, int64_t run_id);
   Status ClearCheckpoint();
+
+  // ---- Facts in predlake_meta (the kMeta* keys). GetMeta returns nullopt for a key never set;
+  // SetMeta inserts or replaces it, inside the caller's transaction when there is one. kData on a
+  // DuckDB error.
+  Result<std::optional<std::string>> GetMeta(std::string_view key);
+  Status SetMeta(std::string_view key, std::string_view value);
 
   // ---- The run ledger. BeginRun commits a "running" row for `command` at once (so that a kill
   // leaves a trace), with the watermarks and checkpoint before the run, and returns its handle

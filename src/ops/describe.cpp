@@ -46,6 +46,11 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
   d.lake_dir = lake.dir();
   ASSIGN_OR_RETURN(d.schema_version, MetaInt(conn, "schema_version"));
   ASSIGN_OR_RETURN(d.created_at_ms, MetaInt(conn, "created_at_ms"));
+  ASSIGN_OR_RETURN(d.network, lake.GetMeta(lake::kMetaNetwork));
+  ASSIGN_OR_RETURN(d.deployment, lake.GetMeta(lake::kMetaDeployment));
+  ASSIGN_OR_RETURN(d.previous_deployment, lake.GetMeta(lake::kMetaPreviousDeployment));
+  ASSIGN_OR_RETURN(d.deployment_changed_at_ms,
+                   MetaInt(conn, std::string(lake::kMetaDeploymentChangedAtMs)));
   ASSIGN_OR_RETURN(auto tables, ListTables(conn));
   for (const TableRef& t : tables) {
     if (t.kind == TableKind::kBookkeeping) continue;
@@ -87,6 +92,14 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
   if (d.created_at_ms)
     out << (d.schema_version ? ", " : " (") << "created " << FormatTime(*d.created_at_ms);
   if (d.schema_version || d.created_at_ms) out << ")";
+  out << "\nSource           network " << d.network.value_or("not recorded") << ", deployment "
+      << d.deployment.value_or("not recorded");
+  if (d.previous_deployment) {
+    out << " (changed";
+    if (d.deployment_changed_at_ms) out << " " << FormatTime(*d.deployment_changed_at_ms);
+    out << " from " << *d.previous_deployment
+        << ": rows fetched before may come from another indexing)";
+  }
   out << "\n\nTables\n";
   ResultSet tables;
   tables.columns = {"table", "kind", "rows", "first", "last", "first_ms", "last_ms"};
@@ -161,6 +174,13 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
   j["schema_version"] = OptJson(d.schema_version);
   j["created_at_ms"] = OptJson(d.created_at_ms);
   j["created"] = TimeJson(d.created_at_ms);
+  auto text = [](const std::optional<std::string>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  j["network"] = text(d.network);
+  j["deployment"] = text(d.deployment);
+  j["previous_deployment"] = text(d.previous_deployment);
+  j["deployment_changed_at_ms"] = OptJson(d.deployment_changed_at_ms);
   nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const TableSummary& t : d.tables) {
     tables.push_back({{"name", t.name},

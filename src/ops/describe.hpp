@@ -34,6 +34,13 @@ struct Description {
   std::string lake_dir;
   std::optional<int64_t> schema_version;
   std::optional<int64_t> created_at_ms;
+  // Where the data comes from (predlake_meta, lake::kMeta*): the network recorded by the first
+  // writing command, the subgraph deployment last fetched from, and, once it changed, the one
+  // before it and when the change was seen. nullopt when never recorded.
+  std::optional<std::string> network;
+  std::optional<std::string> deployment;
+  std::optional<std::string> previous_deployment;
+  std::optional<int64_t> deployment_changed_at_ms;
   std::vector<TableSummary> tables;          // raw, snapshot, built, then leftover staging tables
   std::vector<WatermarkSummary> watermarks;  // one per raw table, in lake::kRawTables order
   std::optional<lake::Checkpoint> checkpoint;

@@ -61,4 +61,13 @@ Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
   return OpenWithRetry(lake_dir, options, retry);
 }
 
+Status ClaimNetwork(lake::Lake& lake, const std::string& network) {
+  ASSIGN_OR_RETURN(std::optional<std::string> recorded, lake.GetMeta(lake::kMetaNetwork));
+  if (!recorded) return lake.SetMeta(lake::kMetaNetwork, network);
+  if (*recorded == network) return Status::Ok();
+  return Status::Usage("the lake at " + lake.dir() + " holds " + *recorded +
+                       " data; refusing to work on it for network " + network + " (use -n " +
+                       *recorded + ", or another lake_ss.lake_dir)");
+}
+
 }  // namespace predlake::ops

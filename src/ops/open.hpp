@@ -58,4 +58,9 @@ Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const RetryOptions& retry = {},
                                                  bool create = true);
 
+// The lake knows its network (predlake_meta kMetaNetwork). A lake that has none yet (new, or made
+// before networks were recorded) gets `network` recorded; a lake of another network is refused
+// with kUsage naming both. Needs a lake opened for writing.
+Status ClaimNetwork(lake::Lake& lake, const std::string& network);
+
 }  // namespace predlake::ops

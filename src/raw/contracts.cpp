@@ -40,15 +40,6 @@ std::optional<std::string> DecodeHexText(std::string_view hex) {
   return out;
 }
 
-Result<int64_t> FetchHeadMs(gql::Client& client) {
-  ASSIGN_OR_RETURN(nlohmann::json data, client.Query("{ _meta { block { number timestamp } } }"));
-  RecordReader r(data);
-  int64_t ts = r.Int("_meta.block.timestamp");
-  if (!r.ok()) return Status::Source("_meta: " + r.status().message());
-  if (ts < 0) return Status::Source("_meta: negative block timestamp " + std::to_string(ts));
-  return ts * 1000;
-}
-
 Result<ContractMap> FetchContracts(gql::Client& client) {
   ContractMap out;
   std::string last_id;

@@ -28,10 +28,6 @@ using ContractMap = std::map<std::string, Contract, std::less<>>;  // by id
 // 0x followed by an even number of hex digits.
 std::optional<std::string> DecodeHexText(std::string_view hex);
 
-// Reads `_meta { block { timestamp } }` and returns the indexed head in unix ms. Errors are kSource
-// naming what was wrong.
-Result<int64_t> FetchHeadMs(gql::Client& client);
-
 // Reads every predictContract (paged by id) with its NFT data decoded. A malformed record is a
 // kSource error naming the contract id.
 Result<ContractMap> FetchContracts(gql::Client& client);

@@ -8,7 +8,7 @@ namespace {
 using lake::Col;
 
 // Looks up the feed of a record; an unknown contract means the contracts were read before the
-// contract existed, which FetchHeadMs-then-FetchContracts ordering rules out, or a broken source.
+// contract existed, which FetchHead-then-FetchContracts ordering rules out, or a broken source.
 const Contract* FindContract(const ContractMap& contracts, const std::string& id, RecordReader& r) {
   if (!r.ok()) return nullptr;
   auto it = contracts.find(id);
@@ -233,7 +233,8 @@ Status Pager::ConvertList(const nlohmann::json& data, std::string_view key, int 
     RecordReader r(rec);
     std::string id = r.String("id");
     int64_t cursor = r.Int(spec_.cursor_field);
-    std::string who = where + "record " + (id.empty() ? "(no id)" : id) + ": ";
+    std::string who =
+        where + std::string(spec_.entity) + " record " + (id.empty() ? "(no id)" : id) + ": ";
     if (!r.ok()) return Status::Source(who + r.status().message());
     // The cursor only works if the source returns rows in (cursor, id) order inside the window;
     // check it, since a violation would silently lose rows.
@@ -268,7 +269,16 @@ Result<Page> Pager::Next(gql::Client& client) {
     page.watermark_ms = end_ms_;
     return page;
   }
-  auto data = client.Query(Query());
+  auto data = client.Query(Query(), /*shrinkable=*/page_size_ > 1);
+  // A page too large or slow for the server is asked again, from the same cursor, with half the
+  // `first` (the tie-group query uses the same `first`, so the full-page logic below still holds).
+  while (!data.ok() && page_size_ > 1 &&
+         (client.last_error_kind() == gql::ErrorKind::kTooLarge ||
+          client.last_error_kind() == gql::ErrorKind::kTimeout)) {
+    page_size_ = std::max(1, page_size_ / 2);
+    client.CountSmallerPage();
+    data = client.Query(Query(), /*shrinkable=*/page_size_ > 1);
+  }
   if (!data.ok()) return data.status().WithContext("page " + std::to_string(page.number));
 
   std::optional<std::pair<int64_t, std::string>> last = cursor_;

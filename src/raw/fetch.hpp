@@ -53,12 +53,15 @@ class Pager {
   Pager(const FetchSpec& spec, const ContractMap& contracts, int64_t from_ms, int64_t end_ms,
         int page_size = kMaxPageSize);
 
-  // Fetches the next page. Must not be called after a page with last = true. On failure returns a
+  // Fetches the next page. A page the server finds too large or too slow ("exceeds the limit",
+  // "Query timed out") is asked again with half the page size, down to 1, which later pages keep.
+  // Must not be called after a page with last = true. On failure returns a
   // kSource status naming the page ("page 3: ..."), or the record ("page 3: record <id>: field `x`
   // is missing"); the caller adds table and window.
   Result<Page> Next(gql::Client& client);
 
   bool done() const { return done_; }
+  int page_size() const { return page_size_; }
 
  private:
   std::string Query() const;

@@ -268,8 +268,8 @@ std::string ParseCell(const std::string& text, ColumnType type, Cell& cell) {
       return "";
     }
     case ColumnType::kDecimal:
-      if (!IsDecimalText(text))
-        return "expected a decimal number, got '" + text.substr(0, 40) + "'";
+      if (std::string problem = DecimalTextProblem(text); !problem.empty())
+        return "'" + text.substr(0, 60) + "' " + problem;
       cell = text;
       return "";
   }
@@ -474,6 +474,11 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     return Status::Usage("raw import: the window " + FormatWindow(report.from_ms, report.to_ms) +
                          " is empty (--from must be before --to)");
   }
+  if (options.now_ms && report.to_ms > *options.now_ms + 1) {
+    return Status::Usage("raw import: the window " + FormatWindow(report.from_ms, report.to_ms) +
+                         " ends after now (" + FormatTime(*options.now_ms) +
+                         "): the files cannot hold events of the future");
+  }
   for (TableState& t : tables) {
     ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(t.report.table));
     t.report.before = before;
@@ -499,6 +504,7 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     files += t.report.files.size();
   }
   run.detail()["files"] = files;
+  if (!options.network.empty()) run.detail()["network"] = options.network;
   RETURN_IF_ERROR(run.Finish());
   RETURN_IF_ERROR(tx.Commit());
   for (TableState& t : tables) report.tables.push_back(t.report);

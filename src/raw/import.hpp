@@ -25,6 +25,11 @@ struct ImportOptions {
   // largest plus 1 ms (over all tables).
   std::optional<int64_t> from_ms;
   std::optional<int64_t> to_ms;
+  // The network the files are imported for, recorded in the run's detail ("" leaves it out).
+  std::string network;
+  // The command's now: a window ending after it is refused (no event of the future can be in the
+  // files). nullopt: not checked.
+  std::optional<int64_t> now_ms;
 };
 
 struct ImportTableReport {
@@ -52,11 +57,12 @@ struct ImportReport {
 // touches [from, to) gets [min, max); a window that would leave a gap is an error.
 //
 // The import is `run` (begun on `lake`): it finishes it in the import's transaction with the
-// window, per-table counts and the detail {files}.
+// window, per-table counts and the detail {files, network}.
 //
 // Errors (nothing is imported, the run is failed with the requested window): kUsage for a path
-// that does not exist or holds no CSV files (or a database without raw tables), or from >= to;
-// kBusy for a database another process writes to; kData "FILE:LINE: what" for a
+// that does not exist or holds no CSV files (or a database without raw tables), from >= to, or a
+// window ending after options.now_ms; kBusy for a database another process writes to;
+// kData "FILE:LINE: what" for a
 // malformed file, a missing column or a bad value, and for a gap between the window and a table's
 // coverage.
 Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOptions& options,

@@ -93,8 +93,8 @@ std::string RecordReader::Decimal(std::string_view path) {
     return {};
   }
   const std::string& s = v->get_ref<const std::string&>();
-  if (!IsDecimalText(s)) {
-    Fail(path, "is not a decimal number: \"" + s.substr(0, 40) + "\"");
+  if (std::string problem = DecimalTextProblem(s); !problem.empty()) {
+    Fail(path, "\"" + s.substr(0, 60) + "\" " + problem);
     return {};
   }
   return s;

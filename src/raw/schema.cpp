@@ -6,27 +6,54 @@
 
 namespace predlake::raw {
 
-bool IsDecimalText(std::string_view s) {
+std::string DecimalTextProblem(std::string_view s) {
+  constexpr const char* kNotDecimal = "is not a decimal number";
   size_t i = 0;
   if (i < s.size() && s[i] == '-') ++i;
+  std::string digits;  // integer and fraction digits, without the point
   size_t int_digits = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++int_digits;
-  if (int_digits == 0 || int_digits > 20) return false;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+    digits += s[i++], ++int_digits;
+  if (int_digits == 0) return kNotDecimal;
+  int64_t exponent = 0;  // value = digits * 10^exponent
   if (i < s.size() && s[i] == '.') {
     ++i;
     size_t frac = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++frac;
-    if (frac == 0) return false;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) digits += s[i++], ++frac;
+    if (frac == 0) return kNotDecimal;
+    exponent -= static_cast<int64_t>(frac);
   }
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    size_t exp = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exp;
-    // Bounded so that the value still fits DECIMAL(38, 18) after scaling.
-    if (exp == 0 || exp > 2) return false;
+    bool negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+    size_t exp_digits = 0;
+    int64_t e = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      if (++exp_digits > 4) return "has an exponent too large for the lake's DECIMAL(38, 18)";
+      e = e * 10 + (s[i++] - '0');
+    }
+    if (exp_digits == 0) return kNotDecimal;
+    exponent += negative ? -e : e;
   }
-  return i == s.size();
+  if (i != s.size()) return kNotDecimal;
+  // The exact value's shape: significant digits without leading or trailing zeros.
+  size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return "";  // zero
+  size_t last = digits.find_last_not_of('0');
+  exponent += static_cast<int64_t>(digits.size() - 1 - last);
+  const int64_t significant = static_cast<int64_t>(last - first + 1);
+  const int64_t fraction_digits = exponent < 0 ? -exponent : 0;
+  const int64_t integer_digits = significant + exponent;
+  if (fraction_digits > kDecimalScale) {
+    return "needs " + std::to_string(fraction_digits) + " fractional digits; the lake keeps " +
+           std::to_string(kDecimalScale) + " (DECIMAL(38, 18)) and does not round amounts";
+  }
+  if (integer_digits > kDecimalIntegerDigits) {
+    return "has " + std::to_string(integer_digits) + " integer digits; the lake keeps at most " +
+           std::to_string(kDecimalIntegerDigits) + " (DECIMAL(38, 18))";
+  }
+  return "";
 }
 
 std::string FormatWindow(int64_t from_ms, int64_t to_ms) {

@@ -29,9 +29,17 @@ using Cell = std::variant<std::monostate, int64_t, bool, std::string>;
 // One row, cells in TableDef::columns order.
 using Row = std::vector<Cell>;
 
-// True when `text` is a plain decimal number DuckDB casts exactly into DECIMAL(38, 18): an optional
-// '-', 1 to 20 integer digits, optionally '.' and digits, optionally an exponent (e[+-]digits).
-bool IsDecimalText(std::string_view text);
+// The lake's amounts are DECIMAL(38, 18): 18 fractional and 20 integer digits.
+inline constexpr int64_t kDecimalScale = 18;
+inline constexpr int64_t kDecimalIntegerDigits = 20;
+
+// "" when `text` is a decimal number the lake stores exactly: an optional '-', digits, optionally
+// '.' and digits, optionally an exponent (e[+-]digits), whose exact value needs at most 18
+// fractional and 20 integer digits (trailing zeros and the exponent taken into account). Else what
+// is wrong, for a message after the field ("is not a decimal number", "needs 19 fractional digits;
+// ..."): DuckDB's cast would round such a value silently.
+std::string DecimalTextProblem(std::string_view text);
+inline bool IsDecimalText(std::string_view text) { return DecimalTextProblem(text).empty(); }
 
 // "[2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z)", for messages.
 std::string FormatWindow(int64_t from_ms, int64_t to_ms);

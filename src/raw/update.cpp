@@ -11,6 +11,7 @@
 
 #include "raw/contracts.hpp"
 #include "raw/fetch.hpp"
+#include "raw/head.hpp"
 #include "raw/store.hpp"
 
 namespace predlake::raw {
@@ -113,6 +114,12 @@ void ShowProgress(Progress* progress, const std::vector<Work>& work) {
   progress->Update(line);
 }
 
+nlohmann::ordered_json RetriesJson(const std::map<std::string, int64_t>& retries) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [kind, n] : retries) out[kind] = n;
+  return out;
+}
+
 // Puts what the run did so far on `run`: the window, per-table counts and the detail (under "raw"
 // when the fetch is a step of a larger run).
 void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& report,
@@ -125,6 +132,20 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
   run.SetWindow(window_start, work.empty() ? std::nullopt : std::optional<int64_t>(report.end_ms));
   nlohmann::ordered_json detail = {
       {"head_ms", report.head_ms}, {"end_ms", report.end_ms}, {"contracts", report.contracts}};
+  if (!report.deployment.empty()) {
+    detail["head_block"] = report.head_block;
+    detail["deployment"] = report.deployment;
+    detail["has_indexing_errors"] = report.has_indexing_errors;
+    if (report.previous_deployment) detail["deployment_changed_from"] = *report.previous_deployment;
+  }
+  std::map<std::string, int64_t> retries = report.head_retries_by_kind;
+  int64_t smaller_pages = 0;
+  for (const Work& w : work) {
+    for (const auto& [kind, n] : w.report.retries_by_kind) retries[kind] += n;
+    smaller_pages += w.report.smaller_pages;
+  }
+  detail["retries"] = RetriesJson(retries);
+  detail["smaller_pages"] = smaller_pages;
   if (finishes_run) {
     run.detail() = std::move(detail);
   } else {
@@ -133,7 +154,8 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
     for (const Work& w : work) {
       tables[w.report.table] = {{"rows_in", w.report.counts.rows_in},
                                 {"rows_out", w.report.counts.rows_out},
-                                {"rows_updated", w.report.counts.rows_updated}};
+                                {"rows_updated", w.report.counts.rows_updated},
+                                {"retries", w.report.retries}};
     }
     detail["tables"] = std::move(tables);
     run.detail()["raw"] = std::move(detail);
@@ -157,6 +179,7 @@ struct FetchJob {
   std::string table;
   int64_t from_ms = 0;
   int64_t end_ms = 0;
+  int64_t min_block = 0;  // the head's block, which every page is pinned to
 };
 
 // Fetches one table's window into `queue`. Runs on its own thread; never throws. `stats` is
@@ -173,6 +196,7 @@ void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
     } else {
       gql::Client client(std::move(transport).value(), options.retry, options.sleeper);
       client.set_stop_flag(&stop);
+      client.set_min_block(job.min_block);
       Pager pager(*job.spec, contracts, job.from_ms, job.end_ms, options.page_size);
       while (!pager.done() && !stop.load()) {
         auto page = pager.Next(client);
@@ -305,12 +329,36 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     if (!transport.ok()) return fail(transport.status());
     gql::Client client(std::move(transport).value(), options.retry, options.sleeper);
     client.set_stop_flag(options.cancel);
-    auto head = FetchHeadMs(client);
+    auto head = FetchHead(client);
+    report.head_retries_by_kind = client.stats().retries_by_kind;
     if (!head.ok()) return fail(head.status().WithContext("reading the indexed head"));
-    report.head_ms = *head;
+    report.head_ms = head->timestamp_ms;
+    report.head_block = head->block;
+    report.deployment = head->deployment;
+    report.has_indexing_errors = head->has_indexing_errors;
+    // Pinned from here on: a node behind the head would answer with older data.
+    client.set_min_block(head->block);
     auto fetched = FetchContracts(client);
+    report.head_retries_by_kind = client.stats().retries_by_kind;
     if (!fetched.ok()) return fail(fetched.status());
     contracts = std::move(fetched).value();
+  }
+  if (report.has_indexing_errors) {
+    report.warnings.push_back(
+        "the subgraph reports indexing errors (_meta.hasIndexingErrors) at block " +
+        std::to_string(report.head_block) +
+        ": entities of the failing handlers may be missing until it is fixed");
+  }
+  {
+    auto recorded = lake.GetMeta(lake::kMetaDeployment);
+    if (!recorded.ok()) return fail(recorded.status());
+    if (*recorded && **recorded != report.deployment) {
+      report.previous_deployment = **recorded;
+      report.warnings.push_back("the subgraph's deployment changed from " + **recorded + " to " +
+                                report.deployment +
+                                ": the data may have been re-indexed; rows fetched before come "
+                                "from the old deployment");
+    }
   }
   report.contracts = static_cast<int64_t>(contracts.size());
   report.end_ms = std::min(options.end_ms, report.head_ms);
@@ -348,6 +396,13 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     auto tx = duck::Transaction::Begin(lake.conn());
     if (!tx.ok()) return fail(tx.status());
     Status st = StoreContracts(lake.conn(), contracts);
+    if (st.ok() && report.previous_deployment) {
+      st = lake.SetMeta(lake::kMetaPreviousDeployment, *report.previous_deployment);
+      if (st.ok()) {
+        st = lake.SetMeta(lake::kMetaDeploymentChangedAtMs, std::to_string(lake.NowMs()));
+      }
+    }
+    if (st.ok()) st = lake.SetMeta(lake::kMetaDeployment, report.deployment);
     if (st.ok()) st = tx->Commit();
     if (!st.ok()) return fail(st);
   }
@@ -364,12 +419,22 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   std::vector<std::thread> threads;
   std::vector<gql::ClientStats> stats(work.size());
   for (size_t i = 0; i < work.size(); ++i) {
-    FetchJob job{work[i].spec, work[i].report.table, work[i].report.from_ms, work[i].report.end_ms};
+    FetchJob job{work[i].spec, work[i].report.table, work[i].report.from_ms, work[i].report.end_ms,
+                 report.head_block};
     threads.emplace_back(FetchTable, i, std::move(job), std::cref(contracts), std::cref(options),
                          std::cref(factory), run.id(), std::cref(stop), std::ref(queue),
                          std::ref(stats[i]));
   }
 
+  // The fetchers' client stats into their table reports; only once the fetchers are done.
+  auto apply_stats = [&](std::vector<Work>& into) {
+    for (size_t i = 0; i < into.size(); ++i) {
+      into[i].report.requests = stats[i].requests;
+      into[i].report.retries = stats[i].retries;
+      into[i].report.retries_by_kind = stats[i].retries_by_kind;
+      into[i].report.smaller_pages = stats[i].smaller_pages;
+    }
+  };
   Status error;
   bool finished = false;
   bool safe_mode = false;
@@ -393,7 +458,10 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     }
     auto finish = [&](const std::vector<Work>& pending) -> Status {
       if (!finished || !error.ok()) return Status::Ok();
-      Record(run, pending, report, options.finishes_run);
+      // Every fetcher is done (finished), so their stats are written.
+      std::vector<Work> with_stats = pending;
+      apply_stats(with_stats);
+      Record(run, with_stats, report, options.finishes_run);
       return options.finishes_run ? run.Finish() : Status::Ok();
     };
     Status st = StoreBatch(lake, *stager, pages, run.id(), work, finish);
@@ -415,13 +483,10 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   stop.store(true);
   queue.Stop();
   for (std::thread& t : threads) t.join();
+  apply_stats(work);
   if (!error.ok()) return fail(error);
   if (progress != nullptr) progress->Finish();
-  for (size_t i = 0; i < work.size(); ++i) {
-    work[i].report.requests = stats[i].requests;
-    work[i].report.retries = stats[i].retries;
-    report.tables.push_back(work[i].report);
-  }
+  for (const Work& w : work) report.tables.push_back(w.report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

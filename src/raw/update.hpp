@@ -64,12 +64,23 @@ struct TableReport {
   lake::TableCounts counts;
   int64_t requests = 0;  // HTTP requests, retries included
   int64_t retries = 0;
+  std::map<std::string, int64_t> retries_by_kind;  // gql::ErrorKindName -> retries
+  int64_t smaller_pages = 0;                       // pages asked again with a smaller `first`
 };
 
 struct UpdateReport {
   int64_t run_id = 0;
-  int64_t head_ms = 0;  // the subgraph's indexed head
-  int64_t end_ms = 0;   // min(requested end, head)
+  int64_t head_ms = 0;     // the subgraph's indexed head
+  int64_t head_block = 0;  // its block: every query of the run is pinned to it or later
+  std::string deployment;  // _meta.deployment
+  // The deployment recorded before, when this run saw another one (the data may be re-indexed).
+  std::optional<std::string> previous_deployment;
+  bool has_indexing_errors = false;  // _meta.hasIndexingErrors
+  // Retries of the head and contracts queries (the tables' are in their reports).
+  std::map<std::string, int64_t> head_retries_by_kind;
+  // What the caller should tell the user (indexing errors, a changed deployment).
+  std::vector<std::string> warnings;
+  int64_t end_ms = 0;  // min(requested end, head)
   int64_t contracts = 0;
   std::vector<TableReport> tables;
   double seconds = 0;
@@ -78,9 +89,12 @@ struct UpdateReport {
 // Runs one raw update on `lake` (opened for writing) as `run` (begun on it). Each table gets a
 // fetching thread with its own Client over a Transport from `factory`; the calling thread stores
 // pages (a transaction per few pages, each advancing the table's watermark to where its stored rows
-// end). The run gets the window fetched, per-table counts and the detail {head_ms, end_ms,
-// contracts}; unless options.finishes_run is false it is finished in the same transaction as the
-// last pages.
+// end). Every query after the head is pinned to the head's block (gql::Client::set_min_block), so
+// that a node behind it cannot answer with older data. The lake records the deployment
+// (lake::kMetaDeployment, and the previous one when it changed). The run gets the window fetched,
+// per-table counts and the detail {head_ms, end_ms, contracts, head_block, deployment,
+// has_indexing_errors, retries {kind: n}, smaller_pages[, deployment_changed_from]}; unless
+// options.finishes_run is false it is finished in the same transaction as the last pages.
 //
 // On failure the run is failed (Run::Fail: aborted when cancelled) with what was fetched so far,
 // watermarks stay where the stored rows end, and the error is returned: kSource naming the table,

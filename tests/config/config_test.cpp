@@ -58,7 +58,8 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   EXPECT_EQ(st.message(),
             Data("unknown_key.yaml") +
                 ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
-                "st_timestr, fin_timestr, network, export_after_publish, export_grace)");
+                "st_timestr, fin_timestr, network, export_after_publish, export_grace, "
+                "retry_budget)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {
@@ -315,7 +316,8 @@ TEST(KeysTest, EveryValueKeyIsShownAndEveryIgnoredKeyIsAccepted) {
 TEST(KeysTest, UnknownKeyMessagesListTheTablesKeys) {
   EXPECT_THAT(LoadError("unknown_sim_key.yaml").message(),
               HasSubstr("(did you mean 'http_5xx'? known: http_5xx, timeout, http_429, "
-                        "graphql_error, malformed, seed)"));
+                        "graphql_error, malformed, lagging_replica, replica_lag, "
+                        "null_head_timestamp, throttle_burst, throttle_burst_length, seed)"));
 }
 
 TEST(KeysTest, DidYouMeanFindsNearMissesOnly) {

@@ -97,6 +97,18 @@ rc=0
 check_equals_dump sim.yaml "$head_ms"
 runs="$("$bin" -q -c sim.yaml query "SELECT count(*) FROM predlake_runs WHERE command = 'raw update' AND status = 'succeeded'" --format csv | tail -1)"
 [ "$runs" = 3 ] || fail "expected 3 succeeded runs, got $runs"
+# The lake knows its network: a command for another network is one line, exit 2, and no run.
+network="$("$bin" -q -c sim.yaml query "SELECT value FROM predlake_meta WHERE key = 'network'" --format csv | tail -1)"
+[ "$network" = sim ] || fail "the lake records network '$network', expected sim"
+set +e
+"$bin" -c sim.yaml -n sapphire-testnet raw update > out.txt 2> err.txt; rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "another network exit $rc: $(cat err.txt)"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "another network error is not one line: $(cat err.txt)"
+grep -q "holds sim data; refusing to work on it for network sapphire-testnet" err.txt \
+  || fail "another network: $(cat err.txt)"
+all_runs="$("$bin" -q -c sim.yaml query "SELECT count(*) FROM predlake_runs" --format csv | tail -1)"
+[ "$all_runs" = 3 ] || fail "the refused command recorded a run ($all_runs runs)"
 }
 
 # 2. Over HTTP from sim serve with faults, killed once, rerun until it succeeds (predlake's own HTTP
@@ -200,6 +212,18 @@ set +e
 "$bin" -c import.yaml raw import "$fixtures" --from 2024-07-26 > /dev/null 2> err.txt; rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "--from without --to exit $rc"
+imported_for="$("$bin" -q -c import.yaml query "SELECT DISTINCT json_extract_string(detail, '$.network') FROM predlake_runs WHERE command = 'raw import' AND status = 'succeeded'" --format csv | tail -1)"
+[ "$imported_for" = sim ] || fail "raw import recorded network '$imported_for'"
+# A window ending in the future: one line, exit 2, nothing recorded.
+runs_before="$("$bin" -q -c import.yaml query "SELECT count(*) FROM predlake_runs" --format csv | tail -1)"
+set +e
+"$bin" -c import.yaml raw import "$fixtures" --from 2024-07-26 --to 2024-07-27 > /dev/null 2> err.txt; rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--to in the future exit $rc: $(cat err.txt)"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "--to in the future error is not one line: $(cat err.txt)"
+grep -q "is in the future" err.txt || fail "--to in the future: $(cat err.txt)"
+runs_after="$("$bin" -q -c import.yaml query "SELECT count(*) FROM predlake_runs" --format csv | tail -1)"
+[ "$runs_before" = "$runs_after" ] || fail "--to in the future recorded a run"
 }
 
 # skip REASON: this section's prerequisite is missing; a one-section run ends with 77 (skipped), a

@@ -227,7 +227,10 @@ TEST(RawImportTest, MalformedCsvImportsNothing) {
       {"pdr_payouts.csv", 1000, payout_row + "true,true",
        "pdr_payouts.csv:1000: expected 9 fields, got 8"},
       {"pdr_payouts.csv", 3, payout_row + "true,true,1.5.5",
-       "pdr_payouts.csv:3: column `stake`: expected a decimal number, got '1.5.5'"},
+       "pdr_payouts.csv:3: column `stake`: '1.5.5' is not a decimal number"},
+      {"pdr_payouts.csv", 4, payout_row + "true,true,0.1234567890123456789",
+       "pdr_payouts.csv:4: column `stake`: '0.1234567890123456789' needs 19 fractional digits; "
+       "the lake keeps 18 (DECIMAL(38, 18)) and does not round amounts"},
       {"pdr_slots.csv", 200, "x-1,17219523000x,1721952300,true,1,2",
        "pdr_slots.csv:200: column `timestamp`: expected an integer, got '17219523000x'"},
       {"pdr_subscriptions.csv", 12, "a,b\"c,d,e,f,1,2,g",

@@ -37,6 +37,25 @@ TEST(IsDecimalTextTest, AcceptsWhatDuckDbCastsExactly) {
   }
 }
 
+TEST(IsDecimalTextTest, RefusesWhatTheLakeWouldRound) {
+  // Exactness is decided on the value: trailing zeros and the exponent count.
+  for (const char* ok : {"1.000000000000000000000", "0.123456789012345678", "1e-18", "1.5e-17",
+                         "100e-20", "-0.000000000000000001", "0e-99", "12345678901234567890",
+                         "1.2345678901234567890e19", "0.0"}) {
+    EXPECT_EQ(DecimalTextProblem(ok), "") << ok;
+  }
+  EXPECT_EQ(DecimalTextProblem("0.1234567890123456789"),
+            "needs 19 fractional digits; the lake keeps 18 (DECIMAL(38, 18)) and does not round "
+            "amounts");
+  EXPECT_EQ(DecimalTextProblem("1e-19").substr(0, 25), "needs 19 fractional digit");
+  EXPECT_EQ(DecimalTextProblem("1.5e-18").substr(0, 25), "needs 19 fractional digit");
+  EXPECT_EQ(DecimalTextProblem("1e-99").substr(0, 25), "needs 99 fractional digit");
+  EXPECT_EQ(DecimalTextProblem("1e20"),
+            "has 21 integer digits; the lake keeps at most 20 (DECIMAL(38, 18))");
+  EXPECT_EQ(DecimalTextProblem("1e12345"),
+            "has an exponent too large for the lake's DECIMAL(38, 18)");
+}
+
 struct StoreFixture {
   TempDir dir;
   std::unique_ptr<lake::Lake> lake = rawtest::OpenLake(dir.path());

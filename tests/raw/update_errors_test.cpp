@@ -89,8 +89,9 @@ TEST(RawUpdateErrorsTest, MissingFieldNamesTableWindowPageAndRecord) {
   EXPECT_EQ(r.status().code(), StatusCode::kSource);
   EXPECT_EQ(r.status().exit_status(), 3);
   const std::string& m = r.status().message();
-  EXPECT_EQ(m, "pdr_payouts [2024-07-25T00:00:00Z, 2024-07-25T05:59:30Z) page 3: record " + id +
-                   ": field `prediction.stake` is missing or null");
+  EXPECT_EQ(
+      m, "pdr_payouts [2024-07-25T00:00:00Z, 2024-07-25T05:59:30Z) page 3: predictPayouts record " +
+             id + ": field `prediction.stake` is missing or null");
   EXPECT_EQ(f.LastRunStatus(), "failed: " + m);
   // Two pages were stored: the watermark stays where they end, and reruns complete the table.
   int64_t w = WatermarkOf(*f.lake, "pdr_payouts");
@@ -110,6 +111,8 @@ TEST(RawUpdateErrorsTest, WrongTypesAreSourceErrors) {
   };
   std::vector<Case> cases = {
       {"predictPredictions", "stake", 1.5, "field `stake` should be a decimal string, got number"},
+      {"predictPredictions", "stake", "0.1234567890123456789",
+       "field `stake` \"0.1234567890123456789\" needs 19 fractional digits"},
 
       {"predictPredictions", "timestamp", "soon", "field `timestamp` should be an integer"},
       {"predictTrueVals", "trueValue", "yes", "field `trueValue` should be a boolean, got string"},
@@ -181,7 +184,7 @@ TEST(RawUpdateErrorsTest, ClientErrorFailsAtOnceAndHeadErrorsAreNamed) {
   });
   ASSERT_FALSE(r2.ok());
   EXPECT_EQ(r2.status().message(),
-            "reading the indexed head: _meta: field `_meta.block.timestamp` is missing or null");
+            "reading the indexed head: _meta: field `_meta.block.number` is missing or null");
   EXPECT_EQ(g.LastRunStatus(), "failed: " + r2.status().message());
 }
 
@@ -325,6 +328,50 @@ TEST(RawUpdateErrorsTest, AFailedFetchRecordsWhatItDid) {
   auto rows = f.lake->conn().QueryInt(
       "SELECT count(*) FROM predlake_run_tables WHERE run_id = " + std::to_string(run->id()), "t");
   EXPECT_EQ(**rows, 5);
+}
+
+}  // namespace
+}  // namespace predlake::raw
+
+namespace predlake::raw {
+namespace {
+
+TEST(RawUpdateMetaTest, DeploymentIsRecordedAndAChangeReported) {
+  Fixture f;
+  auto first = f.Run([](const std::string&, gql::HttpResponse&) {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->deployment, "predlake-sim");
+  EXPECT_FALSE(first->previous_deployment);
+  EXPECT_TRUE(first->warnings.empty());
+  EXPECT_EQ(**f.lake->GetMeta(lake::kMetaDeployment), "predlake-sim");
+
+  // The subgraph name now points at another deployment, which has indexing errors.
+  auto second = f.Run([](const std::string& request, gql::HttpResponse& response) {
+    if (request.find("hasIndexingErrors") == std::string::npos) return;
+    nlohmann::json doc = nlohmann::json::parse(response.body);
+    doc["data"]["_meta"]["deployment"] = "QmNew";
+    doc["data"]["_meta"]["hasIndexingErrors"] = true;
+    response.body = doc.dump();
+  });
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->previous_deployment, "predlake-sim");
+  EXPECT_TRUE(second->has_indexing_errors);
+  ASSERT_EQ(second->warnings.size(), 2u);
+  EXPECT_NE(second->warnings[0].find("indexing errors"), std::string::npos);
+  EXPECT_NE(second->warnings[1].find("deployment changed from predlake-sim to QmNew"),
+            std::string::npos);
+  EXPECT_EQ(**f.lake->GetMeta(lake::kMetaDeployment), "QmNew");
+  EXPECT_EQ(**f.lake->GetMeta(lake::kMetaPreviousDeployment), "predlake-sim");
+  EXPECT_TRUE(*f.lake->GetMeta(lake::kMetaDeploymentChangedAtMs));
+  auto detail = f.lake->conn().Query(
+      "SELECT json_extract_string(detail, '$.deployment_changed_from'), "
+      "json_extract_string(detail, '$.has_indexing_errors') FROM predlake_runs ORDER BY run_id "
+      "DESC LIMIT 1",
+      "t");
+  ASSERT_TRUE(detail.ok());
+  auto rows = detail->ToText();
+  EXPECT_EQ(rows[0][0], "predlake-sim");
+  EXPECT_EQ(rows[0][1], "true");
 }
 
 }  // namespace

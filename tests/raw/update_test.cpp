@@ -191,6 +191,7 @@ TEST(RawUpdateTest, PinnedFaultsAreGotPastByReruns) {
   rawtest::NoSleep sleep;
   UpdateOptions o = Options(world, Ms(world.now), &sleep);
   o.page_size = 200;
+  o.retry.max_attempts = 3;  // the "store error" is retried within the budget otherwise
 
   {
     TempDir dir;

@@ -95,6 +95,7 @@ TEST(ClientTest, BackoffIsCappedAtMaxDelay) {
   Harness h;
   RetryPolicy p = Policy();
   p.max_attempts = 10;
+  p.transport_attempts = 10;
   Client c = h.Make({Http(503)}, p);
   auto data = c.Query("{x}");
   ASSERT_FALSE(data.ok());
@@ -142,16 +143,123 @@ TEST(ClientTest, PersistentTimeoutFailsWithTransportMessage) {
             "POST http://fake/subgraph: Timeout was reached (after 4 attempts)");
 }
 
-TEST(ClientTest, GraphqlErrorsRetriedAFewTimesThenFail) {
+TEST(ClientTest, UnknownGraphqlErrorsRetriedAFewTimesThenFail) {
   Harness h;
-  Client c =
-      h.Make({Ok(R"({"errors":[{"message":"indexing_error"}]})"),
-              Ok(R"({"data":null,"errors":[{"message":"store error: timeout"}]})"), Ok(kGood)});
+  Client c = h.Make({Ok(R"({"errors":[{"message":"something odd"}]})"),
+                     Ok(R"({"data":null,"errors":[{"message":"something odder"}]})"), Ok(kGood)});
   auto data = c.Query("{x}");
   ASSERT_FALSE(data.ok());
   EXPECT_EQ(h.calls, 2);  // graphql_error_attempts
   EXPECT_EQ(data.status().message(),
-            "http://fake/subgraph: GraphQL error: store error: timeout (after 2 attempts)");
+            "http://fake/subgraph: GraphQL error: something odder (after 2 attempts)");
+}
+
+TEST(ClientTest, ClassifiesGraphNodeErrors) {
+  EXPECT_EQ(ClassifyGraphqlError("service is overloaded and can not run the query right now. "
+                                 "Please try again in a few minutes"),
+            ErrorKind::kThrottled);
+  EXPECT_EQ(ClassifyGraphqlError("query is too expensive"), ErrorKind::kTooExpensive);
+  EXPECT_EQ(ClassifyGraphqlError("query potentially returns `5000` entities or more and thereby "
+                                 "exceeds the limit of `1000` entities"),
+            ErrorKind::kTooLarge);
+  EXPECT_EQ(ClassifyGraphqlError("the result size of 123 is larger than the allowed limit of 10"),
+            ErrorKind::kTooLarge);
+  EXPECT_EQ(ClassifyGraphqlError("Query timed out"), ErrorKind::kTimeout);
+  EXPECT_EQ(ClassifyGraphqlError("indexing_error"), ErrorKind::kIndexing);
+  EXPECT_EQ(ClassifyGraphqlError("Store error: database unavailable"), ErrorKind::kStore);
+  EXPECT_EQ(ClassifyGraphqlError("the chain was reorganized while executing the query"),
+            ErrorKind::kStore);
+  EXPECT_EQ(ClassifyGraphqlError("Failed to decode `block.number_gte` value: `subgraph Qm has "
+                                 "only indexed up to block number 5 and data for block number 9 "
+                                 "is therefore not yet available`"),
+            ErrorKind::kBehind);
+  EXPECT_EQ(ClassifyGraphqlError("Type `PredictPrediction` has no field `nope`"),
+            ErrorKind::kPermanent);
+  EXPECT_EQ(ClassifyGraphqlError("The `first` argument must be between 0 and 1000, but is 5000"),
+            ErrorKind::kPermanent);
+  EXPECT_EQ(ClassifyGraphqlError("whatever"), ErrorKind::kOtherGraphql);
+}
+
+TEST(ClientTest, LastingErrorsAreRetriedWithinTheBudget) {
+  Harness h;
+  RetryPolicy p = Policy();
+  p.max_attempts = 0;
+  p.budget_ms = 10'000;
+  Client c = h.Make(
+      {Ok(R"({"errors":[{"message":"service is overloaded and can not run the query right now"}]})")},
+      p);
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  int64_t total = 0;
+  for (int64_t s : h.sleeper.sleeps) total += s;
+  EXPECT_LE(total, 10'000);
+  EXPECT_GT(total, 10'000 - 1000);  // the last wait that fits is at most the cap (1 s)
+  EXPECT_GT(h.calls, 10);
+  EXPECT_NE(data.status().message().find("the retry budget)"), std::string::npos)
+      << data.status().message();
+  EXPECT_EQ(c.stats().retries_by_kind.at("throttled"), c.stats().retries);
+  EXPECT_EQ(c.last_error_kind(), ErrorKind::kThrottled);
+}
+
+TEST(ClientTest, AnUnreachableServerFailsAfterTransportAttempts) {
+  Harness h;
+  RetryPolicy p = Policy();
+  p.max_attempts = 0;
+  p.transport_attempts = 3;
+  Client c = h.Make({Status::Source("POST http://fake/subgraph: Couldn't connect to server")}, p);
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 3);
+}
+
+TEST(ClientTest, BadQueriesFailAtOnce) {
+  Harness h;
+  Client c =
+      h.Make({Ok(R"({"errors":[{"message":"Type `Query` has no field `nope`"}]})"), Ok(kGood)});
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 1);
+  EXPECT_EQ(c.last_error_kind(), ErrorKind::kPermanent);
+}
+
+TEST(ClientTest, ShrinkableQueriesReturnTooLargeAtOnce) {
+  Harness h;
+  Client c = h.Make({Ok(R"({"errors":[{"message":"Query timed out"}]})"), Ok(kGood)});
+  auto data = c.Query("{x}", /*shrinkable=*/true);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 1);
+  EXPECT_EQ(c.last_error_kind(), ErrorKind::kTimeout);
+  // Not shrinkable: retried.
+  Harness h2;
+  Client c2 = h2.Make({Ok(R"({"errors":[{"message":"Query timed out"}]})"), Ok(kGood)});
+  EXPECT_TRUE(c2.Query("{x}").ok());
+  EXPECT_EQ(c2.stats().retries_by_kind.at("timeout"), 1);
+}
+
+TEST(PinQueryToBlockTest, PinsEveryRootFieldAndAddsMeta) {
+  auto q = PinQueryToBlock(
+      "{ a: predictPayouts(first: 2, where: {id_gt: \"x)}\"}) { id } b: predictSlots { id } }", 7);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(*q,
+            "{ a: predictPayouts(block: {number_gte: 7}, first: 2, where: {id_gt: \"x)}\"}) { id } "
+            "b: predictSlots(block: {number_gte: 7}) { id }  predlake_pin: _meta(block: "
+            "{number_gte: 7}) { block { number } } }");
+  EXPECT_FALSE(PinQueryToBlock("not a query", 7).ok());
+  EXPECT_FALSE(PinQueryToBlock("{ a(first: 1 { id } }", 7).ok());
+}
+
+TEST(ClientTest, PinnedAnswersFromAnOlderBlockAreRetried) {
+  Harness h;
+  Client c = h.Make(
+      {Ok(R"({"data":{"a":[],"predlake_pin":{"block":{"number":6}}}})"),
+       Ok(R"({"errors":[{"message":"Failed to decode `block.number_gte` value: `subgraph Qm has only indexed up to block number 6 and data for block number 7 is therefore not yet available`"}]})"),
+       Ok(R"({"data":{"a":[1],"predlake_pin":{"block":{"number":9}}}})")});
+  c.set_min_block(7);
+  auto data = c.Query("{ a: f { id } }");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->dump(), R"({"a":[1]})");
+  EXPECT_EQ(c.stats().retries_by_kind.at("behind"), 2);
+  EXPECT_NE(h.body.find("number_gte: 7"), std::string::npos);
 }
 
 TEST(ClientTest, TransientGraphqlErrorRecovers) {

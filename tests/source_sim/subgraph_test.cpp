@@ -239,6 +239,27 @@ TEST(SubgraphTest, MetaIsTheHead) {
   EXPECT_GT(k["data"]["_meta"]["block"]["number"], j["data"]["_meta"]["block"]["number"]);
 }
 
+TEST(SubgraphTest, NumberGteAnswersAtTheHeadOrSaysNotYetIndexed) {
+  config::SimConfig c = SmallConfig();
+  auto e = MakeEngine(c);
+  json j = Ask(*e, "{ _meta { block { number } } }");
+  const int64_t head = j["data"]["_meta"]["block"]["number"].get<int64_t>();
+  const std::string at = std::to_string(head);
+  json k = Ask(*e, "{ a: predictPredictions(block: {number_gte: " + at +
+                       "}, first: 2) { id } m: _meta(block: {number_gte: " + at +
+                       "}) { block { number } } }");
+  ASSERT_TRUE(k.contains("data")) << k.dump();
+  EXPECT_EQ(k["data"]["m"]["block"]["number"], head);
+  EXPECT_EQ(k["data"]["a"].size(), 2u);
+  const std::string ahead = std::to_string(head + 1);
+  json l = Ask(*e, "{ predictPredictions(block: {number_gte: " + ahead + "}) { id } }");
+  ASSERT_TRUE(l.contains("errors")) << l.dump();
+  EXPECT_EQ(l["errors"][0]["message"],
+            "Failed to decode `block.number_gte` value: `subgraph predlake-sim has only indexed up "
+            "to block number " +
+                at + " and data for block number " + ahead + " is therefore not yet available`");
+}
+
 TEST(SubgraphTest, NothingPastTheHeadIsVisible) {
   config::SimConfig c = SmallConfig();
   c.indexing_lag_ms = 5 * 60 * 1000;
@@ -424,7 +445,7 @@ TEST(SubgraphTest, BadQueriesGetErrors) {
       {"{ predictTrueVals(where: {trueValue_gt: true}) { id } }", "trueValue_gt"},
       {"{ predictPredictions(where: {user: null}) { id } }", "null"},
       {"{ predictPredictions(where: {and: {id: \"x\"}}) { id } }", "list"},
-      {"{ _meta(block: {number: 1}) { block { number } } }", "Unknown argument `block`"},
+      {"{ _meta(block: {number: 1}) { block { number } } }", "Invalid value for argument `block`"},
       {"{ predictPredictions(where: {timestamp_in: 5}) { id } }", "expected a list"},
       {"{ predictPredictions { id } } garbage", "one operation"},
       {"{ predictPredictions(first: 1.5) { id } }", "expected Int"},

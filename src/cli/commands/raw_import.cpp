@@ -22,6 +22,13 @@ Status RawImport(Context& ctx, const RawImportOptions& o) {
   if (!o.to.empty()) {
     ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
     options.to_ms = to_ms;
+    if (to_ms > ctx.now_ms() + 1) {
+      // The end is exclusive: now + 1 ms still covers only events up to now. Refused before the
+      // lake is opened, so that nothing is recorded.
+      return Status::Usage("raw import: --to " + o.to + " (" + FormatTime(to_ms) +
+                           ") is in the future (now is " + FormatTime(ctx.now_ms()) +
+                           "); the files cannot cover events that have not happened");
+    }
   }
   if (options.from_ms.has_value() != options.to_ms.has_value()) {
     return Status::Usage("raw import: give both --from and --to, or neither");
@@ -37,6 +44,8 @@ Status RawImport(Context& ctx, const RawImportOptions& o) {
     return Status::Usage("raw import: --from " + FormatTime(*options.from_ms) +
                          " is not before --to " + FormatTime(*options.to_ms));
   }
+  options.network = ctx.network();
+  options.now_ms = ctx.now_ms();
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::ImportReport report,
                    jobs::RunWriter<raw::ImportReport>(

@@ -26,12 +26,14 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.start_ms = start_ms;
   options.end_ms = end_ms;
   options.cancel = &Context::EnableCancellation();
+  options.retry.budget_ms = ctx.config().lake.retry_budget_ms;
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
                        WriterEnvFor(ctx), "raw update", [&](lake::Lake& lake, lake::Run& run) {
                          return raw::Update(lake, run, options, factory, progress.get());
                        }));
+  for (const std::string& warning : report.warnings) ctx.log().Warn(warning);
   bool any_window = false;
   for (const raw::TableReport& t : report.tables) any_window |= t.from_ms < t.end_ms;
   if (any_window) {
@@ -52,6 +54,18 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
     if (t.counts.rows_updated > 0)
       line += ", " + std::to_string(t.counts.rows_updated) + " updated";
     line += ", watermark " + FormatTime(t.after.watermark_ms);
+    if (t.retries > 0) {
+      line += ", " + std::to_string(t.retries) + " retries (";
+      bool first = true;
+      for (const auto& [kind, n] : t.retries_by_kind) {
+        line += (first ? "" : ", ") + kind + " " + std::to_string(n);
+        first = false;
+      }
+      line += ")";
+    }
+    if (t.smaller_pages > 0) {
+      line += ", " + std::to_string(t.smaller_pages) + " pages asked again smaller";
+    }
     ctx.log().Info(line);
   }
   return Status::Ok();

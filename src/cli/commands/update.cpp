@@ -13,14 +13,18 @@ struct UpdateOptions {
 };
 
 void PrintFetch(Context& ctx, const raw::UpdateReport& r) {
-  int64_t fetched = 0, stored = 0;
+  int64_t fetched = 0, stored = 0, retries = 0;
+  for (const std::string& warning : r.warnings) ctx.log().Warn(warning);
+  for (const auto& [kind, n] : r.head_retries_by_kind) retries += n;
   for (const raw::TableReport& t : r.tables) {
     fetched += t.counts.rows_in;
     stored += t.counts.rows_out;
+    retries += t.retries;
   }
   ctx.log().Info("raw update on " + ctx.network() + ": " + std::to_string(fetched) +
                      " records fetched, " + std::to_string(stored) + " new, up to " +
-                     FormatTime(r.end_ms) + " (indexed head " + FormatTime(r.head_ms) + ")",
+                     FormatTime(r.end_ms) + " (indexed head " + FormatTime(r.head_ms) + ")" +
+                     (retries > 0 ? ", " + std::to_string(retries) + " retries" : ""),
                  {{"run", std::to_string(r.run_id)}});
 }
 
@@ -58,6 +62,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
     return to;
   };
   request.factory = factory;
+  request.retry.budget_ms = ctx.config().lake.retry_budget_ms;
   request.cancel = &Context::EnableCancellation();
   request.progress = progress.get();
   request.faults = etl::FaultInjection::FromEnv();

@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -17,23 +19,55 @@
 namespace predlake::gql {
 
 struct RetryPolicy {
-  // Attempts in all (the first try included) for transport errors, HTTP 5xx/429 and malformed JSON.
-  int max_attempts = 6;
-  // Attempts when the body is well-formed but reports GraphQL `errors` (often transient on The
-  // Graph, but a bad query fails the same way every time, so give up sooner).
+  // The total of the waits one query may spend retrying (lake_ss.retry_budget): errors that last
+  // (throttling, timeouts, indexing errors, a node behind) are retried until the next wait would
+  // pass it.
+  int64_t budget_ms = 10 * 60 * 1000;
+  // Attempts in all (the first try included); 0: only the budget limits them.
+  int max_attempts = 0;
+  // Attempts when no answer comes, or a broken one (transport failures, HTTP 5xx, malformed
+  // bodies): an unreachable or misconfigured URL should fail in seconds, not use up the budget.
+  int transport_attempts = 6;
+  // Attempts for a GraphQL error whose message is none of graph-node's known ones (ErrorKind
+  // kOtherGraphql): it may be a bad query, which fails the same way every time.
   int graphql_error_attempts = 3;
   int64_t base_delay_ms = 500;           // backoff before the 2nd attempt; doubles each time
-  int64_t max_delay_ms = 30'000;         // cap of the exponential backoff
+  int64_t max_delay_ms = 60'000;         // cap of the exponential backoff
   int64_t max_retry_after_ms = 120'000;  // a longer Retry-After is shortened to this
   uint64_t jitter_seed = 0;              // 0: seeded from std::random_device
 };
 
-// What happened so far, for progress and benchmarks.
+// Why an attempt failed, from graph-node's error texts (its QueryExecutionError messages, which
+// arrive as HTTP 200 with `errors`) and the HTTP exchange.
+enum class ErrorKind {
+  kTransport,     // no answer (connect error, timeout of the exchange)
+  kHttp,          // HTTP 5xx or 429
+  kMalformed,     // not a JSON object with a `data` object
+  kThrottled,     // "service is overloaded ..."
+  kTooExpensive,  // "query is too expensive" (load shedding; the query's shape, not its size)
+  kTooLarge,      // "... exceeds the limit of ... entities", "the result size ... is larger than"
+  kTimeout,       // "Query timed out"
+  kIndexing,      // "indexing_error": the deployment has an error at the queried block
+  kBehind,        // "has only indexed up to block ...", or a pinned answer from an older block
+  kStore,         // "Store error", a reorg during the query, ...: transient on the server
+  kNullHead,      // `_meta.block.timestamp` null (reported by the caller, see WaitToRetry)
+  kPermanent,     // a bad query (unknown field or argument, bad value): never retried
+  kOtherGraphql,  // any other GraphQL error: retried policy.graphql_error_attempts times
+};
+
+// The kind of a GraphQL error message (kOtherGraphql for an unknown one).
+ErrorKind ClassifyGraphqlError(std::string_view message);
+// "throttled", "too_expensive", ... (the keys of ClientStats::retries_by_kind).
+std::string_view ErrorKindName(ErrorKind kind);
+
+// What happened so far, for progress, the ledger and benchmarks.
 struct ClientStats {
   int64_t requests = 0;  // Post calls
   int64_t retries = 0;
   int64_t slept_ms = 0;
   int64_t bytes_received = 0;
+  std::map<std::string, int64_t> retries_by_kind;  // ErrorKindName -> retries
+  int64_t smaller_pages = 0;                       // pages re-asked with a smaller `first`
 };
 
 // Not thread-safe: one Client (and Transport) per thread. The sleeper must outlive the client.
@@ -49,21 +83,44 @@ class Client {
     transport_->SetStopFlag(stop);
   }
 
-  // Posts {"query": query} and returns the response's `data` member (a JSON object).
+  // Pins every later query to block `number` or later (graph-node's `block: {number_gte: N}` on
+  // each root field, plus an adjacent `_meta` that reports the block served, which Query checks):
+  // a node that has not indexed that far answers "not yet indexed", which is retried. nullopt
+  // unpins.
+  void set_min_block(std::optional<int64_t> number) { min_block_ = number; }
+  std::optional<int64_t> min_block() const { return min_block_; }
+
+  // Posts {"query": query} (pinned, see set_min_block) and returns the response's `data` member
+  // (a JSON object, without the pin's `_meta`).
   //
-  // Retried with exponential backoff and jitter (Retry-After honoured when present): transport
-  // failures, HTTP 5xx and 429, bodies that are not a JSON object with a `data` object (truncated,
-  // malformed), and, up to policy.graphql_error_attempts, GraphQL `errors` in a 200 body. Any other
-  // 4xx fails at once. On failure returns kSource "<describe>: <what happened> (after N attempts)",
-  // where <what happened> quotes the HTTP status, curl's error or the first GraphQL error; the
-  // caller adds table, window and page. Returns kCancelled when stopped.
-  Result<nlohmann::json> Query(std::string_view query);
+  // Retried with capped exponential backoff and jitter (Retry-After honoured when present) while
+  // the waits stay within policy.budget_ms (and policy.max_attempts when set): HTTP 429 and GraphQL
+  // errors of the retryable kinds (see ErrorKind); transport failures, HTTP 5xx and malformed
+  // bodies up to policy.transport_attempts;
+  // an unknown GraphQL error up to policy.graphql_error_attempts; a kPermanent one and any other
+  // 4xx fail at once. With `shrinkable`, a kTooLarge or kTimeout error is returned at once, with
+  // last_error_kind() telling the caller to ask for less. On failure returns kSource "<describe>:
+  // <what happened> (after N attempts)", where <what happened> quotes the HTTP status, curl's error
+  // or the first GraphQL error; the caller adds table, window and page. kCancelled when stopped.
+  Result<nlohmann::json> Query(std::string_view query, bool shrinkable = false);
+
+  // The kind of the last failed attempt (of a failed Query, its last one).
+  std::optional<ErrorKind> last_error_kind() const { return last_error_kind_; }
+
+  // For a caller that finds an answer unusable (a null head timestamp): counts a retry of `kind`
+  // and waits the next backoff of `retry` (1 for the first retry). Returns false, without waiting,
+  // when the wait would pass the budget or the client is stopped.
+  bool WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms);
+
+  // Records that a page was re-asked with a smaller `first` (for the stats).
+  void CountSmallerPage() { ++stats_.smaller_pages; }
 
   const ClientStats& stats() const { return stats_; }
   const Transport& transport() const { return *transport_; }
 
  private:
   int64_t BackoffMs(int retry);
+  void CountRetry(ErrorKind kind, int64_t wait_ms);
 
   std::unique_ptr<Transport> transport_;
   RetryPolicy policy_;
@@ -71,9 +128,20 @@ class Client {
   const std::atomic<bool>* stop_ = nullptr;
   std::mt19937_64 rng_;
   ClientStats stats_;
+  std::optional<int64_t> min_block_;
+  std::optional<ErrorKind> last_error_kind_;
 };
 
 // `text` as a GraphQL string literal, quoted and escaped.
 std::string QuoteGraphqlString(std::string_view text);
+
+// The response key of the `_meta` a pinned query carries.
+inline constexpr std::string_view kPinMetaAlias = "predlake_pin";
+
+// `query` (one selection set of root fields, `{ a: f(args) { ... } g { ... } }`) with `block:
+// {number_gte: N}` added to every root field's arguments and `predlake_pin: _meta(block:
+// {number_gte: N}) { block { number } }` after them, so that graph-node serves all of them at one
+// block and says which. kInternal when the query is not of that shape.
+Result<std::string> PinQueryToBlock(std::string_view query, int64_t number);
 
 }  // namespace predlake::gql

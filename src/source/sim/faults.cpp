@@ -1,6 +1,7 @@
 #include "source/sim/faults.hpp"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "source/sim/hash.hpp"
 
@@ -64,6 +65,45 @@ gql::HttpResponse ApplyFault(FaultKind kind, const config::SimFaults& faults,
       return r;
   }
   return normal;
+}
+
+gql::HttpResponse AnswerWithFaults(const Engine& engine, const std::string& body, uint64_t salt,
+                                   uint64_t n) {
+  const config::SimFaults& faults = engine.config().faults;
+  const uint64_t index = FaultIndex(salt, n);
+  if (faults.throttle_burst > 0) {
+    const uint64_t group = n / static_cast<uint64_t>(std::max(faults.throttle_burst_length, 1));
+    const uint64_t g = FaultIndex(salt, group);
+    if (Unit(Hash(faults.seed, g, 0xfa05)) < std::clamp(faults.throttle_burst, 0.0, 1.0)) {
+      static const char* const kLoadErrors[] = {
+          "service is overloaded and can not run the query right now. Please try again in a few "
+          "minutes",
+          "query is too expensive",
+          "Query timed out",
+          "query potentially returns `1000000` entities or more and thereby exceeds the limit of "
+          "`500000` entities. Try using `first` to return smaller collections",
+      };
+      nlohmann::json j = {
+          {"errors", nlohmann::json::array(
+                         {{{"message", kLoadErrors[Hash(faults.seed, index, 0xfa06) % 4]}}})}};
+      gql::HttpResponse r;
+      r.status = 200;
+      r.body = j.dump();
+      return r;
+    }
+  }
+  const FaultKind kind = DecideFault(faults, index);
+  if (kind == FaultKind::kHttp5xx || kind == FaultKind::kHttp429 ||
+      kind == FaultKind::kGraphqlError) {
+    return ApplyFault(kind, faults, index, {});
+  }
+  AnswerOptions answer;
+  if (Unit(Hash(faults.seed, index, 0xfa07)) < std::clamp(faults.lagging_replica, 0.0, 1.0)) {
+    answer.head_behind_ms = faults.replica_lag_ms;
+  }
+  answer.null_head_timestamp =
+      Unit(Hash(faults.seed, index, 0xfa08)) < std::clamp(faults.null_head_timestamp, 0.0, 1.0);
+  return ApplyFault(kind, faults, index, engine.Handle(body, answer));
 }
 
 }  // namespace predlake::sim

@@ -9,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "source/gql/transport.hpp"
+#include "source/sim/subgraph.hpp"
 
 namespace predlake::sim {
 
@@ -30,5 +31,17 @@ FaultKind DecideFault(const config::SimFaults& faults, uint64_t request_index);
 // transport's business).
 gql::HttpResponse ApplyFault(FaultKind kind, const config::SimFaults& faults,
                              uint64_t request_index, gql::HttpResponse normal);
+
+// The answer to request number `n` of a transport with fault salt `salt` (n counts the
+// transport's requests in order; the server counts arrivals with salt 0), with every injected
+// fault applied but the timeout's delay, which is the caller's:
+//   - inside a throttling burst (throttle_burst, throttle_burst_length consecutive requests): HTTP
+//     200 with one of graph-node's load errors ("service is overloaded ...", "query is too
+//     expensive", "Query timed out", "... exceeds the limit of ... entities");
+//   - else the DecideFault kind (5xx, 429, GraphQL error, malformed) as ApplyFault makes it;
+//   - the engine's answer itself may come from a lagging replica (lagging_replica, replica_lag) or
+//     carry a null `_meta.block.timestamp` (null_head_timestamp).
+gql::HttpResponse AnswerWithFaults(const Engine& engine, const std::string& body, uint64_t salt,
+                                   uint64_t n);
 
 }  // namespace predlake::sim

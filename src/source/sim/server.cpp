@@ -111,13 +111,7 @@ struct Server::Impl {
       stop_cv.wait_for(lock, std::chrono::milliseconds(options.fault_delay_ms),
                        [this] { return stop_requested.load(); });
     }
-    gql::HttpResponse answer;
-    if (kind == FaultKind::kHttp5xx || kind == FaultKind::kHttp429 ||
-        kind == FaultKind::kGraphqlError) {
-      answer = ApplyFault(kind, faults, n, {});
-    } else {
-      answer = ApplyFault(kind, faults, n, engine->Handle(req.body));
-    }
+    gql::HttpResponse answer = AnswerWithFaults(*engine, req.body, 0, n);
     res.status = answer.status;
     if (answer.retry_after_ms) {
       res.set_header("Retry-After", std::to_string((*answer.retry_after_ms + 999) / 1000));

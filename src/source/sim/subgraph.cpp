@@ -117,13 +117,15 @@ int64_t Engine::HeadMs() const {
   return now - config_.indexing_lag_ms;
 }
 
-Result<std::string> Engine::Execute(std::string_view query, const graphql::Value& variables) const {
+Result<std::string> Engine::Execute(std::string_view query, const graphql::Value& variables,
+                                    const AnswerOptions& answer) const {
   ASSIGN_OR_RETURN(graphql::Document doc, graphql::Parse(query));
   RETURN_IF_ERROR(graphql::BindVariables(doc, variables));
-  return subgraph::ExecuteDocument(*world_, HeadMs(), doc);
+  return subgraph::ExecuteDocument(*world_, HeadMs() - std::max<int64_t>(answer.head_behind_ms, 0),
+                                   doc, answer.null_head_timestamp);
 }
 
-gql::HttpResponse Engine::Handle(std::string_view body) const {
+gql::HttpResponse Engine::Handle(std::string_view body, const AnswerOptions& answer) const {
   try {
     if (body.size() > kMaxRequestBytes) return BadRequest("request body is too large");
     if (JsonDepth(body) > kMaxJsonDepth) return BadRequest("request body is nested too deeply");
@@ -140,7 +142,7 @@ gql::HttpResponse Engine::Handle(std::string_view body) const {
       if (!vars->is_object()) return BadRequest("\"variables\" must be a JSON object");
       variables = FromJson(*vars);
     }
-    Result<std::string> data = Execute(q->get_ref<const std::string&>(), variables);
+    Result<std::string> data = Execute(q->get_ref<const std::string&>(), variables, answer);
     gql::HttpResponse resp;
     resp.status = 200;
     resp.body = data.ok() ? std::move(data).value() : ErrorBody(data.status().message());

@@ -33,6 +33,12 @@ inline constexpr size_t kMaxFields = 2000;
 // grow the server by hundreds of MB.
 inline constexpr size_t kMaxResponseBytes = 32u << 20;
 
+// How one answer departs from the engine's normal one (fault injection).
+struct AnswerOptions {
+  int64_t head_behind_ms = 0;        // answer as a replica whose head is this far behind
+  bool null_head_timestamp = false;  // `_meta.block.timestamp` is null
+};
+
 class Engine {
  public:
   // Builds the world for `config`; `now_ms` is the resolved simulated now (SimConfig.now, resolved
@@ -47,11 +53,12 @@ class Engine {
   // 400 with a JSON `errors` body for a body that is not such a JSON object; 200 with `{"data":
   // ...}` or
   // `{"errors": [{"message": ...}]}` otherwise. Thread-safe.
-  gql::HttpResponse Handle(std::string_view body) const;
+  gql::HttpResponse Handle(std::string_view body, const AnswerOptions& answer = {}) const;
 
   // Executes a query with bound variables (a kObject or kNull Value). Returns the `{"data": ...}`
   // JSON text, or a kSource status whose message is the GraphQL error. Thread-safe.
-  Result<std::string> Execute(std::string_view query, const graphql::Value& variables) const;
+  Result<std::string> Execute(std::string_view query, const graphql::Value& variables,
+                              const AnswerOptions& answer = {}) const;
 
   // The indexed head in unix ms (now minus the lag); events with timestamp (s) * 1000 <= head are
   // visible.

@@ -18,7 +18,9 @@ namespace predlake::sim::subgraph {
 // Validates `doc` against the schema (recording each field's schema entry in Field::resolved),
 // compiles the arguments of its root fields, and answers it over `world` with everything after
 // `head_ms` (unix ms) invisible. Returns the `{"data": ...}` text, or kSource with the GraphQL
-// error. Thread-safe for distinct documents (the world is only read).
-Result<std::string> ExecuteDocument(const World& world, int64_t head_ms, graphql::Document& doc);
+// error. With `null_head_timestamp`, `_meta.block.timestamp` is null. Thread-safe for distinct
+// documents (the world is only read).
+Result<std::string> ExecuteDocument(const World& world, int64_t head_ms, graphql::Document& doc,
+                                    bool null_head_timestamp = false);
 
 }  // namespace predlake::sim::subgraph

@@ -203,6 +203,16 @@ Result<Filter> CompileFilter(Type type, const Value& where, int depth) {
   return f;
 }
 
+Result<int64_t> CompileBlockArgument(const Value& v) {
+  if (v.kind == Value::Kind::kObject && v.fields.size() == 1 && v.fields[0].first == "number_gte" &&
+      v.fields[0].second.kind == Value::Kind::kInt) {
+    return v.fields[0].second.int_value;
+  }
+  return GqlError(
+      "Invalid value for argument `block`: only {number_gte: Int} is supported by this subgraph "
+      "(no time travel)");
+}
+
 Result<Query> CompileQuery(const FieldDef& def, const Field& f) {
   Query q;
   q.type = def.target;
@@ -253,10 +263,7 @@ Result<Query> CompileQuery(const FieldDef& def, const Field& f) {
         return GqlError("Invalid value for argument `subgraphError` (expected allow or deny)");
       }
     } else if (name == "block") {
-      return GqlError(
-          fmt::format("Argument `block` (time-travel queries) on field `{}` is not supported by "
-                      "this subgraph",
-                      def.name));
+      ASSIGN_OR_RETURN(q.min_block, CompileBlockArgument(v));
     } else {
       return GqlError(
           fmt::format("Unknown argument `{}` on field `Query.{}`", name.substr(0, 80), def.name));

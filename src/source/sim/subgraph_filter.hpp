@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,12 @@ struct Query {
   OrderBy order = OrderBy::kId;
   bool desc = false;
   Filter where;
+  std::optional<int64_t> min_block;  // block: {number_gte: N}
 };
+
+// The `block` argument of a root field (collections and _meta): {number_gte: N} gives N. Time
+// travel (`number`, `hash`) is not supported: a kSource GraphQL error, as for other bad values.
+Result<int64_t> CompileBlockArgument(const Value& v);
 
 // Compiles the arguments of the root field `f` (whose schema entry is `def`, a list field) into a
 // Query. Null arguments are ignored, as The Graph does.

@@ -1,0 +1,140 @@
+// raw update against the real network's behaviours, simulated (sim_ss.faults): replicas behind
+// the head, throttling bursts, null head timestamps. Each ends with the raw tables equal to the
+// simulator's truth: nothing lost, nothing duplicated.
+#include <gtest/gtest.h>
+
+#include "raw/update.hpp"
+#include "raw_test_util.hpp"
+
+namespace predlake::raw {
+namespace {
+
+using rawtest::ExpectEqualsDump;
+using rawtest::Ms;
+using rawtest::TempDir;
+using rawtest::WatermarkOf;
+
+UpdateOptions NetworkOptions(const config::SimConfig& world, int64_t end_ms, Sleeper* sleeper) {
+  UpdateOptions o;
+  o.start_ms = Ms(world.start);
+  o.end_ms = end_ms;
+  o.sleeper = sleeper;
+  o.page_size = 100;
+  o.retry.jitter_seed = 1;
+  return o;
+}
+
+// Walks the world in half-hour steps, one update each, every one of which must succeed.
+void StepThrough(lake::Lake& lake, const config::SimConfig& world, UpdateOptions base,
+                 std::map<std::string, int64_t>& retries, int64_t& smaller_pages) {
+  auto engine = rawtest::MakeEngine(world);
+  for (int64_t to = Ms(world.start) + 30 * 60 * 1000; to <= Ms(world.now); to += 30 * 60 * 1000) {
+    UpdateOptions o = base;
+    o.end_ms = to;
+    auto r = rawtest::RunUpdate(lake, o, rawtest::SimFactory(engine), nullptr);
+    ASSERT_TRUE(r.ok()) << FormatTime(to) << ": " << r.status().message();
+    for (const auto& [kind, n] : r->head_retries_by_kind) retries[kind] += n;
+    for (const TableReport& t : r->tables) {
+      for (const auto& [kind, n] : t.retries_by_kind) retries[kind] += n;
+      smaller_pages += t.smaller_pages;
+    }
+    ExpectEqualsDump(lake, *engine);
+    if (::testing::Test::HasFailure()) return;
+  }
+  for (const TableDef& t : RawTables()) {
+    EXPECT_EQ(WatermarkOf(lake, std::string(t.name)), Ms(world.now) - world.indexing_lag_ms);
+  }
+}
+
+TEST(RawUpdateNetworkTest, LaggingReplicaLosesNothing) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.faults.lagging_replica = 0.3;
+  world.faults.replica_lag_ms = 20 * 60 * 1000;
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  std::map<std::string, int64_t> retries;
+  int64_t smaller = 0;
+  StepThrough(*lake, world, NetworkOptions(world, 0, &sleep), retries, smaller);
+  // The replica's answers were refused as "not yet indexed" and asked again.
+  EXPECT_GT(retries["behind"], 10);
+}
+
+TEST(RawUpdateNetworkTest, LaggingReplicaAnswersHeadReadsToo) {
+  // A head read from the replica only gives an older head: the watermark stays behind it, and
+  // the next run catches up.
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.faults.lagging_replica = 1.0;
+  world.faults.replica_lag_ms = 30 * 60 * 1000;
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto r = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
+                              rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->head_ms, (engine->HeadMs() - 30 * 60 * 1000) / 1000 * 1000);
+  for (const TableReport& t : r->tables) EXPECT_EQ(t.after.watermark_ms, r->head_ms) << t.table;
+  // The replica is fixed: the next run catches up, and slots refresh to the head's state.
+  auto fixed = world;
+  fixed.faults.lagging_replica = 0;
+  auto caught_up = rawtest::MakeEngine(fixed);
+  auto again = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
+                                  rawtest::SimFactory(caught_up), nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ExpectEqualsDump(*lake, *caught_up);
+}
+
+TEST(RawUpdateNetworkTest, ThrottlingBurstsLoseNothing) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.faults.throttle_burst = 0.25;
+  world.faults.throttle_burst_length = 4;
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  std::map<std::string, int64_t> retries;
+  int64_t smaller = 0;
+  StepThrough(*lake, world, NetworkOptions(world, 0, &sleep), retries, smaller);
+  EXPECT_GT(retries["throttled"], 0);
+  EXPECT_GT(retries["too_expensive"], 0);
+  EXPECT_GT(smaller, 0);  // "exceeds the limit" and "Query timed out" asked for smaller pages
+  EXPECT_GT(sleep.total.load(), 0);
+  // The ledger counts them.
+  auto detail = lake->conn().QueryInt(
+      "SELECT sum(CAST(json_extract(detail, '$.retries.throttled') AS BIGINT)) FROM predlake_runs",
+      "t");
+  ASSERT_TRUE(detail.ok()) << detail.status().message();
+  EXPECT_EQ(detail->value_or(0), retries["throttled"]);
+}
+
+TEST(RawUpdateNetworkTest, ThrottlingPastTheBudgetFailsTheRunNamingIt) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.faults.throttle_burst = 1.0;
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  UpdateOptions o = NetworkOptions(world, Ms(world.now), &sleep);
+  o.retry.budget_ms = 60 * 1000;
+  auto r = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kSource);
+  EXPECT_NE(r.status().message().find("the retry budget)"), std::string::npos)
+      << r.status().message();
+  EXPECT_LE(sleep.total.load(), 60 * 1000);
+}
+
+TEST(RawUpdateNetworkTest, NullHeadTimestampIsAskedAgain) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.faults.null_head_timestamp = 0.6;
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  std::map<std::string, int64_t> retries;
+  int64_t smaller = 0;
+  StepThrough(*lake, world, NetworkOptions(world, 0, &sleep), retries, smaller);
+  EXPECT_GT(retries["null_head_timestamp"], 0);
+}
+
+}  // namespace
+}  // namespace predlake::raw
