@@ -272,6 +272,31 @@ TEST(SubgraphTest, NothingPastTheHeadIsVisible) {
   EXPECT_GT(null_payouts, 0);
 }
 
+TEST(SubgraphTest, RefundsCarryTrueValueFalse) {
+  // PredictPayout.trueValue is Boolean! on the real subgraph: a refund (canceled slot) carries the
+  // contract's default, false, never null, and a trueValue filter treats it as false.
+  config::SimConfig c = SmallConfig("2024-07-20", "2024-07-25_06:00");
+  auto e = MakeEngine(c);
+  int refunds = 0;
+  int64_t after = 0;
+  for (int page = 0; page < 50 && refunds == 0; ++page) {
+    json j = Ask(*e,
+                 "{ predictPayouts(first: 1000, orderBy: timestamp, where: {trueValue: false, "
+                 "timestamp_gt: " +
+                     std::to_string(after) +
+                     "}) { timestamp trueValue prediction { slot { status } } } }");
+    const json& list = j["data"]["predictPayouts"];
+    if (list.empty()) break;
+    for (const auto& p : list) {
+      ASSERT_TRUE(p["trueValue"].is_boolean());
+      EXPECT_FALSE(p["trueValue"].get<bool>());
+      if (p["prediction"]["slot"]["status"] == "Canceled") ++refunds;
+    }
+    after = list.back()["timestamp"].get<int64_t>();
+  }
+  EXPECT_GT(refunds, 0) << "the world should cancel some slots";
+}
+
 TEST(SubgraphTest, SlotStatusEvolvesWithTheHead) {
   // The same slot seen by engines at different nows.
   config::SimConfig c = SmallConfig();

@@ -124,7 +124,8 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
         item.fields[Col(t, "timestamp")] = Ms(p.ts);
         item.fields[Col(t, "payout")] = FormatWei(info.PayoutAmount(*pred));
         item.fields[Col(t, "predvalue")] = BoolText(pred->value);
-        if (!info.canceled) item.fields[Col(t, "truevalue")] = BoolText(info.truevalue);
+        // A refund carries false, as the real subgraph does (its trueValue is Boolean!).
+        item.fields[Col(t, "truevalue")] = BoolText(!info.canceled && info.truevalue);
         item.fields[Col(t, "stake")] = FormatWei(pred->stake);
       }
     }

@@ -494,10 +494,6 @@ class Executor {
       case Filter::Kind::kCmp:
         break;
     }
-    if (f.code == F::kTrueValue && type == Type::kPayout) {
-      // A canceled slot has no true value: no boolean comparison matches it.
-      if (cache_.Get(r.feed, r.slot).canceled) return f.op == Op::kNot || f.op == Op::kNotIn;
-    }
     if (f.vtype == VType::kInt || f.vtype == VType::kBool) {
       const int64_t v = AttrInt(f.code, r);
       auto value = [&](const Scalar& s) { return f.vtype == VType::kBool ? int64_t{s.b} : s.i; };
@@ -745,12 +741,10 @@ class Executor {
         }
         return;
       case F::kTrueValue: {
+        // Boolean! on the real subgraph: a refund (canceled slot) carries the contract's
+        // default, false, because its true value was never written.
         const SlotInfo& info = cache_.Get(r.feed, r.slot);
-        if (info.canceled) {
-          out_ += "null";
-        } else {
-          Bool(info.truevalue);
-        }
+        Bool(!info.canceled && info.truevalue);
         return;
       }
       case F::kPredictedValue: {
