@@ -30,6 +30,8 @@ struct LakeConfig {
   std::string st_timestr = "30 days ago";
   std::string fin_timestr = "now";
   std::string network = "sim";  // the default network: sim, sapphire-mainnet, sapphire-testnet
+  // The price source of a feed whose data NFT names none (mainnet's tokens have `nft: null`).
+  std::string feed_source = "binance";
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).
@@ -54,6 +56,9 @@ struct SimConfig {
                                     "DOGE/USDT", "SOL/USDT", "LTC/USDT", "TRX/USDT", "DOT/USDT"};
   std::vector<std::string> timeframes = {"5m", "1h"};
   std::string source = "binance";
+  // Share of the feeds whose token has `nft: null` (no NFT data), as on mainnet; their metadata
+  // must come from the fallback (token.name, secondsPerEpoch, lake_ss.feed_source).
+  double nftless_feeds = 0;
   SimFaults faults;
 };
 

@@ -72,6 +72,19 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     if (it != marks.end()) w.mark = it->second;
     d.watermarks.push_back(std::move(w));
   }
+  for (const TableRef& t : tables) {
+    if (t.name != kContractsTable) continue;
+    ASSIGN_OR_RETURN(
+        auto feeds,
+        QueryText(conn,
+                  "SELECT ID, pair, timeframe, source, " +
+                      std::string(t.HasColumn("metadata_from") ? "metadata_from" : "NULL") +
+                      " FROM pdr_contracts ORDER BY pair, timeframe, ID",
+                  "describe feeds"));
+    for (auto& row : feeds.rows) {
+      d.feeds.push_back({row[0].value_or(""), row[1], row[2], row[3], row[4]});
+    }
+  }
   ASSIGN_OR_RETURN(d.checkpoint, lake.GetCheckpoint());
   ASSIGN_OR_RETURN(d.frontier, etl::ComputeFrontier(lake));
   ASSIGN_OR_RETURN(d.waiting, etl::Waiting(lake));
@@ -127,6 +140,20 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
     }
   }
   WriteBlankingNulls(out, std::move(marks), width);
+
+  out << "\nFeeds (metadata from: nft = the data NFT; otherwise per field: token.name, "
+         "secondsPerEpoch, config = lake_ss.feed_source)\n";
+  if (d.feeds.empty()) {
+    out << "(none)\n";
+  } else {
+    ResultSet feeds;
+    feeds.columns = {"contract", "pair", "timeframe", "source", "metadata_from"};
+    feeds.numeric = {false, false, false, false, false};
+    for (const FeedSummary& f : d.feeds) {
+      feeds.rows.push_back({f.contract, f.pair, f.timeframe, f.source, f.metadata_from});
+    }
+    WriteBlankingNulls(out, std::move(feeds), width);
+  }
 
   out << "\n";
   if (d.checkpoint) {
@@ -194,6 +221,18 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
     marks.push_back(std::move(m));
   }
   j["watermarks"] = std::move(marks);
+  nlohmann::ordered_json feeds = nlohmann::ordered_json::array();
+  auto text = [](const std::optional<std::string>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  for (const FeedSummary& f : d.feeds) {
+    feeds.push_back({{"contract", f.contract},
+                     {"pair", text(f.pair)},
+                     {"timeframe", text(f.timeframe)},
+                     {"source", text(f.source)},
+                     {"metadata_from", text(f.metadata_from)}});
+  }
+  j["feeds"] = std::move(feeds);
   if (d.checkpoint) {
     j["checkpoint"] = {{"start_ms", d.checkpoint->start_ms},
                        {"checkpoint_ms", d.checkpoint->checkpoint_ms},

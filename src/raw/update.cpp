@@ -125,6 +125,13 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
   run.SetWindow(window_start, work.empty() ? std::nullopt : std::optional<int64_t>(report.end_ms));
   nlohmann::ordered_json detail = {
       {"head_ms", report.head_ms}, {"end_ms", report.end_ms}, {"contracts", report.contracts}};
+  if (!report.skipped_contracts.empty()) {
+    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
+    for (const UpdateReport::Skipped& c : report.skipped_contracts) {
+      skipped.push_back({{"id", c.id}, {"reason", c.reason}});
+    }
+    detail["skipped_contracts"] = std::move(skipped);
+  }
   if (finishes_run) {
     run.detail() = std::move(detail);
   } else {
@@ -308,11 +315,17 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     auto head = FetchHeadMs(client);
     if (!head.ok()) return fail(head.status().WithContext("reading the indexed head"));
     report.head_ms = *head;
-    auto fetched = FetchContracts(client);
+    auto fetched = FetchContracts(client, options.fallback_source);
     if (!fetched.ok()) return fail(fetched.status());
     contracts = std::move(fetched).value();
   }
-  report.contracts = static_cast<int64_t>(contracts.size());
+  for (const auto& [id, c] : contracts) {
+    if (c.unusable.empty()) {
+      ++report.contracts;
+    } else {
+      report.skipped_contracts.push_back({id, c.unusable});
+    }
+  }
   report.end_ms = std::min(options.end_ms, report.head_ms);
 
   auto marks = lake.Watermarks();
@@ -424,6 +437,15 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
+}
+
+std::vector<std::string> SkippedContractWarnings(const UpdateReport& report) {
+  std::vector<std::string> out;
+  for (const UpdateReport::Skipped& c : report.skipped_contracts) {
+    out.push_back("raw update: contract " + c.id + " is not a usable feed yet and was skipped: " +
+                  c.reason + " (a later run picks it up once it is complete)");
+  }
+  return out;
 }
 
 }  // namespace predlake::raw

@@ -334,7 +334,7 @@ TEST_F(CliTest, BrokenDefaultConfigIsAnError) {
   EXPECT_EQ(o.rc, 2);
   EXPECT_EQ(o.err,
             "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
-            "st_timestr, fin_timestr, network)\n");
+            "st_timestr, fin_timestr, network, feed_source)\n");
   EXPECT_FALSE(seen_.ran);
 }
 

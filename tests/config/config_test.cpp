@@ -58,7 +58,7 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   EXPECT_EQ(st.message(),
             Data("unknown_key.yaml") +
                 ":5: unknown key 'lake_dirr' in lake_ss (known: lake_dir, st_timestr, "
-                "fin_timestr, network)");
+                "fin_timestr, network, feed_source)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {

@@ -96,6 +96,67 @@ TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
   EXPECT_EQ(ExpectEqualsDump(*lake, *engine), rows);
 }
 
+TEST(RawUpdateTest, FeedsWithoutNftDataGetTheirMetadataFromTheFallback) {
+  // Mainnet's tokens have `nft: null`: pair from token.name, timeframe from secondsPerEpoch,
+  // source from the configured fallback. The raw tables still equal the simulator's truth, whose
+  // feeds have those values, and pdr_contracts says where each field came from.
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.nftless_feeds = 0.5;
+  auto engine = rawtest::MakeEngine(world);
+  int nftless = 0;
+  for (const sim::Feed& f : engine->world().feeds()) nftless += f.nft_null ? 1 : 0;
+  ASSERT_GT(nftless, 0);
+  ASSERT_LT(nftless, static_cast<int>(engine->world().feeds().size()));
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto report = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                                   rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(report->skipped_contracts.empty());
+  ExpectEqualsDump(*lake, *engine);
+  auto from = lake->conn().Query(
+      "SELECT metadata_from, count(*) FROM pdr_contracts GROUP BY ALL ORDER BY ALL", "t");
+  ASSERT_TRUE(from.ok());
+  auto rows = from->ToText();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(*rows[0][0], "nft");
+  EXPECT_EQ(std::stoll(*rows[0][1]), 6 - nftless);
+  EXPECT_EQ(*rows[1][0], "pair=token.name timeframe=secondsPerEpoch source=config");
+  EXPECT_EQ(std::stoll(*rows[1][1]), nftless);
+  for (const char* sql :
+       {"SELECT count(*) FROM pdr_predictions WHERE pair IS NULL OR timeframe IS NULL OR "
+        "source IS NULL",
+        "SELECT count(*) FROM pdr_truevals WHERE token IS NULL",
+        "SELECT count(*) FROM pdr_payouts WHERE token IS NULL",
+        "SELECT count(*) FROM pdr_subscriptions WHERE pair IS NULL OR timeframe IS NULL"}) {
+    auto n = lake->conn().QueryInt(sql, "t");
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(**n, 0) << sql;
+  }
+}
+
+TEST(RawUpdateTest, TheFallbackSourceIsConfigurable) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.nftless_feeds = 1;
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  UpdateOptions o = Options(world, Ms(world.start) + 3600 * 1000, &sleep);
+  o.fallback_source = "kraken";
+  auto report = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto n = lake->conn().QueryInt(
+      "SELECT count(*) FROM pdr_predictions WHERE source = 'kraken' AND pair IS NOT NULL", "t");
+  ASSERT_TRUE(n.ok());
+  EXPECT_GT(**n, 0);
+  auto other = lake->conn().QueryInt(
+      "SELECT count(*) FROM pdr_predictions WHERE source IS DISTINCT FROM 'kraken'", "t");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(**other, 0);
+}
+
 TEST(RawUpdateTest, ManySmallUpdatesWithSmallPagesEqualOneBigOne) {
   TempDir dir;
   auto world = rawtest::SmallWorld();

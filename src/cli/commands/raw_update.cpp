@@ -24,6 +24,7 @@ Status RawUpdate(Context& ctx, const Options& o) {
   options.start_ms = start_ms;
   options.end_ms = end_ms;
   options.cancel = &Context::EnableCancellation();
+  options.fallback_source = ctx.config().lake.feed_source;
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
@@ -31,6 +32,7 @@ Status RawUpdate(Context& ctx, const Options& o) {
                        [&](lake::Lake& lake, lake::Run& run) {
                          return raw::Update(lake, run, options, factory, progress.get());
                        }));
+  for (const std::string& warning : raw::SkippedContractWarnings(report)) ctx.log().Warn(warning);
   bool any_window = false;
   for (const raw::TableReport& t : report.tables) any_window |= t.from_ms < t.end_ms;
   if (any_window) {

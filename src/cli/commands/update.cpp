@@ -12,6 +12,7 @@ struct Options {
 };
 
 void PrintFetch(Context& ctx, const raw::UpdateReport& r) {
+  for (const std::string& warning : raw::SkippedContractWarnings(r)) ctx.log().Warn(warning);
   int64_t fetched = 0, stored = 0;
   for (const raw::TableReport& t : r.tables) {
     fetched += t.counts.rows_in;
@@ -53,6 +54,7 @@ Status Update(Context& ctx, const Options& o) {
     return to;
   };
   request.factory = factory;
+  request.fallback_source = ctx.config().lake.feed_source;
   request.cancel = &Context::EnableCancellation();
   request.progress = progress.get();
   request.faults = etl::FaultInjection::FromEnv();

@@ -798,6 +798,11 @@ class Executor {
         return;
       case F::kToken:
       case F::kNft:
+        if (def.code == F::kNft && feed.nft_null) {
+          // A token made outside the factory's TokenCreated handler: the subgraph never sets nft.
+          out_ += "null";
+          return;
+        }
         WriteObject(def.code == F::kToken ? Type::kToken : Type::kNft, r, f.selections);
         return;
       case F::kName:

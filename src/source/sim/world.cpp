@@ -51,6 +51,7 @@ enum Purpose : uint64_t {
   kBulkTs,
   kBulkFeed,
   kBulkTx,
+  kNftless,
 };
 
 constexpr double kCancelRate = 0.02;
@@ -187,6 +188,8 @@ Result<std::shared_ptr<const World>> World::Create(const config::SimConfig& conf
       f.sub_price = static_cast<Wei>(2 + Hash(seed, kSubPrice, f.key) % 40) * kWeiPerToken +
                     Hash(seed, kSubPrice, f.key, 1) % kWeiPerToken;
       f.first_slot = CeilDiv(w->start_s_, f.epoch) * f.epoch + f.epoch;
+      f.nft_null =
+          config.nftless_feeds > 0 && Unit(Hash(seed, kNftless, f.key)) < config.nftless_feeds;
       if (w->feed_by_contract_.count(f.contract)) {
         return Status::Config("sim_ss: feed " + f.pair + " " + tf + " is listed twice");
       }

@@ -48,6 +48,7 @@ struct Feed {
   std::string contract;          // lower-case 0x + 40 hex
   std::string token;             // the datatoken's address
   std::string nft;               // the data NFT's address
+  bool nft_null = false;         // the subgraph answers `token.nft: null` (sim_ss.nftless_feeds)
   std::string tx_id;             // the contract's creation transaction
   Wei sub_price = 0;             // price of one 24 h subscription
   uint64_t key = 0;              // stable hash of pair/timeframe/source
