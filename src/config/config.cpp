@@ -93,6 +93,10 @@ const Row kRows[] = {
     {"sim_ss.nftless_feeds", ValueKind::kProbability,
      +[](Config& c) { return &c.sim.nftless_feeds; },
      "share of the feeds whose token has `nft: null` (no NFT data), as on mainnet"},
+    {"sim_ss.unsettled_feeds", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.unsettled_feeds; },
+     "share of the feeds whose contract reads `secondsPerEpoch` 0 for the first 1-4 hours (its "
+     "settings event not indexed yet)"},
     {"sim_ss.faults.http_5xx", ValueKind::kProbability,
      +[](Config& c) { return &c.sim.faults.http_5xx; }, "share of requests answered with a 5xx"},
     {"sim_ss.faults.timeout", ValueKind::kProbability,

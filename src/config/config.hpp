@@ -59,6 +59,9 @@ struct SimConfig {
   // Share of the feeds whose token has `nft: null` (no NFT data), as on mainnet; their metadata
   // must come from the fallback (token.name, secondsPerEpoch, lake_ss.feed_source).
   double nftless_feeds = 0;
+  // Share of the feeds whose settings event is indexed 1-4 hours after the world starts: until
+  // then their contract reads secondsPerEpoch 0 (not a usable feed) and has no events.
+  double unsettled_feeds = 0;
   SimFaults faults;
 };
 

@@ -157,6 +157,59 @@ TEST(RawUpdateTest, TheFallbackSourceIsConfigurable) {
   EXPECT_EQ(**other, 0);
 }
 
+TEST(RawUpdateTest, ContractsThatAreNotUsableFeedsAreSkippedAndPickedUpLater) {
+  // Some contracts read secondsPerEpoch 0 until their settings event is indexed: the run stays
+  // green, skips them with a reason in the report and the run's detail, and does not store them;
+  // a later run, once they are complete, stores them and fetches their events.
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.unsettled_feeds = 0.5;
+  auto late = rawtest::MakeEngine(world);
+  int unsettled = 0;
+  for (const sim::Feed& f : late->world().feeds()) {
+    unsettled += f.settle_s > late->world().start_s() ? 1 : 0;
+  }
+  ASSERT_GT(unsettled, 0);
+  config::SimConfig early_world = world;
+  early_world.now = "2024-07-25_00:50";
+  auto early = rawtest::MakeEngine(early_world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto first = rawtest::RunUpdate(*lake, Options(world, Ms(early_world.now), &sleep),
+                                  rawtest::SimFactory(early), nullptr);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(static_cast<int>(first->skipped_contracts.size()), unsettled);
+  EXPECT_EQ(first->contracts, 6 - unsettled);
+  EXPECT_NE(first->skipped_contracts[0].reason.find("secondsPerEpoch is 0"), std::string::npos);
+  ASSERT_EQ(SkippedContractWarnings(*first).size(), first->skipped_contracts.size());
+  EXPECT_NE(SkippedContractWarnings(*first)[0].find("skipped"), std::string::npos);
+  EXPECT_EQ(LastRun(*lake).status, "succeeded");
+  auto detail = lake->conn().Query(
+      "SELECT detail->>'$.skipped_contracts[0].id' FROM predlake_runs ORDER BY run_id DESC "
+      "LIMIT 1",
+      "t");
+  ASSERT_TRUE(detail.ok());
+  EXPECT_EQ(*detail->ToText()[0][0], first->skipped_contracts[0].id);
+  auto stored = lake->conn().QueryInt("SELECT count(*) FROM pdr_contracts", "t");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(**stored, 6 - unsettled);
+  ExpectEqualsDump(*lake, *early);
+
+  auto second = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                                   rawtest::SimFactory(late), nullptr);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->skipped_contracts.empty());
+  EXPECT_EQ(second->contracts, 6);
+  stored =
+      lake->conn().QueryInt("SELECT count(*) FROM pdr_contracts WHERE seconds_per_epoch > 0", "t");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(**stored, 6);
+  ExpectEqualsDump(*lake, *late);
+  auto events = lake->conn().QueryInt("SELECT count(DISTINCT contract) FROM pdr_predictions", "t");
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(**events, 6);
+}
+
 TEST(RawUpdateTest, ManySmallUpdatesWithSmallPagesEqualOneBigOne) {
   TempDir dir;
   auto world = rawtest::SmallWorld();

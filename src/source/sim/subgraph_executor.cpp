@@ -791,10 +791,11 @@ class Executor {
         return;
       }
       case F::kSecondsPerEpoch:
-        Int(feed.epoch);
+        // The mapping creates the contract with zeros; its SettingChanged sets them.
+        Int(feed.settle_s >= cut_ ? 0 : feed.epoch);
         return;
       case F::kTruevalSubmitTimeout:
-        Int(feed.timeout);
+        Int(feed.settle_s >= cut_ ? 0 : feed.timeout);
         return;
       case F::kToken:
       case F::kNft:

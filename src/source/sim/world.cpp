@@ -52,6 +52,8 @@ enum Purpose : uint64_t {
   kBulkFeed,
   kBulkTx,
   kNftless,
+  kUnsettled,
+  kSettleDelay,
 };
 
 constexpr double kCancelRate = 0.02;
@@ -190,6 +192,15 @@ Result<std::shared_ptr<const World>> World::Create(const config::SimConfig& conf
       f.first_slot = CeilDiv(w->start_s_, f.epoch) * f.epoch + f.epoch;
       f.nft_null =
           config.nftless_feeds > 0 && Unit(Hash(seed, kNftless, f.key)) < config.nftless_feeds;
+      f.settle_s = w->start_s_;
+      if (config.unsettled_feeds > 0 &&
+          Unit(Hash(seed, kUnsettled, f.key)) < config.unsettled_feeds) {
+        // Its settings event is indexed 1-4 hours after the world starts; until then the contract
+        // reads secondsPerEpoch 0 and can have no events (the contract reverts every call).
+        f.settle_s =
+            w->start_s_ + 3600 + static_cast<int64_t>(Hash(seed, kSettleDelay, f.key) % (3 * 3600));
+        f.first_slot = std::max(f.first_slot, CeilDiv(f.settle_s, f.epoch) * f.epoch + f.epoch);
+      }
       if (w->feed_by_contract_.count(f.contract)) {
         return Status::Config("sim_ss: feed " + f.pair + " " + tf + " is listed twice");
       }
@@ -392,7 +403,7 @@ void World::SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription
     Subscription sub;
     sub.feed = feed;
     sub.ts = base + static_cast<int64_t>(Hash(seed_, kSubTs, f.key, h, jj) % 3600);
-    if (sub.ts < start_s_) continue;
+    if (sub.ts < start_s_ || sub.ts < f.settle_s) continue;
     sub.buyer = 1 + static_cast<int>(Hash(seed_, kSubBuyer, f.key, h, jj) % (kNumBuyers - 1));
     sub.tx = Hash(seed_, kSubTx, f.key, h, jj);
     sub.event_index = static_cast<int>(Hash(seed_, kSubEvent, f.key, h, jj) % 300);
@@ -402,7 +413,7 @@ void World::SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription
   const int64_t day = FloorDiv(base, kDay);
   const uint64_t d = static_cast<uint64_t>(day);
   const int64_t bulk_ts = day * kDay + static_cast<int64_t>(Hash(seed_, kBulkTs, d) % kDay);
-  if (FloorDiv(bulk_ts, 3600) == hour && bulk_ts >= start_s_ &&
+  if (FloorDiv(bulk_ts, 3600) == hour && bulk_ts >= start_s_ && bulk_ts >= f.settle_s &&
       Unit(Hash(seed_, kBulkFeed, d, f.key)) < 0.7) {
     Subscription sub;
     sub.feed = feed;

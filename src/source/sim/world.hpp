@@ -40,15 +40,18 @@ inline constexpr int64_t kMaxPayoutDelay = 3 * kDay;
 
 struct Feed {
   int index = 0;
-  std::string pair;              // "BTC/USDT"
-  std::string timeframe;         // "5m"
-  std::string source;            // "binance"
-  int64_t epoch = 0;             // seconds per epoch
-  int64_t timeout = 0;           // truevalSubmitTimeout, seconds
-  std::string contract;          // lower-case 0x + 40 hex
-  std::string token;             // the datatoken's address
-  std::string nft;               // the data NFT's address
-  bool nft_null = false;         // the subgraph answers `token.nft: null` (sim_ss.nftless_feeds)
+  std::string pair;       // "BTC/USDT"
+  std::string timeframe;  // "5m"
+  std::string source;     // "binance"
+  int64_t epoch = 0;      // seconds per epoch
+  int64_t timeout = 0;    // truevalSubmitTimeout, seconds
+  std::string contract;   // lower-case 0x + 40 hex
+  std::string token;      // the datatoken's address
+  std::string nft;        // the data NFT's address
+  bool nft_null = false;  // the subgraph answers `token.nft: null` (sim_ss.nftless_feeds)
+  // When its settings event is indexed (sim_ss.unsettled_feeds; else the world's start): before,
+  // the contract reads secondsPerEpoch 0 and has no events.
+  int64_t settle_s = 0;
   std::string tx_id;             // the contract's creation transaction
   Wei sub_price = 0;             // price of one 24 h subscription
   uint64_t key = 0;              // stable hash of pair/timeframe/source
