@@ -97,6 +97,10 @@ const Row kRows[] = {
      +[](Config& c) { return &c.sim.unsettled_feeds; },
      "share of the feeds whose contract reads `secondsPerEpoch` 0 for the first 1-4 hours (its "
      "settings event not indexed yet)"},
+    {"sim_ss.resubmitted_predictions", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.resubmitted_predictions; },
+     "share of the predictions re-submitted with a new stake later within the epoch (the "
+     "subgraph overwrites the entity)"},
     {"sim_ss.faults.http_5xx", ValueKind::kProbability,
      +[](Config& c) { return &c.sim.faults.http_5xx; }, "share of requests answered with a 5xx"},
     {"sim_ss.faults.timeout", ValueKind::kProbability,

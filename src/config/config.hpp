@@ -62,6 +62,9 @@ struct SimConfig {
   // Share of the feeds whose settings event is indexed 1-4 hours after the world starts: until
   // then their contract reads secondsPerEpoch 0 (not a usable feed) and has no events.
   double unsettled_feeds = 0;
+  // Share of the predictions re-submitted with a new stake later within the epoch (the subgraph
+  // overwrites the entity: timestamp, stake, block, txId).
+  double resubmitted_predictions = 0;
   SimFaults faults;
 };
 

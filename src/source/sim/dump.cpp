@@ -134,7 +134,8 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
       const int feed = static_cast<int>(fi);
       if (table == lake::kPredictionsTable.name) {
         preds.clear();
-        w.PredictionsIn(feed, a, e, preds);
+        // A re-submitted prediction in the version the subgraph holds at the head.
+        w.PredictionsIn(feed, a, e, preds, state_cut);
         for (const auto& [slot, p] : preds) {
           const std::string& user = w.predictoors()[static_cast<size_t>(p.predictoor)].address;
           std::string id = f.contract + "-" + std::to_string(slot) + "-" + user;

@@ -203,7 +203,7 @@ class Executor {
         for (size_t f = 0; f < feeds.size(); ++f) {
           if (!wanted(f)) continue;
           preds.clear();
-          w_.PredictionsIn(static_cast<int>(f), from, to, preds);
+          w_.PredictionsIn(static_cast<int>(f), from, to, preds, cut_);
           for (const auto& [slot, p] : preds) {
             Row r;
             r.key = p.ts;
@@ -545,8 +545,12 @@ class Executor {
 
   uint64_t TxOf(Type t, const Row& r) {
     switch (t) {
-      case Type::kPrediction:
-        return w_.PredictionTx(r.feed, r.slot, r.user);
+      case Type::kPrediction: {
+        const Prediction* p = cache_.Get(r.feed, r.slot).Find(r.user);
+        // A re-submission is its own transaction.
+        const bool latest = p != nullptr && p->resubmitted && p->ts < cut_;
+        return w_.PredictionTx(r.feed, r.slot, r.user) ^ (latest ? 0x5e5e5e5eULL : 0);
+      }
       case Type::kTrueval:
         return w_.TruevalTx(r.feed, r.slot);
       case Type::kPayout:
@@ -708,7 +712,9 @@ class Executor {
       }
       case F::kStake: {
         const Prediction* p = cache_.Get(r.feed, r.slot).Find(r.user);
-        Amount(p ? p->stake : 0);
+        // The entity holds its latest submission before the head.
+        std::optional<Prediction> seen = p ? p->VisibleBefore(cut_) : std::nullopt;
+        Amount(seen ? seen->stake : (p ? p->stake : 0));
         return;
       }
       case F::kPayout: {

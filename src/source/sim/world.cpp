@@ -54,6 +54,9 @@ enum Purpose : uint64_t {
   kNftless,
   kUnsettled,
   kSettleDelay,
+  kResubmit,
+  kResubmitTs,
+  kResubmitStake,
 };
 
 constexpr double kCancelRate = 0.02;
@@ -164,6 +167,7 @@ Result<std::shared_ptr<const World>> World::Create(const config::SimConfig& conf
   }
   std::shared_ptr<World> w(new World());
   w->seed_ = config.seed;
+  w->resubmit_share_ = config.resubmitted_predictions;
   w->start_s_ = CeilDiv(start_ms, 1000);
   const uint64_t seed = config.seed;
 
@@ -290,6 +294,18 @@ std::optional<Prediction> World::MakePrediction(int feed, int64_t slot, int pred
     stake += Hash(seed_, kPredStakeFrac, f.key, s, k) % kWeiPerToken;
   }
   p.stake = stake;
+  if (resubmit_share_ > 0 && slot - p.ts >= 2 &&
+      Unit(Hash(seed_, kResubmit, f.key, s, k)) < resubmit_share_) {
+    // A new stake later within the epoch, before the slot starts (the contract allows changes
+    // until then); the round's totals follow the new stake.
+    p.resubmitted = true;
+    p.first_ts = p.ts;
+    p.first_stake = stake;
+    p.ts += 1 + static_cast<int64_t>(Hash(seed_, kResubmitTs, f.key, s, k) %
+                                     static_cast<uint64_t>(slot - p.ts - 1));
+    p.stake = std::max<Wei>(
+        1, stake / 100 * static_cast<Wei>(50 + Hash(seed_, kResubmitStake, f.key, s, k) % 101));
+  }
   const bool truth = (Hash(seed_, kTrueValue, f.key, s) & 1) != 0;
   const bool correct = Unit(Hash(seed_, kCorrect, f.key, s, k)) < pp.accuracy;
   p.value = correct ? truth : !truth;
@@ -332,7 +348,7 @@ SlotInfo World::ComputeSlot(int feed, int64_t slot) const {
     if (!pred) continue;
     info.total_stake += pred->stake;
     if (pred->value) info.up_stake += pred->stake;
-    info.created_ts = std::min(info.created_ts, pred->ts);
+    info.created_ts = std::min(info.created_ts, pred->resubmitted ? pred->first_ts : pred->ts);
     info.predictions.push_back(*pred);
   }
   const int64_t slots_per_sub = kDay / f.epoch;
@@ -426,13 +442,15 @@ void World::SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription
 }
 
 void World::PredictionsIn(int feed, int64_t from, int64_t to,
-                          std::vector<std::pair<int64_t, Prediction>>& out) const {
+                          std::vector<std::pair<int64_t, Prediction>>& out, int64_t cut) const {
   const Feed& f = feeds_[static_cast<size_t>(feed)];
   // A prediction for slot s lies in [s - epoch, s): s in (from, to + epoch).
   int64_t first = std::max(f.first_slot, (FloorDiv(from, f.epoch) + 1) * f.epoch);
   for (int64_t slot = first; slot < to + f.epoch; slot += f.epoch) {
     for (int p : f.predictoors) {
-      std::optional<Prediction> pred = MakePrediction(feed, slot, p);
+      std::optional<Prediction> made = MakePrediction(feed, slot, p);
+      if (!made) continue;
+      std::optional<Prediction> pred = made->VisibleBefore(cut);
       if (pred && pred->ts >= from && pred->ts < to) out.emplace_back(slot, *pred);
     }
   }
