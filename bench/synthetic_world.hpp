@@ -25,7 +25,7 @@ SELECT '0x' || lpad(printf('%x', 4096 + i), 40, '0') AS contract,
 FROM range(20) t(i);
 
 INSERT INTO pdr_contracts
-SELECT contract, pair, timeframe, 'binance', epoch, timeout FROM bench_feeds;
+SELECT contract, pair, timeframe, 'binance', epoch, timeout, 'nft' FROM bench_feeds;
 
 CREATE OR REPLACE TABLE bench_slots AS
 SELECT f.contract, f.pair, f.timeframe, f.epoch, f.timeout, s.slot,

@@ -65,6 +65,9 @@ const Row kRows[] = {
     {"lake_ss.retry_budget", ValueKind::kDuration,
      +[](Config& c) { return &c.lake.retry_budget_ms; },
      "how long one subgraph query keeps retrying lasting errors (its backoff waits summed)"},
+    {"lake_ss.feed_source", ValueKind::kString, +[](Config& c) { return &c.lake.feed_source; },
+     "the price source of a feed whose data NFT names none (mainnet's feeds have no NFT data; "
+     "docs/raw.md)"},
     {"lake_ss.feeds", ValueKind::kIgnored, {}, "pdr-backend's; predlake fetches every feed"},
     {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
@@ -97,6 +100,17 @@ const Row kRows[] = {
      "timeframes of the feeds"},
     {"sim_ss.source", ValueKind::kString, +[](Config& c) { return &c.sim.source; },
      "the feeds' price source"},
+    {"sim_ss.nftless_feeds", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.nftless_feeds; },
+     "share of the feeds whose token has `nft: null` (no NFT data), as on mainnet"},
+    {"sim_ss.unsettled_feeds", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.unsettled_feeds; },
+     "share of the feeds whose contract reads `secondsPerEpoch` 0 for the first 1-4 hours (its "
+     "settings event not indexed yet)"},
+    {"sim_ss.resubmitted_predictions", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.resubmitted_predictions; },
+     "share of the predictions re-submitted with a new stake later within the epoch (the "
+     "subgraph overwrites the entity)"},
     {"sim_ss.faults.http_5xx", ValueKind::kProbability,
      +[](Config& c) { return &c.sim.faults.http_5xx; }, "share of requests answered with a 5xx"},
     {"sim_ss.faults.timeout", ValueKind::kProbability,

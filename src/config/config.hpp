@@ -37,6 +37,8 @@ struct LakeConfig {
   // How long one subgraph query may keep retrying lasting errors (throttling, timeouts, indexing
   // errors): the sum of its backoff waits.
   int64_t retry_budget_ms = 10 * 60 * 1000;
+  // The price source of a feed whose data NFT names none (mainnet's tokens have `nft: null`).
+  std::string feed_source = "binance";
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).
@@ -69,6 +71,15 @@ struct SimConfig {
                                     "DOGE/USDT", "SOL/USDT", "LTC/USDT", "TRX/USDT", "DOT/USDT"};
   std::vector<std::string> timeframes = {"5m", "1h"};
   std::string source = "binance";
+  // Share of the feeds whose token has `nft: null` (no NFT data), as on mainnet; their metadata
+  // must come from the fallback (token.name, secondsPerEpoch, lake_ss.feed_source).
+  double nftless_feeds = 0;
+  // Share of the feeds whose settings event is indexed 1-4 hours after the world starts: until
+  // then their contract reads secondsPerEpoch 0 (not a usable feed) and has no events.
+  double unsettled_feeds = 0;
+  // Share of the predictions re-submitted with a new stake later within the epoch (the subgraph
+  // overwrites the entity: timestamp, stake, block, txId).
+  double resubmitted_predictions = 0;
   SimFaults faults;
 };
 

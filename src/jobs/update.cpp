@@ -15,6 +15,7 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
         raw_options.cancel = request.cancel;
         raw_options.retry = request.retry;
         raw_options.sleeper = request.sleeper;
+        raw_options.fallback_source = request.fallback_source;
         auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
         if (request.progress != nullptr) request.progress->Finish();
         if (!fetched.ok()) return fetched.status();

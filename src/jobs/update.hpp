@@ -23,6 +23,7 @@ struct UpdateRequest {
   // against it; a loop resolves it again for every run). Its error is returned unchanged.
   std::function<Result<int64_t>(int64_t now_ms)> end_ms;
   raw::TransportFactory factory;              // the subgraph
+  std::string fallback_source = "binance";    // lake_ss.feed_source
   gql::RetryPolicy retry;                     // of the fetch's GraphQL clients
   Sleeper* sleeper = nullptr;                 // the fetch's waits; not owned; nullptr: really sleep
   const std::atomic<bool>* cancel = nullptr;  // polled by the fetch; set: the run stops, aborted

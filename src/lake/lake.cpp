@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -310,6 +311,7 @@ Status Lake::EnsureSchema() {
   for (const auto& [name, sql] : steps) {
     RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + name + ")"));
   }
+  RETURN_IF_ERROR(AddMissingColumns());
   RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('schema_version', '" +
                                      std::to_string(kSchemaVersion) + "') ON CONFLICT DO NOTHING",
                                  "record schema version"));
@@ -317,6 +319,32 @@ Status Lake::EnsureSchema() {
                                      std::to_string(clock_->NowMs()) + "') ON CONFLICT DO NOTHING",
                                  "record creation time"));
   return tx.Commit();
+}
+
+Status Lake::AddMissingColumns() {
+  // A lake made before a column was appended to a source table's definition gets it (NULL in the
+  // old rows); columns are only ever appended, so the order still matches lake/tables.hpp.
+  ASSIGN_OR_RETURN(auto result,
+                   conn_->Query("SELECT table_name, column_name FROM duckdb_columns() WHERE "
+                                "database_name = current_database() AND schema_name = 'main'",
+                                "inspect source table columns"));
+  std::set<std::pair<std::string, std::string>> have;
+  while (auto chunk = result.NextChunk()) {
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      have.emplace(std::string(chunk->GetString(0, r)), std::string(chunk->GetString(1, r)));
+    }
+  }
+  for (const TableDef* table : kSourceTableDefs) {
+    for (const ColumnDef& column : table->columns) {
+      if (have.count({std::string(table->name), std::string(column.name)})) continue;
+      RETURN_IF_ERROR(conn_->Execute(
+          "ALTER TABLE " + std::string(table->name) + " ADD COLUMN " +
+              duck::QuoteIdent(std::string(column.name)) + " " +
+              std::string(SqlTypeName(column.type)),
+          "add column " + std::string(column.name) + " to " + std::string(table->name)));
+    }
+  }
+  return Status::Ok();
 }
 
 Status Lake::ReconcileAbandonedRuns() {

@@ -212,6 +212,7 @@ class Lake {
  private:
   Lake() = default;
   Status EnsureSchema();
+  Status AddMissingColumns();  // part of EnsureSchema's transaction
   Status ReconcileAbandonedRuns();
   Result<std::string> WatermarksJson();
   friend class Run;

@@ -105,7 +105,9 @@ inline constexpr ColumnDef kContracts[] = {{"ID", T::kVarchar},
                                            {"timeframe", T::kVarchar},
                                            {"source", T::kVarchar},
                                            {"seconds_per_epoch", T::kBigint},
-                                           {"trueval_submit_timeout", T::kBigint}};
+                                           {"trueval_submit_timeout", T::kBigint},
+                                           // where pair/timeframe/source came from (raw::Contract)
+                                           {"metadata_from", T::kVarchar}};
 }  // namespace columns
 
 // The raw tables, in the order they are fetched and reported. Raw tables are append-only copies of

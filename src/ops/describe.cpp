@@ -65,6 +65,19 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     if (it != marks.end()) w.mark = it->second;
     d.watermarks.push_back(std::move(w));
   }
+  for (const TableRef& t : tables) {
+    if (t.name != kContractsTable) continue;
+    ASSIGN_OR_RETURN(
+        auto feeds,
+        QueryText(conn,
+                  "SELECT ID, pair, timeframe, source, " +
+                      std::string(t.HasColumn("metadata_from") ? "metadata_from" : "NULL") +
+                      " FROM pdr_contracts ORDER BY pair, timeframe, ID",
+                  "describe feeds"));
+    for (auto& row : feeds.rows) {
+      d.feeds.push_back({row[0].value_or(""), row[1], row[2], row[3], row[4]});
+    }
+  }
   ASSIGN_OR_RETURN(d.checkpoint, lake.GetCheckpoint());
   ASSIGN_OR_RETURN(d.frontier, etl::ComputeFrontier(lake));
   ASSIGN_OR_RETURN(d.waiting, etl::Waiting(lake));
@@ -129,6 +142,20 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
   }
   WriteBlankingNulls(out, std::move(marks), width);
 
+  out << "\nFeeds (metadata from: nft = the data NFT; otherwise per field: token.name, "
+         "secondsPerEpoch, config = lake_ss.feed_source)\n";
+  if (d.feeds.empty()) {
+    out << "(none)\n";
+  } else {
+    ResultSet feeds;
+    feeds.columns = {"contract", "pair", "timeframe", "source", "metadata_from"};
+    feeds.numeric = {false, false, false, false, false};
+    for (const FeedSummary& f : d.feeds) {
+      feeds.rows.push_back({f.contract, f.pair, f.timeframe, f.source, f.metadata_from});
+    }
+    WriteBlankingNulls(out, std::move(feeds), width);
+  }
+
   out << "\n";
   if (d.checkpoint) {
     out << "Checkpoint       " << TimeAndMs(d.checkpoint->checkpoint_ms) << ", built from "
@@ -174,12 +201,9 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
   j["schema_version"] = OptJson(d.schema_version);
   j["created_at_ms"] = OptJson(d.created_at_ms);
   j["created"] = TimeJson(d.created_at_ms);
-  auto text = [](const std::optional<std::string>& v) {
-    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-  };
-  j["network"] = text(d.network);
-  j["deployment"] = text(d.deployment);
-  j["previous_deployment"] = text(d.previous_deployment);
+  j["network"] = TextJson(d.network);
+  j["deployment"] = TextJson(d.deployment);
+  j["previous_deployment"] = TextJson(d.previous_deployment);
   j["deployment_changed_at_ms"] = OptJson(d.deployment_changed_at_ms);
   nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const TableSummary& t : d.tables) {
@@ -202,6 +226,15 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
     marks.push_back(std::move(m));
   }
   j["watermarks"] = std::move(marks);
+  nlohmann::ordered_json feeds = nlohmann::ordered_json::array();
+  for (const FeedSummary& f : d.feeds) {
+    feeds.push_back({{"contract", f.contract},
+                     {"pair", TextJson(f.pair)},
+                     {"timeframe", TextJson(f.timeframe)},
+                     {"source", TextJson(f.source)},
+                     {"metadata_from", TextJson(f.metadata_from)}});
+  }
+  j["feeds"] = std::move(feeds);
   if (d.checkpoint) {
     j["checkpoint"] = {{"start_ms", d.checkpoint->start_ms},
                        {"checkpoint_ms", d.checkpoint->checkpoint_ms},

@@ -30,6 +30,13 @@ struct WatermarkSummary {
   std::optional<lake::Watermark> mark;  // nullopt: never fetched or imported
 };
 
+// One feed of pdr_contracts and where its metadata came from (raw::Contract::metadata_from:
+// "nft", or which fallback gave each field).
+struct FeedSummary {
+  std::string contract;
+  std::optional<std::string> pair, timeframe, source, metadata_from;
+};
+
 struct Description {
   std::string lake_dir;
   std::optional<int64_t> schema_version;
@@ -43,6 +50,7 @@ struct Description {
   std::optional<int64_t> deployment_changed_at_ms;
   std::vector<TableSummary> tables;          // raw, snapshot, built, then leftover staging tables
   std::vector<WatermarkSummary> watermarks;  // one per raw table, in lake::kRawTables order
+  std::vector<FeedSummary> feeds;            // pdr_contracts, by pair, timeframe, contract
   std::optional<lake::Checkpoint> checkpoint;
   // The frontier of the raw tables the ETL reads (etl::kInputTables) and the one holding it back.
   etl::Frontier frontier;
@@ -55,7 +63,8 @@ struct Description {
 // Describes the lake open in `lake` (any mode). `run_limit` bounds last_runs. Errors are kData.
 Result<Description> Describe(lake::Lake& lake, int64_t run_limit = 5);
 
-// Text for people: sections Tables, Watermarks, Checkpoint/Frontier/Waiting updates, Last runs.
+// Text for people: sections Tables, Watermarks, Feeds, Checkpoint/Frontier/Waiting updates, Last
+// runs.
 // Tables fit `width` columns when it is > 0.
 void WriteDescriptionText(std::ostream& out, const Description& d, int width);
 

@@ -20,6 +20,10 @@ inline nlohmann::ordered_json OptJson(std::optional<int64_t> v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
+inline nlohmann::ordered_json TextJson(const std::optional<std::string>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
 inline nlohmann::ordered_json TimeJson(std::optional<int64_t> ms) {
   return ms ? nlohmann::ordered_json(FormatTime(*ms)) : nlohmann::ordered_json(nullptr);
 }

@@ -42,6 +42,7 @@ class Checker {
   Status SlotGaps();
   Status PayoutsWithoutPrediction();
   Status BronzePayoutFieldsNull();
+  Status BuiltRowsWithoutFeed();
   Status BronzeRawParity();
   Status StaleWaitingUpdates();
   Status OrphanStagingTables();
@@ -319,6 +320,26 @@ Status Checker::BronzePayoutFieldsNull() {
   return Fill(check, bad, "slot, ID");
 }
 
+Status Checker::BuiltRowsWithoutFeed() {
+  CheckResult& check = Add("built_rows_without_feed",
+                           "built rows without a pair or timeframe: their feed's metadata was "
+                           "neither in its NFT data nor given by the fallback (count: rows)");
+  std::string bad;
+  for (const TableRef& t : tables_) {
+    if (t.kind != TableKind::kBuilt || !t.HasColumn("pair") || !t.HasColumn("timeframe")) continue;
+    std::string id = t.HasColumn("ID") ? "CAST(ID AS VARCHAR)" : "NULL::VARCHAR";
+    std::string contract = t.HasColumn("contract") ? "CAST(contract AS VARCHAR)" : "NULL::VARCHAR";
+    bad += (bad.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + QuoteString(t.name) +
+           " AS table_name, " + contract + " AS contract, " + id + " AS ID, pair, timeframe FROM " +
+           QuoteIdent(t.name) + " WHERE pair IS NULL OR timeframe IS NULL";
+  }
+  if (bad.empty()) {
+    Skip(check, "no built tables yet");
+    return Status::Ok();
+  }
+  return Fill(check, bad, "table_name, contract, ID");
+}
+
 Status Checker::BronzeRawParity() {
   CheckResult& check =
       Add("bronze_raw_parity",
@@ -438,6 +459,7 @@ Result<ValidationReport> Checker::Run() {
   RETURN_IF_ERROR(SlotGaps());
   RETURN_IF_ERROR(PayoutsWithoutPrediction());
   RETURN_IF_ERROR(BronzePayoutFieldsNull());
+  RETURN_IF_ERROR(BuiltRowsWithoutFeed());
   RETURN_IF_ERROR(BronzeRawParity());
   RETURN_IF_ERROR(StaleWaitingUpdates());
   RETURN_IF_ERROR(OrphanStagingTables());

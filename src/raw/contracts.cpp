@@ -26,6 +26,38 @@ std::string Lower(std::string s) {
 
 }  // namespace
 
+std::string_view MetadataOriginName(MetadataOrigin origin) {
+  switch (origin) {
+    case MetadataOrigin::kNft:
+      return "nft";
+    case MetadataOrigin::kTokenName:
+      return "token.name";
+    case MetadataOrigin::kSecondsPerEpoch:
+      return "secondsPerEpoch";
+    case MetadataOrigin::kConfig:
+      return "config";
+    case MetadataOrigin::kMissing:
+      return "missing";
+  }
+  return "?";
+}
+
+std::string MetadataFrom(MetadataOrigin pair, MetadataOrigin timeframe, MetadataOrigin source) {
+  if (pair == MetadataOrigin::kNft && timeframe == MetadataOrigin::kNft &&
+      source == MetadataOrigin::kNft) {
+    return "nft";
+  }
+  return "pair=" + std::string(MetadataOriginName(pair)) +
+         " timeframe=" + std::string(MetadataOriginName(timeframe)) +
+         " source=" + std::string(MetadataOriginName(source));
+}
+
+std::optional<std::string> TimeframeOfEpoch(int64_t seconds_per_epoch) {
+  if (seconds_per_epoch == 300) return "5m";
+  if (seconds_per_epoch == 3600) return "1h";
+  return std::nullopt;
+}
+
 std::optional<std::string> DecodeHexText(std::string_view hex) {
   if (hex.size() < 2 || hex[0] != '0' || (hex[1] != 'x' && hex[1] != 'X')) return std::nullopt;
   hex.remove_prefix(2);
@@ -40,7 +72,7 @@ std::optional<std::string> DecodeHexText(std::string_view hex) {
   return out;
 }
 
-Result<ContractMap> FetchContracts(gql::Client& client) {
+Result<ContractMap> FetchContracts(gql::Client& client, std::string_view fallback_source) {
   ContractMap out;
   std::string last_id;
   for (int page = 1;; ++page) {
@@ -64,6 +96,11 @@ Result<ContractMap> FetchContracts(gql::Client& client) {
       c.id = Lower(r.String("id"));
       c.seconds_per_epoch = r.Int("secondsPerEpoch");
       c.trueval_submit_timeout = r.Int("truevalSubmitTimeout");
+      std::optional<std::string> token_name;
+      if (const nlohmann::json* name = r.Find("token.name"); name && name->is_string()) {
+        token_name = name->get<std::string>();
+        if (token_name->empty()) token_name.reset();  // the mapping's value when name() reverts
+      }
       if (const nlohmann::json* items = r.Find("token.nft.nftData"); items && r.ok()) {
         if (!items->is_array()) {
           return Status::Source("predictContract " + c.id +
@@ -92,10 +129,32 @@ Result<ContractMap> FetchContracts(gql::Client& client) {
         std::string who = c.id.empty() ? "a predictContract" : "predictContract " + c.id;
         return Status::Source(who + ": " + r.status().message());
       }
-      if (c.seconds_per_epoch <= 0 || c.trueval_submit_timeout < 0) {
-        return Status::Source("predictContract " + c.id + ": implausible secondsPerEpoch " +
-                              std::to_string(c.seconds_per_epoch) + " / truevalSubmitTimeout " +
-                              std::to_string(c.trueval_submit_timeout));
+      auto origin = [](const std::optional<std::string>& v) {
+        return v ? MetadataOrigin::kNft : MetadataOrigin::kMissing;
+      };
+      MetadataOrigin pair_from = origin(c.pair), timeframe_from = origin(c.timeframe),
+                     source_from = origin(c.source);
+      if (!c.pair && token_name) {
+        c.pair = token_name;
+        pair_from = MetadataOrigin::kTokenName;
+      }
+      if (!c.timeframe) {
+        c.timeframe = TimeframeOfEpoch(c.seconds_per_epoch);
+        if (c.timeframe) timeframe_from = MetadataOrigin::kSecondsPerEpoch;
+      }
+      if (!c.source && !fallback_source.empty()) {
+        c.source = std::string(fallback_source);
+        source_from = MetadataOrigin::kConfig;
+      }
+      c.metadata_from = MetadataFrom(pair_from, timeframe_from, source_from);
+      if (c.seconds_per_epoch <= 0) {
+        c.unusable = "secondsPerEpoch is " + std::to_string(c.seconds_per_epoch) +
+                     " (its settings are not indexed yet)";
+      } else if (c.trueval_submit_timeout < 0) {
+        c.unusable = "truevalSubmitTimeout is " + std::to_string(c.trueval_submit_timeout);
+      } else if (!c.pair || !c.timeframe) {
+        c.unusable = std::string("no ") + (!c.pair ? "pair" : "timeframe") +
+                     " (neither its NFT data nor the fallback gives one)";
       }
       last_id = rec["id"].get<std::string>();
       out[c.id] = std::move(c);
@@ -125,12 +184,14 @@ Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
     return text ? stmt.Bind(column + 1, std::string_view(*text)) : stmt.BindNull(column + 1);
   };
   for (const auto& [id, c] : contracts) {
+    if (!c.unusable.empty()) continue;
     RETURN_IF_ERROR(stmt.Bind(Col(t, "ID") + 1, std::string_view(id)));
     RETURN_IF_ERROR(bind_text(Col(t, "pair"), c.pair));
     RETURN_IF_ERROR(bind_text(Col(t, "timeframe"), c.timeframe));
     RETURN_IF_ERROR(bind_text(Col(t, "source"), c.source));
     RETURN_IF_ERROR(stmt.Bind(Col(t, "seconds_per_epoch") + 1, c.seconds_per_epoch));
     RETURN_IF_ERROR(stmt.Bind(Col(t, "trueval_submit_timeout") + 1, c.trueval_submit_timeout));
+    RETURN_IF_ERROR(bind_text(Col(t, "metadata_from"), c.metadata_from));
     RETURN_IF_ERROR(stmt.Execute().status());
   }
   return Status::Ok();
@@ -139,6 +200,7 @@ Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
 int64_t MaxSlotSettleMs(const ContractMap& contracts) {
   int64_t out = 0;
   for (const auto& [id, c] : contracts) {
+    if (!c.unusable.empty()) continue;
     out = std::max(out, (c.seconds_per_epoch + c.trueval_submit_timeout) * 1000);
   }
   return out;

@@ -20,7 +20,6 @@ Status UnknownContract(const std::string& id) {
 }
 
 Cell Text(const std::optional<std::string>& s) { return s ? Cell(*s) : Cell(); }
-Cell Bool(const std::optional<bool>& b) { return b ? Cell(*b) : Cell(); }
 
 Status ConvertPrediction(RecordReader& r, const ContractMap& contracts, Row& row) {
   std::string id = r.String("id");
@@ -80,7 +79,7 @@ Status ConvertPayout(RecordReader& r, const ContractMap& contracts, Row& row) {
   int64_t ts = r.Int("timestamp");
   std::string payout = r.Decimal("payout");
   bool predvalue = r.Bool("predictedValue");
-  std::optional<bool> truevalue = r.OptionalBool("trueValue");  // null for a canceled slot
+  bool truevalue = r.Bool("trueValue");  // Boolean!: false for a refund
   std::string stake = r.Decimal("prediction.stake");
   const Contract* c = FindContract(contracts, contract, r);
   if (!r.ok()) return Status::Ok();
@@ -94,7 +93,7 @@ Status ConvertPayout(RecordReader& r, const ContractMap& contracts, Row& row) {
   row[Col(t, "timestamp")] = ts * 1000;
   row[Col(t, "payout")] = std::move(payout);
   row[Col(t, "predvalue")] = predvalue;
-  row[Col(t, "truevalue")] = Bool(truevalue);
+  row[Col(t, "truevalue")] = truevalue;
   row[Col(t, "stake")] = std::move(stake);
   return Status::Ok();
 }

@@ -146,6 +146,13 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
   }
   detail["retries"] = RetriesJson(retries);
   detail["smaller_pages"] = smaller_pages;
+  if (!report.skipped_contracts.empty()) {
+    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
+    for (const UpdateReport::Skipped& c : report.skipped_contracts) {
+      skipped.push_back({{"id", c.id}, {"reason", c.reason}});
+    }
+    detail["skipped_contracts"] = std::move(skipped);
+  }
   if (finishes_run) {
     run.detail() = std::move(detail);
   } else {
@@ -338,7 +345,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     report.has_indexing_errors = head->has_indexing_errors;
     // Pinned from here on: a node behind the head would answer with older data.
     client.set_min_block(head->block);
-    auto fetched = FetchContracts(client);
+    auto fetched = FetchContracts(client, options.fallback_source);
     report.head_retries_by_kind = client.stats().retries_by_kind;
     if (!fetched.ok()) return fail(fetched.status());
     contracts = std::move(fetched).value();
@@ -360,7 +367,13 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
                                 "from the old deployment");
     }
   }
-  report.contracts = static_cast<int64_t>(contracts.size());
+  for (const auto& [id, c] : contracts) {
+    if (c.unusable.empty()) {
+      ++report.contracts;
+    } else {
+      report.skipped_contracts.push_back({id, c.unusable});
+    }
+  }
   report.end_ms = std::min(options.end_ms, report.head_ms);
 
   auto marks = lake.Watermarks();
@@ -489,6 +502,15 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   for (const Work& w : work) report.tables.push_back(w.report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
+}
+
+std::vector<std::string> SkippedContractWarnings(const UpdateReport& report) {
+  std::vector<std::string> out;
+  for (const UpdateReport::Skipped& c : report.skipped_contracts) {
+    out.push_back("raw update: contract " + c.id + " is not a usable feed yet and was skipped: " +
+                  c.reason + " (a later run picks it up once it is complete)");
+  }
+  return out;
 }
 
 }  // namespace predlake::raw

@@ -41,6 +41,9 @@ struct UpdateOptions {
   // "raw", and on success the run is left running for the next step to finish.
   bool finishes_run = true;
 
+  // The source of a feed whose NFT data names none (lake_ss.feed_source).
+  std::string fallback_source = "binance";
+
   int page_size = 1000;
   // pdr_slots is re-read from its watermark minus (the longest epoch + trueval timeout of the
   // feeds) minus this margin, so that slots still changing at the last fetch are refreshed.
@@ -80,8 +83,15 @@ struct UpdateReport {
   std::map<std::string, int64_t> head_retries_by_kind;
   // What the caller should tell the user (indexing errors, a changed deployment).
   std::vector<std::string> warnings;
-  int64_t end_ms = 0;  // min(requested end, head)
-  int64_t contracts = 0;
+  int64_t end_ms = 0;     // min(requested end, head)
+  int64_t contracts = 0;  // usable feeds stored in pdr_contracts
+  // Contracts that are not usable feeds yet (raw::Contract::unusable): skipped, not stored, and
+  // recorded in the run's detail under "skipped_contracts"; a later run picks them up.
+  struct Skipped {
+    std::string id;
+    std::string reason;
+  };
+  std::vector<Skipped> skipped_contracts;
   std::vector<TableReport> tables;
   double seconds = 0;
 };
@@ -103,5 +113,8 @@ struct UpdateReport {
 // `progress` may be null.
 Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options,
                             const TransportFactory& factory, Progress* progress);
+
+// One warning line per skipped contract of `report`, for the command to print.
+std::vector<std::string> SkippedContractWarnings(const UpdateReport& report);
 
 }  // namespace predlake::raw

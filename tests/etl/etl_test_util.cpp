@@ -98,7 +98,7 @@ SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed)
     Exec(lake, "INSERT INTO pdr_contracts VALUES (" + duck::QuoteString(f.contract) + ", " +
                    duck::QuoteString(f.pair) + ", " + duck::QuoteString(f.timeframe) + ", " +
                    duck::QuoteString(f.source) + ", " + std::to_string(f.epoch) + ", " +
-                   std::to_string(f.timeout) + ")");
+                   std::to_string(f.timeout) + ", 'nft')");
   }
   return world;
 }

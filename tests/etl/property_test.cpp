@@ -336,7 +336,8 @@ class FixtureProperty : public EtlProperty {
     LoadFixtureSources(*lake_, sources);
     if (seed_ % 2 == 0) {
       Exec(*lake_,
-           "INSERT INTO pdr_contracts SELECT contract, any_value(pair), any_value(timeframe), "
+           "INSERT INTO pdr_contracts (ID, pair, timeframe, source, seconds_per_epoch, "
+           "trueval_submit_timeout) SELECT contract, any_value(pair), any_value(timeframe), "
            "any_value(source), CASE any_value(timeframe) WHEN '5m' THEN 300 ELSE 3600 END, "
            "(hash(contract || '" +
                std::to_string(seed_) +

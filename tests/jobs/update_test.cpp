@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../raw/raw_test_util.hpp"
+#include "source/sim/world.hpp"
 
 namespace predlake::jobs {
 namespace {
@@ -95,6 +96,50 @@ TEST(JobsUpdate, RawAndEtlAreOneRunWithBothRecords) {
   EXPECT_GT(report->etl.tables.at("pdr_predictions").rows_in, 0);
   EXPECT_EQ(run.tables["bronze_pdr_predictions"].rows_out,
             report->etl.tables["bronze_pdr_predictions"].rows_out);
+}
+
+TEST(JobsUpdate, FeedsWithoutNftDataGetPairAndTimeframeThroughRawBronzeAndGold) {
+  // Every feed's token has `nft: null` (mainnet): pair from token.name, timeframe from
+  // secondsPerEpoch, source from the configured fallback, in raw, bronze and gold alike.
+  TempDir dir;
+  auto world = raw::rawtest::SmallWorld();
+  world.nftless_feeds = 1;
+  auto engine = raw::rawtest::MakeEngine(world);
+  raw::rawtest::NoSleep sleep;
+  UpdateRequest request = Request(dir.path(), world, raw::rawtest::SimFactory(engine), &sleep);
+  auto report = Update(request, Ms(world.now));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  // Each feed's rows name its own pair and timeframe (the simulator's truth).
+  std::string feeds;
+  for (const sim::Feed& f : engine->world().feeds()) {
+    feeds += std::string(feeds.empty() ? "" : ", ") + "('" + f.contract + "', '" + f.pair + "', '" +
+             f.timeframe + "', '" + f.source + "')";
+  }
+  const std::string truth = "(VALUES " + feeds + ") AS t(c, p, tf, src)";
+  for (const std::string table :
+       {"bronze_pdr_predictions", "bronze_pdr_slots", "gold_predictoor_daily", "gold_feed_daily",
+        "gold_feed_sales_daily"}) {
+    auto all = lake->conn().QueryInt("SELECT count(*) FROM " + table, "t");
+    ASSERT_TRUE(all.ok()) << all.status().message();
+    EXPECT_GT(**all, 0) << table;
+    auto right = lake->conn().QueryInt("SELECT count(*) FROM " + table + " JOIN " + truth +
+                                           " ON t.c = contract AND t.p = pair AND "
+                                           "t.tf = timeframe AND t.src = source",
+                                       "t");
+    ASSERT_TRUE(right.ok()) << right.status().message();
+    EXPECT_EQ(**right, **all) << table;
+  }
+  for (const std::string table : {"pdr_truevals", "pdr_payouts"}) {
+    auto right = lake->conn().QueryInt("SELECT count(*) FROM " + table + " JOIN " + truth +
+                                           " ON t.c = split_part(ID, '-', 1) AND t.p = token",
+                                       "t");
+    auto all = lake->conn().QueryInt("SELECT count(*) FROM " + table, "t");
+    ASSERT_TRUE(right.ok() && all.ok());
+    EXPECT_GT(**all, 0) << table;
+    EXPECT_EQ(**right, **all) << table;
+  }
 }
 
 TEST(JobsUpdate, AFailedFetchRecordsWhatRawUpdateRecords) {

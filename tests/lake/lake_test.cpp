@@ -95,6 +95,25 @@ TEST_F(LakeTest, RefusesALakeFromANewerSchema) {
   EXPECT_NE(lake.status().message().find("newer predlake"), std::string::npos);
 }
 
+TEST_F(LakeTest, AnOlderLakeGetsAColumnAppendedToASourceTable) {
+  {
+    auto lake = OpenWriter();
+    ASSERT_NE(lake, nullptr);
+    ASSERT_TRUE(lake->conn()
+                    .Execute("INSERT INTO pdr_contracts VALUES ('0xc1', 'BTC/USDT', '5m', "
+                             "'binance', 300, 60, 'nft'); ALTER TABLE pdr_contracts DROP COLUMN "
+                             "metadata_from",
+                             "t")
+                    .ok());
+  }
+  auto lake = OpenWriter();
+  ASSERT_NE(lake, nullptr);
+  auto n = lake->conn().QueryInt(
+      "SELECT count(*) FROM pdr_contracts WHERE ID = '0xc1' AND metadata_from IS NULL", "t");
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_EQ(**n, 1);
+}
+
 TEST_F(LakeTest, SecondWriterIsBusyAndNamesTheHolder) {
   auto lake = OpenWriter();
   ASSERT_TRUE(lake);

@@ -76,7 +76,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 13u);
+  ASSERT_EQ(report.checks.size(), 14u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -92,7 +92,7 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 10 checks passed (3 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 11 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -289,6 +289,23 @@ TEST_F(ValidateTest, BronzePayoutWithNullFieldsFiresExceptForCanceledSlots) {
   EXPECT_EQ(c.examples.rows[0][3], std::nullopt);
 }
 
+TEST_F(ValidateTest, BuiltRowsWithoutPairOrTimeframeFire) {
+  // A feed whose metadata neither its NFT data nor the fallback gave leaves NULLs in every built
+  // table that names the feed.
+  Corrupt(
+      "UPDATE bronze_pdr_predictions SET pair = NULL WHERE ID = (SELECT min(ID) FROM "
+      "bronze_pdr_predictions); UPDATE gold_feed_daily SET timeframe = NULL WHERE contract = "
+      "(SELECT min(contract) FROM gold_feed_daily) AND day = (SELECT min(day) FROM "
+      "gold_feed_daily)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "built_rows_without_feed");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 2);
+  ASSERT_EQ(c.examples.rows.size(), 2u);
+  EXPECT_EQ(c.examples.rows[0][0], "bronze_pdr_predictions");
+  EXPECT_EQ(c.examples.rows[1][0], "gold_feed_daily");
+}
+
 TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
   Corrupt(
       "DELETE FROM bronze_pdr_predictions WHERE ID = (SELECT min(ID) FROM "
@@ -353,7 +370,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 13u);
+  ASSERT_EQ(j["checks"].size(), 14u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -362,7 +379,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
   EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
   EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
-  EXPECT_NE(Text(report).find("validate: 1 of 10 checks failed: raw_rows_outside_watermark"),
+  EXPECT_NE(Text(report).find("validate: 1 of 11 checks failed: raw_rows_outside_watermark"),
             std::string::npos);
 }
 
@@ -378,12 +395,13 @@ TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
   }
   ValidationReport report = ValidateDir(dir.path());
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  for (const char* name : {"built_rows_past_checkpoint", "bronze_payout_fields_null",
-                           "bronze_raw_parity", "stale_waiting_updates"}) {
+  for (const char* name :
+       {"built_rows_past_checkpoint", "bronze_payout_fields_null", "built_rows_without_feed",
+        "bronze_raw_parity", "stale_waiting_updates"}) {
     EXPECT_EQ(Get(report, name).status, CheckStatus::kSkipped) << name;
   }
   EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
-  EXPECT_NE(Text(report).find("(3 informational, 4 skipped)"), std::string::npos) << Text(report);
+  EXPECT_NE(Text(report).find("(3 informational, 5 skipped)"), std::string::npos) << Text(report);
 }
 
 TEST(Validate, NewEmptyLakePasses) {

@@ -96,6 +96,120 @@ TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
   EXPECT_EQ(ExpectEqualsDump(*lake, *engine), rows);
 }
 
+TEST(RawUpdateTest, FeedsWithoutNftDataGetTheirMetadataFromTheFallback) {
+  // Mainnet's tokens have `nft: null`: pair from token.name, timeframe from secondsPerEpoch,
+  // source from the configured fallback. The raw tables still equal the simulator's truth, whose
+  // feeds have those values, and pdr_contracts says where each field came from.
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.nftless_feeds = 0.5;
+  auto engine = rawtest::MakeEngine(world);
+  int nftless = 0;
+  for (const sim::Feed& f : engine->world().feeds()) nftless += f.nft_null ? 1 : 0;
+  ASSERT_GT(nftless, 0);
+  ASSERT_LT(nftless, static_cast<int>(engine->world().feeds().size()));
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto report = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                                   rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(report->skipped_contracts.empty());
+  ExpectEqualsDump(*lake, *engine);
+  auto from = lake->conn().Query(
+      "SELECT metadata_from, count(*) FROM pdr_contracts GROUP BY ALL ORDER BY ALL", "t");
+  ASSERT_TRUE(from.ok());
+  auto rows = from->ToText();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(*rows[0][0], "nft");
+  EXPECT_EQ(std::stoll(*rows[0][1]), 6 - nftless);
+  EXPECT_EQ(*rows[1][0], "pair=token.name timeframe=secondsPerEpoch source=config");
+  EXPECT_EQ(std::stoll(*rows[1][1]), nftless);
+  for (const char* sql :
+       {"SELECT count(*) FROM pdr_predictions WHERE pair IS NULL OR timeframe IS NULL OR "
+        "source IS NULL",
+        "SELECT count(*) FROM pdr_truevals WHERE token IS NULL",
+        "SELECT count(*) FROM pdr_payouts WHERE token IS NULL",
+        "SELECT count(*) FROM pdr_subscriptions WHERE pair IS NULL OR timeframe IS NULL"}) {
+    auto n = lake->conn().QueryInt(sql, "t");
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(**n, 0) << sql;
+  }
+}
+
+TEST(RawUpdateTest, TheFallbackSourceIsConfigurable) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.nftless_feeds = 1;
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  UpdateOptions o = Options(world, Ms(world.start) + 3600 * 1000, &sleep);
+  o.fallback_source = "kraken";
+  auto report = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto n = lake->conn().QueryInt(
+      "SELECT count(*) FROM pdr_predictions WHERE source = 'kraken' AND pair IS NOT NULL", "t");
+  ASSERT_TRUE(n.ok());
+  EXPECT_GT(**n, 0);
+  auto other = lake->conn().QueryInt(
+      "SELECT count(*) FROM pdr_predictions WHERE source IS DISTINCT FROM 'kraken'", "t");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(**other, 0);
+}
+
+TEST(RawUpdateTest, ContractsThatAreNotUsableFeedsAreSkippedAndPickedUpLater) {
+  // Some contracts read secondsPerEpoch 0 until their settings event is indexed: the run stays
+  // green, skips them with a reason in the report and the run's detail, and does not store them;
+  // a later run, once they are complete, stores them and fetches their events.
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.unsettled_feeds = 0.5;
+  auto late = rawtest::MakeEngine(world);
+  int unsettled = 0;
+  for (const sim::Feed& f : late->world().feeds()) {
+    unsettled += f.settle_s > late->world().start_s() ? 1 : 0;
+  }
+  ASSERT_GT(unsettled, 0);
+  config::SimConfig early_world = world;
+  early_world.now = "2024-07-25_00:50";
+  auto early = rawtest::MakeEngine(early_world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto first = rawtest::RunUpdate(*lake, Options(world, Ms(early_world.now), &sleep),
+                                  rawtest::SimFactory(early), nullptr);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(static_cast<int>(first->skipped_contracts.size()), unsettled);
+  EXPECT_EQ(first->contracts, 6 - unsettled);
+  EXPECT_NE(first->skipped_contracts[0].reason.find("secondsPerEpoch is 0"), std::string::npos);
+  ASSERT_EQ(SkippedContractWarnings(*first).size(), first->skipped_contracts.size());
+  EXPECT_NE(SkippedContractWarnings(*first)[0].find("skipped"), std::string::npos);
+  EXPECT_EQ(LastRun(*lake).status, "succeeded");
+  auto detail = lake->conn().Query(
+      "SELECT detail->>'$.skipped_contracts[0].id' FROM predlake_runs ORDER BY run_id DESC "
+      "LIMIT 1",
+      "t");
+  ASSERT_TRUE(detail.ok());
+  EXPECT_EQ(*detail->ToText()[0][0], first->skipped_contracts[0].id);
+  auto stored = lake->conn().QueryInt("SELECT count(*) FROM pdr_contracts", "t");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(**stored, 6 - unsettled);
+  ExpectEqualsDump(*lake, *early);
+
+  auto second = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
+                                   rawtest::SimFactory(late), nullptr);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->skipped_contracts.empty());
+  EXPECT_EQ(second->contracts, 6);
+  stored =
+      lake->conn().QueryInt("SELECT count(*) FROM pdr_contracts WHERE seconds_per_epoch > 0", "t");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(**stored, 6);
+  ExpectEqualsDump(*lake, *late);
+  auto events = lake->conn().QueryInt("SELECT count(DISTINCT contract) FROM pdr_predictions", "t");
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(**events, 6);
+}
+
 TEST(RawUpdateTest, ManySmallUpdatesWithSmallPagesEqualOneBigOne) {
   TempDir dir;
   auto world = rawtest::SmallWorld();

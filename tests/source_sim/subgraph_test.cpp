@@ -293,6 +293,87 @@ TEST(SubgraphTest, NothingPastTheHeadIsVisible) {
   EXPECT_GT(null_payouts, 0);
 }
 
+TEST(SubgraphTest, RefundsCarryTrueValueFalse) {
+  // PredictPayout.trueValue is Boolean! on the real subgraph: a refund (canceled slot) carries the
+  // contract's default, false, never null, and a trueValue filter treats it as false.
+  config::SimConfig c = SmallConfig("2024-07-20", "2024-07-25_06:00");
+  auto e = MakeEngine(c);
+  int refunds = 0;
+  int64_t after = 0;
+  for (int page = 0; page < 50 && refunds == 0; ++page) {
+    json j = Ask(*e,
+                 "{ predictPayouts(first: 1000, orderBy: timestamp, where: {trueValue: false, "
+                 "timestamp_gt: " +
+                     std::to_string(after) +
+                     "}) { timestamp trueValue prediction { slot { status } } } }");
+    const json& list = j["data"]["predictPayouts"];
+    if (list.empty()) break;
+    for (const auto& p : list) {
+      ASSERT_TRUE(p["trueValue"].is_boolean());
+      EXPECT_FALSE(p["trueValue"].get<bool>());
+      if (p["prediction"]["slot"]["status"] == "Canceled") ++refunds;
+    }
+    after = list.back()["timestamp"].get<int64_t>();
+  }
+  EXPECT_GT(refunds, 0) << "the world should cancel some slots";
+}
+
+TEST(SubgraphTest, AReSubmittedPredictionIsOverwrittenOnceTheHeadPassesIt) {
+  // The subgraph overwrites the entity (same id; new timestamp, stake, block, txId): a head between
+  // the two submissions serves the first, a later one only the latest, and the dump has the
+  // version held at the head.
+  config::SimConfig c = SmallConfig();
+  c.resubmitted_predictions = 0.3;
+  c.indexing_lag_ms = 0;
+  auto base = MakeEngine(c);
+  const World& w = base->world();
+  const Feed& f = w.feeds()[0];
+  std::optional<Prediction> found;
+  int64_t slot = f.first_slot + 5 * f.epoch;
+  for (; !found && slot < f.first_slot + 200 * f.epoch; slot += f.epoch) {
+    for (int p : f.predictoors) {
+      std::optional<Prediction> made = w.MakePrediction(f.index, slot, p);
+      if (made && made->resubmitted) {
+        found = made;
+        break;
+      }
+    }
+  }
+  ASSERT_TRUE(found) << "no re-submitted prediction";
+  slot -= f.epoch;
+  ASSERT_LT(found->first_ts, found->ts);
+  ASSERT_LT(found->ts, slot);
+  const std::string id = f.contract + "-" + std::to_string(slot) + "-" +
+                         w.predictoors()[static_cast<size_t>(found->predictoor)].address;
+  auto seen_at = [&](int64_t now_s) {
+    config::SimConfig cc = c;
+    cc.now = std::to_string(now_s * 1000);
+    json j = Ask(*MakeEngine(cc), "{ predictPredictions(where: {id: \"" + id +
+                                      "\"}) { timestamp stake block txId } }");
+    return j["data"]["predictPredictions"];
+  };
+  json before = seen_at(found->first_ts - 1);
+  EXPECT_TRUE(before.empty());
+  json first = seen_at(found->ts - 1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0]["timestamp"], found->first_ts);
+  EXPECT_EQ(first[0]["stake"], FormatWei(found->first_stake));
+  json latest = seen_at(found->ts + 1);
+  ASSERT_EQ(latest.size(), 1u);
+  EXPECT_EQ(latest[0]["timestamp"], found->ts);
+  EXPECT_EQ(latest[0]["stake"], FormatWei(found->stake));
+  EXPECT_NE(latest[0]["txId"], first[0]["txId"]);
+  EXPECT_NE(found->stake, found->first_stake);
+  // A window query at the later head finds it once, at its new time, not at the first.
+  config::SimConfig cc = c;
+  cc.now = std::to_string((found->ts + 1) * 1000);
+  auto later = MakeEngine(cc);
+  json at_first =
+      Ask(*later, "{ predictPredictions(where: {timestamp: " + std::to_string(found->first_ts) +
+                      "}) { id } }");
+  for (const auto& p : at_first["data"]["predictPredictions"]) EXPECT_NE(p["id"], id);
+}
+
 TEST(SubgraphTest, SlotStatusEvolvesWithTheHead) {
   // The same slot seen by engines at different nows.
   config::SimConfig c = SmallConfig();

@@ -282,7 +282,7 @@ TEST(SemanticsTest, PayoutsFollowThePredictoorRule) {
     const int64_t pay_ts = std::stoll(p[4]);
     if ((*slot->second)[6] == "Canceled") {
       ++canceled_payouts;
-      EXPECT_EQ(p[7], "") << "a canceled slot has no true value";
+      EXPECT_EQ(p[7], "false") << "a refund carries trueValue false, never null";
       EXPECT_EQ(p[5], p[8]) << "canceled slots refund the stake";
       EXPECT_EQ(tvs.count(slot_id), 0u);
       continue;

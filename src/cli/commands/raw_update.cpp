@@ -27,6 +27,7 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.end_ms = end_ms;
   options.cancel = &Context::EnableCancellation();
   options.retry.budget_ms = ctx.config().lake.retry_budget_ms;
+  options.fallback_source = ctx.config().lake.feed_source;
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
@@ -34,6 +35,7 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
                          return raw::Update(lake, run, options, factory, progress.get());
                        }));
   for (const std::string& warning : report.warnings) ctx.log().Warn(warning);
+  for (const std::string& warning : raw::SkippedContractWarnings(report)) ctx.log().Warn(warning);
   bool any_window = false;
   for (const raw::TableReport& t : report.tables) any_window |= t.from_ms < t.end_ms;
   if (any_window) {

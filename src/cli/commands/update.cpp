@@ -15,6 +15,7 @@ struct UpdateOptions {
 void PrintFetch(Context& ctx, const raw::UpdateReport& r) {
   int64_t fetched = 0, stored = 0, retries = 0;
   for (const std::string& warning : r.warnings) ctx.log().Warn(warning);
+  for (const std::string& warning : raw::SkippedContractWarnings(r)) ctx.log().Warn(warning);
   for (const auto& [kind, n] : r.head_retries_by_kind) retries += n;
   for (const raw::TableReport& t : r.tables) {
     fetched += t.counts.rows_in;
@@ -63,6 +64,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   };
   request.factory = factory;
   request.retry.budget_ms = ctx.config().lake.retry_budget_ms;
+  request.fallback_source = ctx.config().lake.feed_source;
   request.cancel = &Context::EnableCancellation();
   request.progress = progress.get();
   request.faults = etl::FaultInjection::FromEnv();

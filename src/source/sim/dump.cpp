@@ -124,7 +124,8 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
         item.fields[Col(t, "timestamp")] = Ms(p.ts);
         item.fields[Col(t, "payout")] = FormatWei(info.PayoutAmount(*pred));
         item.fields[Col(t, "predvalue")] = BoolText(pred->value);
-        if (!info.canceled) item.fields[Col(t, "truevalue")] = BoolText(info.truevalue);
+        // A refund carries false, as the real subgraph does (its trueValue is Boolean!).
+        item.fields[Col(t, "truevalue")] = BoolText(!info.canceled && info.truevalue);
         item.fields[Col(t, "stake")] = FormatWei(pred->stake);
       }
     }
@@ -133,7 +134,8 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
       const int feed = static_cast<int>(fi);
       if (table == lake::kPredictionsTable.name) {
         preds.clear();
-        w.PredictionsIn(feed, a, e, preds);
+        // A re-submitted prediction in the version the subgraph holds at the head.
+        w.PredictionsIn(feed, a, e, preds, state_cut);
         for (const auto& [slot, p] : preds) {
           const std::string& user = w.predictoors()[static_cast<size_t>(p.predictoor)].address;
           std::string id = f.contract + "-" + std::to_string(slot) + "-" + user;

@@ -235,7 +235,7 @@ class Executor {
         for (size_t f = 0; f < feeds.size(); ++f) {
           if (!wanted(f)) continue;
           preds.clear();
-          w_.PredictionsIn(static_cast<int>(f), from, to, preds);
+          w_.PredictionsIn(static_cast<int>(f), from, to, preds, cut_);
           for (const auto& [slot, p] : preds) {
             Row r;
             r.key = p.ts;
@@ -526,10 +526,6 @@ class Executor {
       case Filter::Kind::kCmp:
         break;
     }
-    if (f.code == F::kTrueValue && type == Type::kPayout) {
-      // A canceled slot has no true value: no boolean comparison matches it.
-      if (cache_.Get(r.feed, r.slot).canceled) return f.op == Op::kNot || f.op == Op::kNotIn;
-    }
     if (f.vtype == VType::kInt || f.vtype == VType::kBool) {
       const int64_t v = AttrInt(f.code, r);
       auto value = [&](const Scalar& s) { return f.vtype == VType::kBool ? int64_t{s.b} : s.i; };
@@ -581,8 +577,12 @@ class Executor {
 
   uint64_t TxOf(Type t, const Row& r) {
     switch (t) {
-      case Type::kPrediction:
-        return w_.PredictionTx(r.feed, r.slot, r.user);
+      case Type::kPrediction: {
+        const Prediction* p = cache_.Get(r.feed, r.slot).Find(r.user);
+        // A re-submission is its own transaction.
+        const bool latest = p != nullptr && p->resubmitted && p->ts < cut_;
+        return w_.PredictionTx(r.feed, r.slot, r.user) ^ (latest ? 0x5e5e5e5eULL : 0);
+      }
       case Type::kTrueval:
         return w_.TruevalTx(r.feed, r.slot);
       case Type::kPayout:
@@ -760,7 +760,9 @@ class Executor {
       }
       case F::kStake: {
         const Prediction* p = cache_.Get(r.feed, r.slot).Find(r.user);
-        Amount(p ? p->stake : 0);
+        // The entity holds its latest submission before the head.
+        std::optional<Prediction> seen = p ? p->VisibleBefore(cut_) : std::nullopt;
+        Amount(seen ? seen->stake : (p ? p->stake : 0));
         return;
       }
       case F::kPayout: {
@@ -793,12 +795,10 @@ class Executor {
         }
         return;
       case F::kTrueValue: {
+        // Boolean! on the real subgraph: a refund (canceled slot) carries the contract's
+        // default, false, because its true value was never written.
         const SlotInfo& info = cache_.Get(r.feed, r.slot);
-        if (info.canceled) {
-          out_ += "null";
-        } else {
-          Bool(info.truevalue);
-        }
+        Bool(!info.canceled && info.truevalue);
         return;
       }
       case F::kPredictedValue: {
@@ -845,13 +845,19 @@ class Executor {
         return;
       }
       case F::kSecondsPerEpoch:
-        Int(feed.epoch);
+        // The mapping creates the contract with zeros; its SettingChanged sets them.
+        Int(feed.settle_s >= cut_ ? 0 : feed.epoch);
         return;
       case F::kTruevalSubmitTimeout:
-        Int(feed.timeout);
+        Int(feed.settle_s >= cut_ ? 0 : feed.timeout);
         return;
       case F::kToken:
       case F::kNft:
+        if (def.code == F::kNft && feed.nft_null) {
+          // A token made outside the factory's TokenCreated handler: the subgraph never sets nft.
+          out_ += "null";
+          return;
+        }
         WriteObject(def.code == F::kToken ? Type::kToken : Type::kNft, r, f.selections);
         return;
       case F::kName:

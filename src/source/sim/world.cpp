@@ -51,6 +51,12 @@ enum Purpose : uint64_t {
   kBulkTs,
   kBulkFeed,
   kBulkTx,
+  kNftless,
+  kUnsettled,
+  kSettleDelay,
+  kResubmit,
+  kResubmitTs,
+  kResubmitStake,
 };
 
 constexpr double kCancelRate = 0.02;
@@ -161,6 +167,7 @@ Result<std::shared_ptr<const World>> World::Create(const config::SimConfig& conf
   }
   std::shared_ptr<World> w(new World());
   w->seed_ = config.seed;
+  w->resubmit_share_ = config.resubmitted_predictions;
   w->start_s_ = CeilDiv(start_ms, 1000);
   const uint64_t seed = config.seed;
 
@@ -187,6 +194,17 @@ Result<std::shared_ptr<const World>> World::Create(const config::SimConfig& conf
       f.sub_price = static_cast<Wei>(2 + Hash(seed, kSubPrice, f.key) % 40) * kWeiPerToken +
                     Hash(seed, kSubPrice, f.key, 1) % kWeiPerToken;
       f.first_slot = CeilDiv(w->start_s_, f.epoch) * f.epoch + f.epoch;
+      f.nft_null =
+          config.nftless_feeds > 0 && Unit(Hash(seed, kNftless, f.key)) < config.nftless_feeds;
+      f.settle_s = w->start_s_;
+      if (config.unsettled_feeds > 0 &&
+          Unit(Hash(seed, kUnsettled, f.key)) < config.unsettled_feeds) {
+        // Its settings event is indexed 1-4 hours after the world starts; until then the contract
+        // reads secondsPerEpoch 0 and can have no events (the contract reverts every call).
+        f.settle_s =
+            w->start_s_ + 3600 + static_cast<int64_t>(Hash(seed, kSettleDelay, f.key) % (3 * 3600));
+        f.first_slot = std::max(f.first_slot, CeilDiv(f.settle_s, f.epoch) * f.epoch + f.epoch);
+      }
       if (w->feed_by_contract_.count(f.contract)) {
         return Status::Config("sim_ss: feed " + f.pair + " " + tf + " is listed twice");
       }
@@ -276,6 +294,18 @@ std::optional<Prediction> World::MakePrediction(int feed, int64_t slot, int pred
     stake += Hash(seed_, kPredStakeFrac, f.key, s, k) % kWeiPerToken;
   }
   p.stake = stake;
+  if (resubmit_share_ > 0 && slot - p.ts >= 2 &&
+      Unit(Hash(seed_, kResubmit, f.key, s, k)) < resubmit_share_) {
+    // A new stake later within the epoch, before the slot starts (the contract allows changes
+    // until then); the round's totals follow the new stake.
+    p.resubmitted = true;
+    p.first_ts = p.ts;
+    p.first_stake = stake;
+    p.ts += 1 + static_cast<int64_t>(Hash(seed_, kResubmitTs, f.key, s, k) %
+                                     static_cast<uint64_t>(slot - p.ts - 1));
+    p.stake = std::max<Wei>(
+        1, stake / 100 * static_cast<Wei>(50 + Hash(seed_, kResubmitStake, f.key, s, k) % 101));
+  }
   const bool truth = (Hash(seed_, kTrueValue, f.key, s) & 1) != 0;
   const bool correct = Unit(Hash(seed_, kCorrect, f.key, s, k)) < pp.accuracy;
   p.value = correct ? truth : !truth;
@@ -318,7 +348,7 @@ SlotInfo World::ComputeSlot(int feed, int64_t slot) const {
     if (!pred) continue;
     info.total_stake += pred->stake;
     if (pred->value) info.up_stake += pred->stake;
-    info.created_ts = std::min(info.created_ts, pred->ts);
+    info.created_ts = std::min(info.created_ts, pred->resubmitted ? pred->first_ts : pred->ts);
     info.predictions.push_back(*pred);
   }
   const int64_t slots_per_sub = kDay / f.epoch;
@@ -389,7 +419,7 @@ void World::SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription
     Subscription sub;
     sub.feed = feed;
     sub.ts = base + static_cast<int64_t>(Hash(seed_, kSubTs, f.key, h, jj) % 3600);
-    if (sub.ts < start_s_) continue;
+    if (sub.ts < start_s_ || sub.ts < f.settle_s) continue;
     sub.buyer = 1 + static_cast<int>(Hash(seed_, kSubBuyer, f.key, h, jj) % (kNumBuyers - 1));
     sub.tx = Hash(seed_, kSubTx, f.key, h, jj);
     sub.event_index = static_cast<int>(Hash(seed_, kSubEvent, f.key, h, jj) % 300);
@@ -399,7 +429,7 @@ void World::SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription
   const int64_t day = FloorDiv(base, kDay);
   const uint64_t d = static_cast<uint64_t>(day);
   const int64_t bulk_ts = day * kDay + static_cast<int64_t>(Hash(seed_, kBulkTs, d) % kDay);
-  if (FloorDiv(bulk_ts, 3600) == hour && bulk_ts >= start_s_ &&
+  if (FloorDiv(bulk_ts, 3600) == hour && bulk_ts >= start_s_ && bulk_ts >= f.settle_s &&
       Unit(Hash(seed_, kBulkFeed, d, f.key)) < 0.7) {
     Subscription sub;
     sub.feed = feed;
@@ -412,13 +442,15 @@ void World::SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription
 }
 
 void World::PredictionsIn(int feed, int64_t from, int64_t to,
-                          std::vector<std::pair<int64_t, Prediction>>& out) const {
+                          std::vector<std::pair<int64_t, Prediction>>& out, int64_t cut) const {
   const Feed& f = feeds_[static_cast<size_t>(feed)];
   // A prediction for slot s lies in [s - epoch, s): s in (from, to + epoch).
   int64_t first = std::max(f.first_slot, (FloorDiv(from, f.epoch) + 1) * f.epoch);
   for (int64_t slot = first; slot < to + f.epoch; slot += f.epoch) {
     for (int p : f.predictoors) {
-      std::optional<Prediction> pred = MakePrediction(feed, slot, p);
+      std::optional<Prediction> made = MakePrediction(feed, slot, p);
+      if (!made) continue;
+      std::optional<Prediction> pred = made->VisibleBefore(cut);
       if (pred && pred->ts >= from && pred->ts < to) out.emplace_back(slot, *pred);
     }
   }

@@ -40,14 +40,18 @@ inline constexpr int64_t kMaxPayoutDelay = 3 * kDay;
 
 struct Feed {
   int index = 0;
-  std::string pair;              // "BTC/USDT"
-  std::string timeframe;         // "5m"
-  std::string source;            // "binance"
-  int64_t epoch = 0;             // seconds per epoch
-  int64_t timeout = 0;           // truevalSubmitTimeout, seconds
-  std::string contract;          // lower-case 0x + 40 hex
-  std::string token;             // the datatoken's address
-  std::string nft;               // the data NFT's address
+  std::string pair;       // "BTC/USDT"
+  std::string timeframe;  // "5m"
+  std::string source;     // "binance"
+  int64_t epoch = 0;      // seconds per epoch
+  int64_t timeout = 0;    // truevalSubmitTimeout, seconds
+  std::string contract;   // lower-case 0x + 40 hex
+  std::string token;      // the datatoken's address
+  std::string nft;        // the data NFT's address
+  bool nft_null = false;  // the subgraph answers `token.nft: null` (sim_ss.nftless_feeds)
+  // When its settings event is indexed (sim_ss.unsettled_feeds; else the world's start): before,
+  // the contract reads secondsPerEpoch 0 and has no events.
+  int64_t settle_s = 0;
   std::string tx_id;             // the contract's creation transaction
   Wei sub_price = 0;             // price of one 24 h subscription
   uint64_t key = 0;              // stable hash of pair/timeframe/source
@@ -72,9 +76,28 @@ struct Predictoor {
 
 struct Prediction {
   int predictoor = 0;
-  int64_t ts = 0;
-  Wei stake = 0;
+  int64_t ts = 0;      // of its latest submission
+  Wei stake = 0;       // of its latest submission (what the slot's totals and payouts use)
   bool value = false;  // predicted "up"
+  // Re-submitted later within the epoch with a new stake (sim_ss.resubmitted_predictions): the
+  // first submission's time and stake. The subgraph overwrites the entity, so an observer whose
+  // head is in [first_ts, ts) sees the first version, later ones only the latest.
+  bool resubmitted = false;
+  int64_t first_ts = 0;
+  Wei first_stake = 0;
+
+  // The version an observer with every event before `cut` sees; nullopt before the first one.
+  std::optional<Prediction> VisibleBefore(int64_t cut) const {
+    if (resubmitted && ts >= cut) {
+      if (first_ts >= cut) return std::nullopt;
+      Prediction first = *this;
+      first.ts = first_ts;
+      first.stake = first_stake;
+      return first;
+    }
+    if (ts >= cut) return std::nullopt;
+    return *this;
+  }
 };
 
 enum class SlotStatus { kPending, kPaying, kCanceled };
@@ -168,8 +191,11 @@ class World {
   void SubscriptionsInHour(int feed, int64_t hour, std::vector<Subscription>& out) const;
 
   // Events with timestamp in [from, to), appended in no particular order.
+  // As seen with every event before `cut` (a re-submitted prediction appears once, in the version
+  // visible then, at that version's time).
   void PredictionsIn(int feed, int64_t from, int64_t to,
-                     std::vector<std::pair<int64_t, Prediction>>& out) const;  // (slot, prediction)
+                     std::vector<std::pair<int64_t, Prediction>>& out,
+                     int64_t cut = INT64_MAX) const;  // (slot, prediction)
   void TruevalsIn(int feed, int64_t from, int64_t to,
                   std::vector<std::pair<int64_t, int64_t>>& out) const;  // (slot, timestamp)
   void SubscriptionsIn(int feed, int64_t from, int64_t to, std::vector<Subscription>& out) const;
@@ -182,6 +208,7 @@ class World {
   int64_t ClaimTime(const Predictoor& p, int predictoor, int64_t k) const;
 
   uint64_t seed_ = 0;
+  double resubmit_share_ = 0;
   int64_t start_s_ = 0;
   std::vector<Feed> feeds_;
   std::vector<Predictoor> predictoors_;
