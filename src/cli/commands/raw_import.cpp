@@ -33,13 +33,7 @@ Status RawImport(Context& ctx, const RawImportOptions& o) {
   if (options.from_ms.has_value() != options.to_ms.has_value()) {
     return Status::Usage("raw import: give both --from and --to, or neither");
   }
-  // Mistakes in the window are refused before the lake opens, so that nothing is recorded: a
-  // watermark in the future would claim events that cannot have been seen yet.
-  // The wall clock, not a pinned sim_ss.now: imported files come from the real world.
-  if (const int64_t wall_ms = ctx.clock().NowMs(); options.to_ms && *options.to_ms > wall_ms) {
-    return Status::Usage("--to: " + FormatTime(*options.to_ms) + " is in the future (now is " +
-                         FormatTime(wall_ms) + ")");
-  }
+  // Mistakes in the window are refused before the lake opens, so that nothing is recorded.
   if (options.from_ms && options.to_ms && *options.from_ms >= *options.to_ms) {
     return Status::Usage("raw import: --from " + FormatTime(*options.from_ms) +
                          " is not before --to " + FormatTime(*options.to_ms));
