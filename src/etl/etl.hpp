@@ -47,7 +47,11 @@ inline constexpr int64_t kDefaultTruevalSubmitTimeoutS = 3 * 86'400;
 struct FaultInjection {
   std::string fail_at;  // the run fails with kInternal when it reaches this step
   std::string kill_at;  // the process raises SIGKILL when it reaches this step
-  // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT from the environment (read by the command edge, once).
+  // The run waits at this step until the process is interrupted (duck::InterruptAll, i.e. a
+  // signal), then fails kCancelled: so that a test can signal a job at a known step.
+  std::string stall_at;
+  // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT / PREDLAKE_STALL_AT from the environment (read by the
+  // command edge, once).
   static FaultInjection FromEnv();
 };
 

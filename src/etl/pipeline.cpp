@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <thread>
 
 #include "duck/duck.hpp"
 #include "etl/embedded_sql.hpp"
@@ -98,6 +99,7 @@ FaultInjection FaultInjection::FromEnv() {
   FaultInjection f;
   if (const char* v = std::getenv("PREDLAKE_FAIL_AT")) f.fail_at = v;
   if (const char* v = std::getenv("PREDLAKE_KILL_AT")) f.kill_at = v;
+  if (const char* v = std::getenv("PREDLAKE_STALL_AT")) f.stall_at = v;
   return f;
 }
 
@@ -171,6 +173,10 @@ Status Pipeline::CheckFault(std::string_view step) {
   if (!options_.faults.fail_at.empty() && options_.faults.fail_at == step) {
     return Status::Internal("injected failure at ETL step " + std::string(step) +
                             " (PREDLAKE_FAIL_AT)");
+  }
+  if (!options_.faults.stall_at.empty() && options_.faults.stall_at == step) {
+    while (!duck::InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return Status::Cancelled("etl step " + std::string(step) + ": cancelled (PREDLAKE_STALL_AT)");
   }
   return Status::Ok();
 }

@@ -294,7 +294,8 @@ t 0 -q raw update
 note "the ETL of an update: SIGTERM once the fetch is done; built tables and checkpoint unchanged"
 before="$(state ppss.yaml | sed 's/^[0-9]* runs; //')"
 echo "\$ predlake update, SIGTERM after its fetch line" >> "$transcript"
-"$bin" update > bg.out 2> bg.err &
+# Its ETL waits at a staging step until the signal comes (it would otherwise end before it).
+PREDLAKE_STALL_AT=stage_create "$bin" update > bg.out 2> bg.err &
 bg_pid=$!
 wait_for "the fetch line" grep -q '^predlake: raw update on' bg.err
 stop TERM 143
@@ -308,10 +309,11 @@ note "a rebuild: SIGTERM once it holds the lock; built tables and checkpoint unc
 t 0 -q etl update
 before="$(state ppss.yaml | sed 's/^[0-9]* runs; //')"
 echo "\$ predlake etl rebuild, SIGTERM once it holds the writer lock" >> "$transcript"
-"$bin" etl rebuild > bg.out 2> bg.err &
+# The rebuild waits at its first staging step until the signal comes (a small lake rebuilds faster
+# than the lock can be seen).
+PREDLAKE_STALL_AT=stage_bronze_rebuild "$bin" etl rebuild > bg.out 2> bg.err &
 bg_pid=$!
 wait_for "the rebuild to take the lock" lock_names '"etl rebuild"'
-sleep 1  # into the rebuild, which takes about 5 s
 stop TERM 143
 last_run | brief >> "$transcript"
 last_run | grep -q '^etl rebuild aborted: .*cancelled' || fail "rebuild run: $(last_run)"
