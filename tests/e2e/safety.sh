@@ -314,6 +314,7 @@ echo "\$ predlake etl rebuild, SIGTERM once it holds the writer lock" >> "$trans
 PREDLAKE_STALL_AT=stage_bronze_rebuild "$bin" etl rebuild > bg.out 2> bg.err &
 bg_pid=$!
 wait_for "the rebuild to take the lock" lock_names '"etl rebuild"'
+sleep 1  # past the open and the run's start, into the stalled step
 stop TERM 143
 last_run | brief >> "$transcript"
 last_run | grep -q '^etl rebuild aborted: .*cancelled' || fail "rebuild run: $(last_run)"
