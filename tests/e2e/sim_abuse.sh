@@ -5,6 +5,8 @@
 # within 2 s even with idle connections open.
 set -euo pipefail
 bin="$1"
+# True when the binary is built with AddressSanitizer.
+asan_binary() { ldd "$bin" 2>/dev/null | grep -q libasan; }
 work="$(mktemp -d)"
 server_pid=""
 cleanup() {
@@ -92,7 +94,9 @@ head -c $((2 << 20)) /dev/zero | tr '\0' 'x' | sed 's/^/{"query":"/; s/$/"}/' > 
 code="$(post big.json)" || true
 [ "$code" = 400 ] || [ "$code" = 413 ] || fail "a 2 MB body got $code"
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
-[ "$rss_kb" -lt 200000 ] || fail "the server grew to ${rss_kb} kB"
+# Under AddressSanitizer (the sanitizer tree) memory is not the product's: the bound is checked by
+# the release tree.
+asan_binary || [ "$rss_kb" -lt 200000 ] || fail "the server grew to ${rss_kb} kB"
 [ "$(post meta.json)" = 200 ] || fail "the server stopped answering after the abuse"
 
 # ---- SIGTERM and SIGINT stop it within 2 s, idle connections open.
