@@ -7,7 +7,7 @@
 set -euo pipefail
 bin="$1"
 # True when the binary is built with AddressSanitizer.
-asan_binary() { ldd "$bin" 2>/dev/null | grep -q libasan; }
+asan_binary() { [[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]]; }
 src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 expected="$src/tests/e2e/expected/sealed"
 fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"

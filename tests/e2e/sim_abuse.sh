@@ -6,7 +6,7 @@
 set -euo pipefail
 bin="$1"
 # True when the binary is built with AddressSanitizer.
-asan_binary() { ldd "$bin" 2>/dev/null | grep -q libasan; }
+asan_binary() { [[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]]; }
 work="$(mktemp -d)"
 server_pid=""
 cleanup() {
