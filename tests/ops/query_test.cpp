@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "ops/open.hpp"
 #include "test_lake.hpp"
 
@@ -92,6 +94,8 @@ TEST_F(QueryTest, ShowDescribePragmaAndExplainWork) {
 }
 
 TEST_F(QueryTest, WritesAreRefusedBeforeTheyRun) {
+  // A folder left by an older build would hide an EXPORT that creates it.
+  std::filesystem::remove_all("/tmp/predlake_query_test_export");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"INSERT INTO pdr_slots (ID, timestamp) VALUES ('x', 1)", "INSERT"},
       {"UPDATE pdr_slots SET slot = 1", "UPDATE"},
