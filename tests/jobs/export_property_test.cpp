@@ -16,6 +16,7 @@
 #include "export/export.hpp"
 #include "export/snapshot.hpp"
 #include "raw/update.hpp"
+#include "schedule_steps.hpp"
 #include "support/rng.hpp"
 
 namespace predlake::jobs {
@@ -171,18 +172,12 @@ TEST_P(ExportProperty, IncrementalSnapshotsHoldExactlyTheLake) {
         break;
       case 2: {
         what = "etl drop --from " + FormatTime(t);
-        auto run = lake->BeginRun("etl drop");
-        ASSERT_TRUE(run.ok());
-        auto r = etl::Drop(*lake, *run, t, {});
-        ASSERT_TRUE(r.ok()) << r.status().message();
+        ASSERT_TRUE(EtlDropFrom(*lake, t));
         break;
       }
       case 3: {
         what = "raw drop --from " + FormatTime(t) + ", then raw update and etl update";
-        auto run = lake->BeginRun("raw drop");
-        ASSERT_TRUE(run.ok());
-        auto r = etl::RawDrop(*lake, *run, t, {});
-        ASSERT_TRUE(r.ok()) << r.status().message();
+        ASSERT_TRUE(RawDropFrom(*lake, t));
         fetch(random_time());
         build(std::nullopt);
         break;

@@ -13,6 +13,7 @@
 #include "etl/etl.hpp"
 #include "ops/validate.hpp"
 #include "raw/update.hpp"
+#include "schedule_steps.hpp"
 #include "support/rng.hpp"
 
 namespace predlake::jobs {
@@ -120,18 +121,12 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
           break;
         case 3: {
           what = "etl drop --from " + FormatTime(t);
-          auto run = lake->BeginRun("etl drop");
-          ASSERT_TRUE(run.ok());
-          auto r = etl::Drop(*lake, *run, t, {});
-          ASSERT_TRUE(r.ok()) << r.status().message();
+          ASSERT_TRUE(EtlDropFrom(*lake, t));
           break;
         }
         case 4: {
           what = "raw drop --from " + FormatTime(t) + ", then raw update";
-          auto run = lake->BeginRun("raw drop");
-          ASSERT_TRUE(run.ok());
-          auto r = etl::RawDrop(*lake, *run, t, {});
-          ASSERT_TRUE(r.ok()) << r.status().message();
+          ASSERT_TRUE(RawDropFrom(*lake, t));
           fetch(random_time());
           break;
         }
