@@ -79,18 +79,23 @@ run 0 query "SELECT 'a' || chr(10) || 'b' || chr(9) || 'c' || chr(27) || '[31mre
 check control.txt out.txt
 
 # ---- A terminal 60 columns wide (a pseudo-terminal from script(1); COLUMNS sets the width).
+# script(1) runs its command with $SHELL, which may be unset or not bash (CI), so the command is a
+# file of its own rather than a quoted string.
 if command -v script > /dev/null; then
   sql="SELECT 'bronze_pdr_predictions' AS table_name, TIMESTAMP '2024-07-26 00:05:00' AS at,
     'a long free text note that goes on and on about the row' AS note,
     '0xabc0123456789-1721952000-0xdef' AS id"
-  COLUMNS=60 script -qec "$(printf '%q ' "$bin" query "$sql")" /dev/null < /dev/null | tr -d '\r' > tty.txt
+  printf '#!/bin/sh\nexec "$TTY_BIN" query "$(cat query.sql)"\n' > tty_query.sh
+  printf '%s' "$sql" > query.sql
+  chmod +x tty_query.sh
+  TTY_BIN="$bin" COLUMNS=60 script -qec ./tty_query.sh /dev/null < /dev/null | tr -d '\r' > tty.txt
   check tty60.txt tty.txt
   while IFS= read -r line; do
-    [ "$(printf '%s' "$line" | wc -m)" -le 60 ] || fail "a line is wider than 60: $line"
+    [ "$(printf '%s' "$line" | LC_ALL=C.UTF-8 wc -m)" -le 60 ] || fail "a line is wider than 60: $line"
   done < tty.txt
   grep -q 'bronze_pdr_predictions  2024-07-26 00:05:00' tty.txt || fail "a name or time was cut"
   # Too narrow for the name and the time: the line overflows rather than cut them.
-  COLUMNS=30 script -qec "$(printf '%q ' "$bin" query "$sql")" /dev/null < /dev/null | tr -d '\r' > tty.txt
+  TTY_BIN="$bin" COLUMNS=30 script -qec ./tty_query.sh /dev/null < /dev/null | tr -d '\r' > tty.txt
   check tty30.txt tty.txt
 fi
 echo "output: ok"
