@@ -348,7 +348,8 @@ Status Lake::AddMissingColumns() {
   // read as "unknown" and the incremental ETL would add its deltas to it. When a table that already
   // has rows gains one, the ETL must rebuild the built tables before it builds on them
   // (kMetaRebuildRequired says so until a rebuild publishes).
-  std::string stale;
+  std::vector<std::string> stale_tables;
+  int stale_columns = 0;
   for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
     if (have.count({std::string(column.table), std::string(column.name)})) continue;
     const std::string table(column.table);
@@ -360,10 +361,19 @@ Status Lake::AddMissingColumns() {
                      conn_->QueryInt("SELECT count(*) FROM (SELECT 1 FROM " + table + " LIMIT 1)",
                                      "inspect " + table));
     if (rows.value_or(0) > 0) {
-      stale += (stale.empty() ? "" : ", ") + table + "." + std::string(column.name);
+      ++stale_columns;
+      if (std::find(stale_tables.begin(), stale_tables.end(), table) == stale_tables.end()) {
+        stale_tables.push_back(table);
+      }
     }
   }
-  if (!stale.empty()) RETURN_IF_ERROR(SetMeta(kMetaRebuildRequired, "columns added: " + stale));
+  if (stale_columns > 0) {
+    std::string tables;
+    for (const std::string& t : stale_tables) tables += (tables.empty() ? "" : ", ") + t;
+    RETURN_IF_ERROR(SetMeta(kMetaRebuildRequired, std::to_string(stale_columns) + " column" +
+                                                      (stale_columns > 1 ? "s" : "") +
+                                                      " added to " + tables));
+  }
   return Status::Ok();
 }
 
