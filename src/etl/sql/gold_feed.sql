@@ -47,7 +47,8 @@ slots AS (
          count(*) FILTER (WHERE s.in_consensus) AS consensus_slots,
          count(*) FILTER (
            WHERE s.in_consensus
-             AND CASE WHEN s.truevalue THEN s.roundSumStakesUp > s.roundSumStakes - s.roundSumStakesUp
+             AND CASE WHEN s.truevalue
+                      THEN s.roundSumStakesUp > s.roundSumStakes - s.roundSumStakesUp
                       ELSE s.roundSumStakesUp < s.roundSumStakes - s.roundSumStakesUp END)
            AS consensus_correct_slots,
          coalesce(sum(s.roundSumStakes) FILTER (WHERE s.in_consensus), 0) AS consensus_stake,

@@ -1,6 +1,8 @@
 -- The new rows of the changed (day, predictoor, feed) groups: the live row plus the delta. A sum is
--- NULL while none of its amounts is known (its *_known count is 0); groups left without
--- predictions are only deleted. Metric definitions: docs/etl.md. Parameters: RUN, gd_lo, gd_hi.
+-- NULL while none of its amounts is known (its *_known count is 0); an honest-metric stake sum is
+-- NULL while any of its stakes is unknown (its *_unknown count is not 0), its *_known_sum being
+-- what the deltas add to; groups left without predictions are only deleted. Metric definitions:
+-- docs/etl.md. Parameters: RUN, gd_lo, gd_hi.
 INSERT INTO etl_stage_gold_predictoor BY NAME
 WITH merged AS (
   SELECT d.day, d.user, d.contract,
@@ -24,13 +26,18 @@ WITH merged AS (
          coalesce(g.settled_payout, 0) + d.settled_payout AS settled_payout,
          coalesce(g.refund_claimed, 0) + d.refund_claimed AS refund_claimed,
          coalesce(g.settled_stake_unknown, 0) + d.settled_stake_unknown AS settled_stake_unknown,
-         coalesce(g.settled_stake_known_sum, 0) + d.settled_stake_known_sum AS settled_stake_known_sum,
+         coalesce(g.settled_stake_known_sum, 0) + d.settled_stake_known_sum
+           AS settled_stake_known_sum,
          coalesce(g.resolved_stake_unknown, 0) + d.resolved_stake_unknown AS resolved_stake_unknown,
-         coalesce(g.resolved_stake_known_sum, 0) + d.resolved_stake_known_sum AS resolved_stake_known_sum,
-         coalesce(g.unrevealed_stake_unknown, 0) + d.unrevealed_stake_unknown AS unrevealed_stake_unknown,
-         coalesce(g.unrevealed_stake_known_sum, 0) + d.unrevealed_stake_known_sum AS unrevealed_stake_known_sum,
+         coalesce(g.resolved_stake_known_sum, 0) + d.resolved_stake_known_sum
+           AS resolved_stake_known_sum,
+         coalesce(g.unrevealed_stake_unknown, 0) + d.unrevealed_stake_unknown
+           AS unrevealed_stake_unknown,
+         coalesce(g.unrevealed_stake_known_sum, 0) + d.unrevealed_stake_known_sum
+           AS unrevealed_stake_known_sum,
          coalesce(g.refund_pending_unknown, 0) + d.refund_pending_unknown AS refund_pending_unknown,
-         coalesce(g.refund_pending_known_sum, 0) + d.refund_pending_known_sum AS refund_pending_known_sum
+         coalesce(g.refund_pending_known_sum, 0) + d.refund_pending_known_sum
+           AS refund_pending_known_sum
   FROM etl_stage_gold_predictoor_delta AS d
   LEFT JOIN (
     SELECT * FROM gold_predictoor_daily
