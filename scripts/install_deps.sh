@@ -26,3 +26,10 @@ if command -v npm >/dev/null && [ ! -d "$(dirname "$0")/../tests/parquet_reader/
   (cd "$(dirname "$0")/../tests/parquet_reader" && npm ci --no-audit --no-fund --silent) \
     || echo "install_deps: npm ci in tests/parquet_reader failed; tests/e2e/export.sh parquet will retry"
 fi
+# The headless-browser test's driver (playwright-core, pinned with integrity hashes in
+# tests/browser/package-lock.json; it drives Debian's chromium and never downloads a browser); the
+# tests/e2e/dashboard_*.sh scripts run `npm ci` themselves when this was skipped.
+if command -v npm >/dev/null && [ ! -d "$(dirname "$0")/../tests/browser/node_modules/playwright-core" ]; then
+  (cd "$(dirname "$0")/../tests/browser" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
+    || echo "install_deps: npm ci in tests/browser failed; tests/e2e/dashboard_*.sh will retry"
+fi
