@@ -41,14 +41,15 @@
     return (n < 10 ? "0" : "") + n;
   }
 
-  // Unix seconds -> "2024-07-23 14:05 UTC" (the dashboard's days are UTC slot days).
+  // Unix seconds -> "2024-07-23", or "2024-07-23 14:05" off midnight (UTC: the dashboard's days
+  // are UTC slot days).
   function utcText(ts) {
     var d = new Date(ts * 1000);
     var text = d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate());
     if (d.getUTCHours() || d.getUTCMinutes()) {
       text += " " + pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes());
     }
-    return text + " UTC";
+    return text;
   }
 
   function localText(date) {
@@ -160,7 +161,9 @@
       width: width(),
       height: CHART_HEIGHT,
       tzDate: function (ts) { return window.uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); },
-      scales: {x: {time: true}},
+      // One point (a 1D period): a day around it, not uPlot's default span of years.
+      scales: {x: data.x.length === 1 ?
+        {time: true, auto: false, range: [data.x[0] - 43200, data.x[0] + 43200]} : {time: true}},
       series: series,
       axes: [
         {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"}},
