@@ -296,7 +296,7 @@ async function afterNavigation(res) {
   await page.waitForLoadState("load");
   // dashboard.js marks every chart drawn (or failed) once the deferred scripts ran.
   await page.waitForFunction(() => [...document.querySelectorAll("figure.pl-chart")]
-    .every((f) => f.hasAttribute("data-drawn")), null, {timeout: 10000}).catch(() => {});
+    .every((f) => f.hasAttribute("data-drawn")), null, {timeout: 3000}).catch(() => {});
   return true;
 }
 
@@ -426,6 +426,8 @@ async function checkContent(where, snap, {csv}) {
         await download.delete();
       } catch (e) {
         fail(where, `${name} did not download: ${e.message.split("\n")[0]}`);
+        // A CSV shown as a page (no attachment) navigated away: back to the page for the rest.
+        if (label(page.url()) !== where) await load(new URL(where, base).href);
         continue;
       }
       const rows = parseCsv(text);
