@@ -206,9 +206,10 @@
 
   // Times are shown in UTC; hovering one shows it in the reader's local time.
   function addLocalTimeTooltips() {
-    var els = document.querySelectorAll("time[datetime], td[data-value], [data-field][data-value]");
+    var els = document.querySelectorAll("time[datetime], td[data-value], [data-field]");
     Array.prototype.forEach.call(els, function (el) {
-      var text = el.getAttribute("datetime") || el.getAttribute("data-value") || "";
+      var text = el.getAttribute("datetime") || el.getAttribute("data-value") ||
+        (el.children.length === 0 ? el.textContent.trim() : "");
       if (!ISO_TIME.test(text) || el.hasAttribute("title")) return;
       var d = new Date(text.replace(" ", "T"));
       if (isNaN(d.getTime())) return;
@@ -241,8 +242,41 @@
     });
   }
 
+  // A table wider than the page scrolls inside a wrapper instead of making the page scroll sideways.
+  function wrapTables() {
+    var tables = document.querySelectorAll("table.pl-table");
+    Array.prototype.forEach.call(tables, function (table) {
+      var parent = table.parentNode;
+      if (!parent || (parent.classList && parent.classList.contains("pl-table-scroll"))) return;
+      var box = document.createElement("div");
+      box.className = "pl-table-scroll";
+      parent.insertBefore(box, table);
+      box.appendChild(table);
+    });
+  }
+
+  // Consecutive charts share a grid (two per row on a wide screen, dashboard.css).
+  function groupCharts() {
+    var figs = document.querySelectorAll("figure.pl-chart");
+    Array.prototype.forEach.call(figs, function (fig) {
+      var parent = fig.parentNode;
+      if (!parent || (parent.classList && parent.classList.contains("pl-charts"))) return;
+      var grid = document.createElement("div");
+      grid.className = "pl-charts";
+      parent.insertBefore(grid, fig);
+      var next = fig;
+      while (next && next.nodeType === 1 && next.matches("figure.pl-chart")) {
+        var after = next.nextSibling;
+        while (after && after.nodeType === 3 && !after.textContent.trim()) after = after.nextSibling;
+        grid.appendChild(next);
+        next = after;
+      }
+    });
+  }
+
   function start() {
     document.documentElement.classList.add("pl-js");
+    groupCharts();  // before drawing: each chart takes its width from its grid cell
     Array.prototype.forEach.call(document.querySelectorAll("figure.pl-chart"), function (fig) {
       try {
         drawChart(fig);
@@ -252,6 +286,7 @@
     });
     addLocalTimeTooltips();
     alignNumberColumns();
+    wrapTables();
   }
 
   if (document.readyState === "loading") {
