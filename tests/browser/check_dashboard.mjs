@@ -17,6 +17,7 @@
 //   - the period selector (nav.pl-period): one link is aria-current="true" and matches the URL;
 //     clicking each link changes the URL's period (keeping the other parameters) and moves
 //     aria-current, and the page it opens passes the checks above (CSV downloads aside);
+//   - every other link on the page (nav, sortable headers, detail pages) answers 200 with HTML;
 //   - at 390 px wide the page does not scroll sideways.
 // Saves a full-page PNG per crawled page into SCREENSHOT_DIR (NAME.png at 1280 px, NAME-narrow.png
 // at 390 px). Prints one line per failure ("FAIL <page>: <what>") and exits 1 when there is any;
@@ -263,6 +264,8 @@ function readPage() {
       nav: [...document.querySelectorAll("nav.pl-nav a[href]")].map((a) => a.href),
       tables,
       csvLinks: [...document.querySelectorAll("a.pl-csv")].map((a) => a.href),
+      links: [...document.querySelectorAll("a[href]")].filter((a) => !a.matches("a.pl-csv"))
+        .map((a) => a.href),
       charts,
       periods: sel ? [...sel.querySelectorAll("a[href]")].map((a) => ({
         href: a.href, current: attr(a, "aria-current")})) : null,
@@ -523,6 +526,22 @@ async function checkPeriods(where, snap) {
   }
 }
 
+// Every other same-origin link on the page (nav, sort headers, detail and period links) answers 200
+// with HTML; each URL is fetched once per run, at most MAX_LINKS in all.
+const MAX_LINKS = 300;
+const linkSeen = new Set();
+async function checkLinks(where, links) {
+  for (const href of links) {
+    const u = new URL(href);
+    if (u.origin !== base.origin || linkSeen.has(u.href) || linkSeen.size >= MAX_LINKS) continue;
+    linkSeen.add(u.href);
+    const res = await context.request.get(u.href, {failOnStatusCode: false, maxRedirects: 0});
+    const type = res.headers()["content-type"] || "";
+    if (res.status() !== 200) fail(where, `the link ${label(u.href)} answers HTTP ${res.status()}`);
+    else if (!type.startsWith("text/html")) fail(where, `the link ${label(u.href)} is ${type}, not HTML`);
+  }
+}
+
 // ---- The crawl -------------------------------------------------------------------------------
 const visited = new Set();
 let pages = 0;
@@ -536,6 +555,7 @@ async function visit(url, {collect}) {
   await checkNarrow(key, url, true);
   const snap = await readPage();
   await checkContent(key, snap, {csv: true});
+  await checkLinks(key, snap.links);
   const found = collect ? snap.tables.flatMap((t) => t.links) : [];
   await checkPeriods(key, snap);
   return {snap, found};

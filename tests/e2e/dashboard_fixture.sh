@@ -5,8 +5,9 @@
 # fetched it).
 #   good:    the fixture passes: every page, chart, table, CSV link and period link checks out.
 #   broken:  the deliberately broken fixture fails with the expected lines (a chart with bad JSON, a
-#            table cell differing from the API, a missing stylesheet, a CSV short of a row, a
-#            freshness header without snapshot_age), and only those: the checker catches failures.
+#            table cell differing from the API, a missing stylesheet, a dead link, a CSV short of a
+#            row, a freshness header without snapshot_age), and only those: the checker catches
+#            failures.
 # Exit 77 (skipped) without node, chromium or tests/browser/node_modules (npm ci is tried first).
 # Usage: dashboard_fixture.sh PREDLAKE_BINARY [good|broken]  (no section: both)
 #   PREDLAKE_UPLOT_DIR: uPlot's files (default <build>/_deps/uplot, where cmake/Uplot.cmake puts them)
@@ -101,6 +102,7 @@ FAIL /predictoors?period=1d: table #leaderboard row 3 column cash_pnl: the page 
 FAIL /feeds: HTTP 404 for /assets/missing.css
 FAIL /feeds?period=all: HTTP 404 for /assets/missing.css
 FAIL /feeds: CSV /csv/feeds?table=feeds has 3 rows, the table 4
+FAIL /feeds: the link /nowhere answers HTTP 404
 FAIL /runs: freshness header has no data-field="snapshot_age"
 FAIL /runs?period=all: freshness header has no data-field="snapshot_age"
 WANT
