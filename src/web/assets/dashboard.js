@@ -14,6 +14,9 @@
     "#5c7cfa"];
   var CHART_HEIGHT = 260;
   var DASH = "\u2014";
+  var DAY_INCRS = [1, 2, 7, 14, 30, 61, 91, 182, 365, 730, 1826].map(function (d) {
+    return d * 86400;
+  });
 
   // ---- Numbers and times -----------------------------------------------------------------------
   function formatFull(v) {
@@ -152,6 +155,8 @@
         value: function (u, v) { return formatFull(v); },
       });
     });
+    // Daily points (every x at a UTC midnight): ticks on days, never at hours between them.
+    var daily = data.x.every(function (ts) { return ts % 86400 === 0; });
     var latest = data.x.length - 1;
     function showLatest(u) {
       u.setLegend({idx: latest});
@@ -166,7 +171,8 @@
         {time: true, auto: false, range: [data.x[0] - 43200, data.x[0] + 43200]} : {time: true}},
       series: series,
       axes: [
-        {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"}},
+        {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"},
+          incrs: daily ? DAY_INCRS : undefined},
         {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"},
           size: 64, values: function (u, vals) { return vals.map(formatCompact); }},
       ],
