@@ -67,6 +67,7 @@ const shotDir = positional[1];
 fs.mkdirSync(shotDir, {recursive: true});
 
 const failures = [];
+const counts = {periodPages: 0, charts: 0, tables: 0, cells: 0, csvs: 0};
 function fail(where, what) {
   failures.push(`FAIL ${where}: ${what}`);
 }
@@ -327,6 +328,8 @@ async function checkContent(where, snap, {csv}) {
   const api = apiRes.json || {};
 
   // Charts.
+  counts.charts += snap.charts.length;
+  counts.tables += snap.tables.length;
   for (const c of snap.charts) {
     const name = `chart #${c.id || "(no id)"}`;
     if (c.drawn !== "true") {
@@ -381,6 +384,7 @@ async function checkContent(where, snap, {csv}) {
     const report = (msg) => {
       if (++bad <= MAX_CELL_REPORTS) fail(where, `${name} ${msg}`);
     };
+    counts.cells += t.rows.reduce((n, cells) => n + cells.length, 0);
     t.rows.slice(0, want.rows.length).forEach((cells, r) => {
       const wantRow = want.rows[r];
       if (cells.length !== want.columns.length) {
@@ -433,6 +437,7 @@ async function checkContent(where, snap, {csv}) {
         if (label(page.url()) !== where) await load(new URL(where, base).href);
         continue;
       }
+      counts.csvs++;
       const rows = parseCsv(text);
       const res = table.api ? await fetchApi(table.api) : {};
       const want = res.json && res.json.tables && res.json.tables[table.id];
@@ -509,6 +514,7 @@ async function checkPeriods(where, snap) {
     }
     current = label(res.url());
     const here = current;
+    counts.periodPages++;
     if (!(await afterNavigation(res))) return;
     const now = page.url();
     if (periodOf(now) !== period) fail(here, `clicking the ${period} link gave period=${periodOf(now)}`);
@@ -590,4 +596,7 @@ try {
 
 for (const f of failures) console.log(f);
 console.error(`check_dashboard: ${pages} pages checked, ${failures.length} failure(s); screenshots in ${shotDir}`);
+console.error(`check_dashboard: also ${counts.periodPages} pages opened by period links; ${counts.charts} charts, ` +
+  `${counts.tables} tables (${counts.cells} cells) against their API, ${counts.csvs} CSV downloads, ` +
+  `${linkSeen.size} links`);
 process.exit(failures.length ? 1 : 0);

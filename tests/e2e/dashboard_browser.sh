@@ -92,8 +92,8 @@ set -e
 kill -TERM "$server_pid"
 set +e
 wait "$server_pid"
-src_rc=$?
+serve_rc=$?
 set -e
 server_pid=""
-case "$src_rc" in 0|143) ;; *) fail "serve exited $src_rc after SIGTERM: $(tail -3 serve.err)" ;; esac
-echo "dashboard_browser: $(tail -1 check.err)"
+case "$serve_rc" in 0|143) ;; *) fail "serve exited $serve_rc after SIGTERM: $(tail -3 serve.err)" ;; esac
+sed 's/^/dashboard_browser: /' check.err

@@ -78,7 +78,7 @@ good() {
   ls "$shots" | grep -q '^feed-0x' || fail "no feed detail page was checked"
   grep -q '^check_dashboard: 8 pages checked, 0 failure(s)' "$work/good.err" \
     || fail "the good fixture: $(cat "$work/good.err")"
-  echo "dashboard_fixture: good: $(tail -1 "$work/good.err")"
+  sed 's/^/dashboard_fixture: good: /' "$work/good.err"
 }
 
 broken() {
