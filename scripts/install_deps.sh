@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages predlake builds and tests with (ccache as the compiler cache, ninja and
-# lld for the build; curl, diffutils for the e2e scripts), when any is missing, then fetches DuckDB.
+# lld for the build; curl, diffutils for the e2e scripts; chromium for the headless-browser test of
+# the dashboard), when any is missing, then fetches DuckDB.
 set -euo pipefail
 pkgs=(cmake g++ make clang-format libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev
       libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libfmt-dev
-      ccache ninja-build lld curl diffutils)
+      ccache ninja-build lld curl diffutils chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,4 +25,11 @@ fi
 if command -v npm >/dev/null && [ ! -d "$(dirname "$0")/../tests/parquet_reader/node_modules/hyparquet" ]; then
   (cd "$(dirname "$0")/../tests/parquet_reader" && npm ci --no-audit --no-fund --silent) \
     || echo "install_deps: npm ci in tests/parquet_reader failed; tests/e2e/export.sh parquet will retry"
+fi
+# The headless-browser test's driver (playwright-core, pinned with integrity hashes in
+# tests/browser/package-lock.json; it drives Debian's chromium and never downloads a browser); the
+# tests/e2e/dashboard_*.sh scripts run `npm ci` themselves when this was skipped.
+if command -v npm >/dev/null && [ ! -d "$(dirname "$0")/../tests/browser/node_modules/playwright-core" ]; then
+  (cd "$(dirname "$0")/../tests/browser" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
+    || echo "install_deps: npm ci in tests/browser failed; tests/e2e/dashboard_*.sh will retry"
 fi

@@ -1,0 +1,303 @@
+// predlake dashboard (docs/web.md): draws every <figure class="pl-chart"> with uPlot and adds small
+// progressive enhancements. The pages are server-rendered and complete without this script: every
+// number is in a table, every chart's data is in its JSON (and in the page's API).
+//
+// A chart figure holds <script type="application/json">{"x": [unix seconds ...], "series":
+// [{"label": "...", "values": [number or null, ...]}]}</script>. Drawn: the figure gets
+// data-drawn="true". Bad JSON or data: a visible message in the figure, data-drawn="false" and
+// console.error (the browser test fails on it). No points: a note, data-drawn="true" and
+// data-empty="true".
+(function () {
+  "use strict";
+
+  var PALETTE = ["#2563eb", "#d9480f", "#2f9e44", "#ae3ec9", "#0c8599", "#e67700", "#c2255c",
+    "#5c7cfa"];
+  var CHART_HEIGHT = 260;
+  var DASH = "\u2014";
+  var DAY_INCRS = [1, 2, 7, 14, 30, 61, 91, 182, 365, 730, 1826].map(function (d) {
+    return d * 86400;
+  });
+
+  // ---- Numbers and times -----------------------------------------------------------------------
+  function formatFull(v) {
+    if (v === null || v === undefined) return DASH;
+    var abs = Math.abs(v);
+    var digits = abs !== 0 && abs < 1 ? 4 : abs < 100 ? 2 : 0;
+    return v.toLocaleString("en-US", {maximumFractionDigits: digits});
+  }
+
+  function formatCompact(v) {
+    if (v === null || v === undefined) return "";
+    var abs = Math.abs(v);
+    if (abs >= 1e9) return trimZeros((v / 1e9).toFixed(abs >= 1e10 ? 0 : 1)) + "B";
+    if (abs >= 1e6) return trimZeros((v / 1e6).toFixed(abs >= 1e7 ? 0 : 1)) + "M";
+    if (abs >= 1e4) return trimZeros((v / 1e3).toFixed(abs >= 1e5 ? 0 : 1)) + "k";
+    if (abs !== 0 && abs < 1) return trimZeros(v.toFixed(Math.min(6, 2 - Math.floor(Math.log10(abs)))));
+    return trimZeros(v.toFixed(abs < 10 ? 2 : abs < 100 ? 1 : 0));
+  }
+
+  function trimZeros(s) {
+    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
+  }
+
+  function pad2(n) {
+    return (n < 10 ? "0" : "") + n;
+  }
+
+  // Unix seconds -> "2024-07-23", or "2024-07-23 14:05" off midnight (UTC: the dashboard's days
+  // are UTC slot days).
+  function utcText(ts) {
+    var d = new Date(ts * 1000);
+    var text = d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate());
+    if (d.getUTCHours() || d.getUTCMinutes()) {
+      text += " " + pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes());
+    }
+    return text;
+  }
+
+  function localText(date) {
+    return date.toLocaleString(undefined, {year: "numeric", month: "short", day: "numeric",
+      hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short"});
+  }
+
+  // ---- Chart data ------------------------------------------------------------------------------
+  function isNumber(v) {
+    return typeof v === "number" && isFinite(v);
+  }
+
+  // The chart JSON checked against the contract; throws an Error saying what is wrong.
+  function checkChartData(data) {
+    if (data === null || typeof data !== "object" || Array.isArray(data)) {
+      throw new Error("the chart data is not an object");
+    }
+    if (!Array.isArray(data.x)) throw new Error('"x" is not an array');
+    for (var i = 0; i < data.x.length; i++) {
+      if (!isNumber(data.x[i])) throw new Error('"x"[' + i + "] is not a number (unix seconds)");
+      if (i > 0 && data.x[i] <= data.x[i - 1]) throw new Error('"x" is not increasing at ' + i);
+    }
+    if (!Array.isArray(data.series) || data.series.length === 0) {
+      throw new Error('"series" is not a non-empty array');
+    }
+    data.series.forEach(function (s, k) {
+      if (s === null || typeof s !== "object") throw new Error("series " + k + " is not an object");
+      if (typeof s.label !== "string" || s.label === "") {
+        throw new Error("series " + k + " has no label");
+      }
+      if (!Array.isArray(s.values)) throw new Error("series " + k + ' has no "values" array');
+      if (s.values.length !== data.x.length) {
+        throw new Error("series " + k + " has " + s.values.length + " values for " +
+          data.x.length + " x values");
+      }
+      for (var j = 0; j < s.values.length; j++) {
+        if (s.values[j] !== null && !isNumber(s.values[j])) {
+          throw new Error("series " + k + " value " + j + " is not a number or null");
+        }
+      }
+    });
+  }
+
+  function figureName(fig) {
+    return fig.id ? "#" + fig.id : "(a chart without id)";
+  }
+
+  function showChartMessage(fig, text, isError) {
+    var p = document.createElement("p");
+    p.className = isError ? "pl-chart-error" : "pl-chart-empty";
+    if (isError) p.setAttribute("role", "alert");
+    p.textContent = text;
+    fig.appendChild(p);
+  }
+
+  function failChart(fig, why) {
+    fig.setAttribute("data-drawn", "false");
+    showChartMessage(fig, "This chart cannot be shown: " + why + ".", true);
+    console.error("pl-chart " + figureName(fig) + ": " + why);
+  }
+
+  function drawChart(fig) {
+    var script = fig.querySelector('script[type="application/json"]');
+    if (!script) return failChart(fig, "it has no data (no application/json script)");
+    var data;
+    try {
+      data = JSON.parse(script.textContent);
+    } catch (e) {
+      return failChart(fig, "its data is not valid JSON (" + e.message + ")");
+    }
+    try {
+      checkChartData(data);
+    } catch (e) {
+      return failChart(fig, "bad data: " + e.message);
+    }
+    if (data.x.length === 0) {
+      fig.setAttribute("data-drawn", "true");
+      fig.setAttribute("data-empty", "true");
+      showChartMessage(fig, "No data in this period.", false);
+      return;
+    }
+    if (typeof window.uPlot !== "function") {
+      return failChart(fig, "the chart library (/assets/uplot.js) did not load");
+    }
+    var box = document.createElement("div");
+    box.className = "pl-chart-plot";
+    fig.appendChild(box);
+    var series = [{
+      label: "Day (UTC)",
+      value: function (u, ts) { return ts === null || ts === undefined ? DASH : utcText(ts); },
+    }];
+    data.series.forEach(function (s, k) {
+      var color = PALETTE[k % PALETTE.length];
+      series.push({
+        label: s.label,
+        stroke: color,
+        width: 2,
+        spanGaps: false,  // null = no value that day: a gap, never a zero
+        points: {show: data.x.length <= 2 ? true : undefined, size: 6, fill: color},
+        value: function (u, v) { return formatFull(v); },
+      });
+    });
+    // Daily points (every x at a UTC midnight): ticks on days, never at hours between them.
+    var daily = data.x.every(function (ts) { return ts % 86400 === 0; });
+    var latest = data.x.length - 1;
+    function showLatest(u) {
+      u.setLegend({idx: latest});
+    }
+    var width = function () { return Math.max(200, Math.floor(box.clientWidth || fig.clientWidth)); };
+    var opts = {
+      width: width(),
+      height: CHART_HEIGHT,
+      tzDate: function (ts) { return window.uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); },
+      // One point (a 1D period): a day around it, not uPlot's default span of years.
+      scales: {x: data.x.length === 1 ?
+        {time: true, auto: false, range: [data.x[0] - 43200, data.x[0] + 43200]} : {time: true}},
+      series: series,
+      axes: [
+        {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"},
+          incrs: daily ? DAY_INCRS : undefined},
+        {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"},
+          size: 64, values: function (u, vals) { return vals.map(formatCompact); }},
+      ],
+      legend: {live: true},
+      cursor: {drag: {x: false, y: false}},
+      hooks: {
+        // The legend shows the latest day's values until the cursor is over the chart.
+        ready: [showLatest],
+        setCursor: [function (u) { if (u.cursor.idx === null || u.cursor.idx === undefined) showLatest(u); }],
+      },
+    };
+    var plot;
+    try {
+      plot = new window.uPlot(opts, [data.x].concat(data.series.map(function (s) {
+        return s.values;
+      })), box);
+    } catch (e) {
+      box.remove();
+      return failChart(fig, "uPlot failed (" + e.message + ")");
+    }
+    fig.setAttribute("data-drawn", "true");
+    // Responsive: follow the figure's width (window resizes, a narrow screen, print).
+    if (typeof ResizeObserver === "function") {
+      var last = opts.width;
+      new ResizeObserver(function () {
+        var w = width();
+        if (w !== last) {
+          last = w;
+          plot.setSize({width: w, height: CHART_HEIGHT});
+        }
+      }).observe(box);
+    }
+  }
+
+  // ---- Progressive enhancements ----------------------------------------------------------------
+  var ISO_TIME = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/;
+
+  // Times are shown in UTC; hovering one shows it in the reader's local time.
+  function addLocalTimeTooltips() {
+    var els = document.querySelectorAll("time[datetime], td[data-value], [data-field]");
+    Array.prototype.forEach.call(els, function (el) {
+      var text = el.getAttribute("datetime") || el.getAttribute("data-value") ||
+        (el.children.length === 0 ? el.textContent.trim() : "");
+      if (!ISO_TIME.test(text) || el.hasAttribute("title")) return;
+      var d = new Date(text.replace(" ", "T"));
+      if (isNaN(d.getTime())) return;
+      el.setAttribute("title", "Local time: " + localText(d));
+      el.classList.add("pl-has-local-time");
+    });
+  }
+
+  // Columns whose every value is a number (not an address) are right-aligned (the server may mark
+  // them with class="num" itself; this covers the others).
+  function alignNumberColumns() {
+    var tables = document.querySelectorAll("table.pl-table");
+    Array.prototype.forEach.call(tables, function (table) {
+      var heads = table.querySelectorAll("thead th[data-col]");
+      Array.prototype.forEach.call(heads, function (th, i) {
+        var cells = table.querySelectorAll("tbody tr > :nth-child(" + (i + 1) + ")");
+        var numeric = 0;
+        var other = 0;
+        Array.prototype.forEach.call(cells, function (td) {
+          if (td.getAttribute("data-null") === "true") return;
+          var v = td.getAttribute("data-value");
+          if (v !== null && v !== "" && !/^0x/i.test(v) && isFinite(Number(v))) numeric++;
+          else other++;
+        });
+        if (numeric > 0 && other === 0) {
+          th.classList.add("pl-num");
+          Array.prototype.forEach.call(cells, function (td) { td.classList.add("pl-num"); });
+        }
+      });
+    });
+  }
+
+  // A table wider than the page scrolls inside a wrapper instead of making the page scroll sideways.
+  function wrapTables() {
+    var tables = document.querySelectorAll("table.pl-table");
+    Array.prototype.forEach.call(tables, function (table) {
+      var parent = table.parentNode;
+      if (!parent || (parent.classList && parent.classList.contains("pl-table-scroll"))) return;
+      var box = document.createElement("div");
+      box.className = "pl-table-scroll";
+      parent.insertBefore(box, table);
+      box.appendChild(table);
+    });
+  }
+
+  // Consecutive charts share a grid (two per row on a wide screen, dashboard.css).
+  function groupCharts() {
+    var figs = document.querySelectorAll("figure.pl-chart");
+    Array.prototype.forEach.call(figs, function (fig) {
+      var parent = fig.parentNode;
+      if (!parent || (parent.classList && parent.classList.contains("pl-charts"))) return;
+      var grid = document.createElement("div");
+      grid.className = "pl-charts";
+      parent.insertBefore(grid, fig);
+      var next = fig;
+      while (next && next.nodeType === 1 && next.matches("figure.pl-chart")) {
+        var after = next.nextSibling;
+        while (after && after.nodeType === 3 && !after.textContent.trim()) after = after.nextSibling;
+        grid.appendChild(next);
+        next = after;
+      }
+    });
+  }
+
+  function start() {
+    document.documentElement.classList.add("pl-js");
+    groupCharts();  // before drawing: each chart takes its width from its grid cell
+    Array.prototype.forEach.call(document.querySelectorAll("figure.pl-chart"), function (fig) {
+      try {
+        drawChart(fig);
+      } catch (e) {
+        failChart(fig, "unexpected error (" + e.message + ")");
+      }
+    });
+    addLocalTimeTooltips();
+    alignNumberColumns();
+    wrapTables();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The dashboard (`predlake serve`, docs/serve.md) in a real browser (docs/web.md): a small simulated
+# lake, updated and exported, served on a free port; tests/browser/check_dashboard.mjs crawls it in
+# headless chromium (every nav page and a few detail pages: no console errors or failed requests,
+# the freshness header, charts drawn, tables equal to their API, CSV downloads, the period
+# selector) and saves a screenshot per page; the server is stopped with SIGTERM.
+# Exit 77 (skipped) when the binary has no serve command, or without node, chromium or
+# tests/browser/node_modules (npm ci is tried first).
+# Usage: dashboard_browser.sh PREDLAKE_BINARY [SCREENSHOT_DIR]
+#   SCREENSHOT_DIR (or PREDLAKE_SCREENSHOT_DIR): where the screenshots are copied (default: none kept)
+set -euo pipefail
+bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+keep="${2:-${PREDLAKE_SCREENSHOT_DIR:-}}"
+[ -z "$keep" ] || keep="$(mkdir -p "$keep" && cd "$keep" && pwd)"
+src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+browser_dir="$src/tests/browser"
+chromium="${PREDLAKE_CHROMIUM:-/usr/bin/chromium}"
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid"
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "dashboard_browser: skipped ($*)"; exit 77; }
+
+"$bin" serve --help > /dev/null 2>&1 || skip "serve command not built"
+command -v node > /dev/null || skip "node is missing"
+command -v curl > /dev/null || skip "curl is missing"
+[ -x "$chromium" ] || skip "no chromium at $chromium (scripts/install_deps.sh installs Debian's)"
+if [ ! -d "$browser_dir/node_modules/playwright-core" ] && command -v npm > /dev/null; then
+  (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
+    > /dev/null 2>&1 || true
+fi
+[ -d "$browser_dir/node_modules/playwright-core" ] \
+  || skip "tests/browser/node_modules is missing (cd tests/browser && npm ci)"
+
+# A small world over three days, with payouts, refunds and canceled slots; one of its predictoors
+# is "mine" (pinned first on the leaderboard, with a total row).
+cat > ppss.yaml <<YAML
+lake_ss:
+  lake_dir: lake
+  st_timestr: 2024-07-23
+  fin_timestr: now
+  export_after_publish: false
+sim_ss:
+  now: 2024-07-26_06:00
+  start: 2024-07-23
+  predictoors: 4
+  pairs: BTC/USDT ETH/USDT
+YAML
+"$bin" -q update > update.out 2> update.err || fail "update: $(cat update.err)"
+mine="$("$bin" -q query "SELECT min(\"user\") FROM bronze_pdr_predictions" --format csv --from-lake \
+  | tail -n +2 | tr -d '"')"
+[ -n "$mine" ] || fail "no predictoor in the sim lake"
+cat >> ppss.yaml <<YAML
+predictoor_ss:
+  my_addresses: [$mine]
+YAML
+"$bin" -q export > export.out 2> export.err || fail "export: $(cat export.err)"
+
+"$bin" serve --port 0 > serve.out 2> serve.err &
+server_pid=$!
+url=""
+for _ in $(seq 100); do
+  url="$(head -1 serve.out 2>/dev/null || true)"
+  [ -n "$url" ] && break
+  kill -0 "$server_pid" 2>/dev/null || fail "serve exited: $(cat serve.err)"
+  sleep 0.1
+done
+case "$url" in http://127.0.0.1:*) ;; *) fail "serve's first line is not its URL: '$url'" ;; esac
+url="${url%/}/"
+healthy=""
+for _ in $(seq 100); do
+  if curl -fsS "${url}healthz" > /dev/null 2>&1; then healthy=1; break; fi
+  sleep 0.1
+done
+[ -n "$healthy" ] || fail "${url}healthz did not answer 200: $(curl -sS "${url}healthz" 2>&1 | head -3)"
+
+set +e
+node "$browser_dir/check_dashboard.mjs" "$url" shots > check.out 2> check.err
+rc=$?
+set -e
+[ -z "$keep" ] || cp shots/*.png "$keep"/ 2>/dev/null || true
+[ "$rc" -eq 0 ] || { cat check.out check.err >&2; fail "check_dashboard: exit $rc"; }
+
+kill -TERM "$server_pid"
+set +e
+wait "$server_pid"
+serve_rc=$?
+set -e
+server_pid=""
+case "$serve_rc" in 0|143) ;; *) fail "serve exited $serve_rc after SIGTERM: $(tail -3 serve.err)" ;; esac
+sed 's/^/dashboard_browser: /' check.err
