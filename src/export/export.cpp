@@ -227,7 +227,9 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
       signature = "CAST(max(run_id) AS VARCHAR)";
       break;
     case Signature::kRowHash:
-      signature = "CAST(bit_xor(hash(COLUMNS(*))) AS VARCHAR)";
+      // *COLUMNS(*) passes every column to one hash() (COLUMNS(*) alone would make one
+      // aggregate per column, of which only the first, the ID's, was read).
+      signature = "CAST(bit_xor(hash(*COLUMNS(*))) AS VARCHAR)";
       break;
     case Signature::kRowsOnly:
       break;
