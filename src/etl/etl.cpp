@@ -309,16 +309,21 @@ Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
       if (pipeline) RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
       RETURN_IF_ERROR(faults.CheckFault("delete_raw"));
       ASSIGN_OR_RETURN(auto deleted, lake.DeleteRawFrom(from_ms));
-      int64_t total = 0;
+      int64_t total = 0, restored = 0;
       for (const auto& [table, counts] : deleted) {
         report.tables[table].rows_deleted += counts.rows_deleted;
+        report.tables[table].rows_updated += counts.rows_updated;
         total += counts.rows_deleted;
+        restored += counts.rows_updated;
       }
       report.changed = true;
       report.window_start_ms = from_ms;
       if (!pipeline) report.window_end_ms.reset();
       report.message =
           "raw drop: deleted " + std::to_string(total) + " raw rows from " + FormatTime(from_ms) +
+          (restored == 0 ? ""
+                         : "; restored the earlier version of " + std::to_string(restored) +
+                               " re-submitted prediction(s)") +
           (etl_message.empty() ? "" : "; built tables rolled back (" + etl_message + ")");
       RecordOn(run, report);
       RETURN_IF_ERROR(run.Finish());

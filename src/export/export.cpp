@@ -93,11 +93,12 @@ struct Part {
   bool linked = false;
 };
 
-enum class Signature { kRunId, kRowHash, kRowsOnly };
+enum class Signature { kRunId, kRowHash, kRowsOnly, kRowsAndTimes };
 
 Signature SignatureOf(const ExportTable& table) {
   if (table.kind == "built") return Signature::kRunId;
   const lake::TableDef* raw = lake::FindRawTable(table.name);
+  if (raw != nullptr && raw->versions != nullptr) return Signature::kRowsAndTimes;
   return raw != nullptr && raw->upsert ? Signature::kRowHash : Signature::kRowsOnly;
 }
 
@@ -226,9 +227,16 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
       signature = "CAST(max(run_id) AS VARCHAR)";
       break;
     case Signature::kRowHash:
-      signature = "CAST(bit_xor(hash(COLUMNS(*))) AS VARCHAR)";
+      // *COLUMNS(*) passes every column to one hash() (COLUMNS(*) alone would make one
+      // aggregate per column, of which only the first, the ID's, was read).
+      signature = "CAST(bit_xor(hash(*COLUMNS(*))) AS VARCHAR)";
       break;
     case Signature::kRowsOnly:
+      break;
+    case Signature::kRowsAndTimes:
+      // A stored row changes only with its timestamp (a re-submission replaces it with a newer
+      // version, a raw drop restores an older one), so the sum of the day's timestamps moves.
+      signature = "CAST(sum(\"timestamp\") AS VARCHAR)";
       break;
   }
   const std::string day = DayExpression(table.partitioning);
@@ -505,9 +513,10 @@ Result<ExportReport> Exporter::Run() {
       tables.push_back(std::move(t));
       continue;
     }
-    const bool rewrite_all =
-        options_.full || !previous_ ||
-        (SignatureOf(table) == Signature::kRowsOnly && deleted.count(std::string(table.name)) > 0);
+    const bool rewrite_all = options_.full || !previous_ ||
+                             ((SignatureOf(table) == Signature::kRowsOnly ||
+                               SignatureOf(table) == Signature::kRowsAndTimes) &&
+                              deleted.count(std::string(table.name)) > 0);
     ASSIGN_OR_RETURN(nlohmann::json t, ExportPartitioned(table, rewrite_all));
     tables.push_back(std::move(t));
   }

@@ -14,6 +14,9 @@
 //     ids only grow, so any insert, update or recompute raises the max and a delete lowers the
 //     count);
 //   - pdr_slots (rows upserted in place): row count and a hash of every column of every row;
+//   - pdr_predictions (a re-submitted prediction's row is replaced by a newer version): row count
+//     and the sum of its timestamps, and every day at or after the cut of a raw drop recorded in
+//     the ledger since the previous snapshot;
 //   - the other raw tables (append-only, a row never changes once stored): row count, and every day
 //     at or after the cut of a raw drop recorded in the ledger since the previous snapshot;
 //   - pdr_contracts and the bookkeeping tables (small): always rewritten.

@@ -602,11 +602,33 @@ Status Run::Fail(const Status& error) {
 
 Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
   TableCountsMap counts;
-  for (std::string_view table : kRawTables) {
-    ASSIGN_OR_RETURN(auto result, conn_->Query("DELETE FROM " + std::string(table) +
-                                                   " WHERE timestamp >= " + std::to_string(from_ms),
-                                               "drop raw rows from " + std::string(table)));
-    counts[std::string(table)].rows_deleted = result.rows_changed();
+  const std::string from = std::to_string(from_ms);
+  for (const TableDef& table : kRawTableDefs) {
+    const std::string name(table.name);
+    if (table.versions != nullptr) {
+      // A row re-written at or after T whose earlier version is before T goes back to the
+      // version valid at T (an update, so the key is never deleted and re-inserted); every
+      // version from T on is forgotten with it.
+      const std::string versions(table.versions->name);
+      std::string set;
+      for (const ColumnDef& c : table.columns.subspan(1)) {
+        const std::string col = duck::QuoteIdent(std::string(c.name));
+        set += (set.empty() ? "" : ", ") + col + " = v." + col;
+      }
+      ASSIGN_OR_RETURN(
+          auto restored,
+          conn_->Query("UPDATE " + name + " AS p SET " + set + " FROM " + versions +
+                           " AS v WHERE v.ID = p.ID AND v.timestamp < " + from +
+                           " AND v.superseded_at >= " + from + " AND p.timestamp >= " + from,
+                       "restore earlier versions in " + name));
+      counts[name].rows_updated = restored.rows_changed();
+      RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + versions + " WHERE superseded_at >= " + from,
+                                     "drop versions of " + name));
+    }
+    ASSIGN_OR_RETURN(auto result,
+                     conn_->Query("DELETE FROM " + name + " WHERE timestamp >= " + from,
+                                  "drop raw rows from " + name));
+    counts[name].rows_deleted = result.rows_changed();
   }
   RETURN_IF_ERROR(conn_->Execute(
       "UPDATE predlake_watermarks SET watermark_ms = greatest(start_ms, " +

@@ -212,8 +212,11 @@ class Lake {
   Result<Run> BeginRun(std::string command);
 
   // Deletes raw rows with timestamp >= from_ms and moves those tables' watermarks back to from_ms
-  // (never below their start). Does not open a transaction: the caller wraps it with whatever else
-  // must commit together (the checkpoint pull-back). Returns rows deleted per table.
+  // (never below their start). A re-submitted prediction whose latest version goes but an earlier
+  // one is before from_ms is not deleted: the version valid at from_ms becomes its row again
+  // (counted as rows_updated), and the versions from from_ms on are forgotten. Does not open a
+  // transaction: the caller wraps it with whatever else must commit together (the checkpoint
+  // pull-back). Returns rows deleted (and restored) per table.
   Result<TableCountsMap> DeleteRawFrom(int64_t from_ms);
 
  private:

@@ -40,11 +40,16 @@ std::string CreateTableSql(const TableDef& table) {
     sql += c.name;
     sql += ' ';
     sql += SqlTypeName(c.type);
-    if (i == 0) {
+    if (i == 0 && !table.keyed_by_timestamp) {
       sql += " PRIMARY KEY";
     } else if (!table.Nullable(i)) {
       sql += " NOT NULL";
     }
+  }
+  if (table.keyed_by_timestamp) {
+    sql += ",\n  PRIMARY KEY (";
+    sql += table.KeySql();
+    sql += ')';
   }
   return sql + "\n);\n";
 }

@@ -39,9 +39,17 @@ struct TableDef {
   size_t timestamp_column = kNoColumn;
   // pdr_slots: rows hold an entity's latest state, so a newer copy replaces the stored one.
   bool upsert = false;
+  // pdr_predictions: an entity the source re-wrote with a later timestamp (a re-submitted
+  // prediction) replaces the stored row, and the superseded version moves to this table (see
+  // kPredictionVersionsTable); nullptr for the other tables.
+  const TableDef* versions = nullptr;
+  // The key is (ID, timestamp) instead of ID alone (the versions table).
+  bool keyed_by_timestamp = false;
 
-  // False for the key and the timestamp column.
+  // False for the key columns and the timestamp column.
   constexpr bool Nullable(size_t column) const { return column != 0 && column != timestamp_column; }
+  // The primary key's columns, comma-separated ("ID" or "ID, timestamp").
+  constexpr std::string_view KeySql() const { return keyed_by_timestamp ? "ID, timestamp" : "ID"; }
 };
 
 // The index of column `name` in `columns`. Used at compile time (see Col), where a name that is not
@@ -108,13 +116,35 @@ inline constexpr ColumnDef kContracts[] = {{"ID", T::kVarchar},
                                            {"trueval_submit_timeout", T::kBigint},
                                            // where pair/timeframe/source came from (raw::Contract)
                                            {"metadata_from", T::kVarchar}};
+// A superseded version of a prediction: its columns as they were, and the timestamp of the version
+// that replaced it.
+inline constexpr auto kPredictionVersions = [] {
+  std::array<ColumnDef, std::size(kPredictions) + 1> all{};
+  for (size_t i = 0; i < std::size(kPredictions); ++i) all[i] = kPredictions[i];
+  all.back() = {"superseded_at", T::kBigint};
+  return all;
+}();
 }  // namespace columns
+
+// The superseded versions of re-submitted predictions (a bookkeeping table, keyed by (ID,
+// timestamp)): the subgraph overwrites the entity, so pdr_predictions holds the latest version and
+// this table every earlier one the lake saw, each with `superseded_at`, the next version's
+// timestamp. Written by the raw fetch in the transaction that stores the newer version; `raw drop`
+// restores from it; the ETL reads it to build a prediction as of any time.
+inline constexpr TableDef kPredictionVersionsTable = {
+    "predlake_prediction_versions",
+    columns::kPredictionVersions,
+    ColumnIndex(columns::kPredictionVersions, "timestamp"),
+    false,
+    nullptr,
+    true};
 
 // The raw tables, in the order they are fetched and reported. Raw tables are append-only copies of
 // source events, one row per entity id (the primary key makes a repeated insert of the same id a
-// no-op through ON CONFLICT).
+// no-op through ON CONFLICT). A re-submitted prediction replaces its row (`versions`).
 inline constexpr std::array<TableDef, 5> kRawTableDefs = {{
-    {"pdr_predictions", columns::kPredictions, ColumnIndex(columns::kPredictions, "timestamp")},
+    {"pdr_predictions", columns::kPredictions, ColumnIndex(columns::kPredictions, "timestamp"),
+     false, &kPredictionVersionsTable},
     {"pdr_truevals", columns::kTruevals, ColumnIndex(columns::kTruevals, "timestamp")},
     {"pdr_payouts", columns::kPayouts, ColumnIndex(columns::kPayouts, "timestamp")},
     {"pdr_subscriptions", columns::kSubscriptions,
@@ -139,11 +169,12 @@ inline constexpr std::array<std::string_view, kRawTableDefs.size()> kRawTables =
   return names;
 }();
 
-// Every table defined here: the raw tables, then pdr_contracts.
-inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 1> kSourceTableDefs = [] {
-  std::array<const TableDef*, kRawTableDefs.size() + 1> all{};
+// Every table defined here: the raw tables, pdr_contracts, then the prediction versions.
+inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 2> kSourceTableDefs = [] {
+  std::array<const TableDef*, kRawTableDefs.size() + 2> all{};
   for (size_t i = 0; i < kRawTableDefs.size(); ++i) all[i] = &kRawTableDefs[i];
   all[kRawTableDefs.size()] = &kContractsTable;
+  all[kRawTableDefs.size() + 1] = &kPredictionVersionsTable;
   return all;
 }();
 
@@ -241,7 +272,18 @@ static_assert([] {
   for (const TableDef& t : kRawTableDefs) {
     if (!WellFormed(t) || t.timestamp_column == kNoColumn) return false;
   }
-  return WellFormed(kContractsTable);
+  return WellFormed(kContractsTable) && WellFormed(kPredictionVersionsTable);
+}());
+// A version has every column of its table, in the same order.
+static_assert([] {
+  const TableDef& t = kPredictionsTable;
+  const TableDef& v = kPredictionVersionsTable;
+  if (v.columns.size() != t.columns.size() + 1) return false;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    if (v.columns[i].name != t.columns[i].name || v.columns[i].type != t.columns[i].type)
+      return false;
+  }
+  return true;
 }());
 
 }  // namespace predlake::lake

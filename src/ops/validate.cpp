@@ -360,7 +360,18 @@ Status Checker::BronzeRawParity() {
   }
   std::string window = " WHERE timestamp >= " + std::to_string(checkpoint_->start_ms) +
                        " AND timestamp < " + std::to_string(checkpoint_->checkpoint_ms);
+  // A prediction's built row has its first submission's time; a re-submitted one's raw row has
+  // the latest, and its earlier versions are in the versions table.
   std::string raw = "SELECT ID, timestamp FROM pdr_predictions" + window;
+  const std::string versions(lake::kPredictionVersionsTable.name);
+  if (Find(versions) != nullptr) {
+    const std::string from = " WHERE timestamp >= " + std::to_string(checkpoint_->start_ms);
+    raw =
+        "SELECT ID, min(timestamp) AS timestamp FROM (SELECT ID, timestamp FROM "
+        "pdr_predictions" +
+        from + " UNION ALL SELECT ID, timestamp FROM " + versions + from +
+        ") GROUP BY ID HAVING min(timestamp) < " + std::to_string(checkpoint_->checkpoint_ms);
+  }
   std::string built = "SELECT ID, timestamp FROM " + QuoteIdent(kBronzePredictions) + window;
   ASSIGN_OR_RETURN(auto raw_count,
                    conn_.QueryInt("SELECT count(*) FROM (" + raw + ")", "validate parity"));

@@ -64,6 +64,19 @@ std::string ColumnList(const TableDef& t) {
   return out;
 }
 
+// The table's columns as `prefix.col = source.col` assignments, all but the key.
+std::string SetList(const TableDef& t, std::string_view source) {
+  std::string out;
+  for (const ColumnDef& c : t.columns.subspan(1)) {
+    if (!out.empty()) out += ", ";
+    out += Ident(c.name) + " = " + std::string(source) + "." + Ident(c.name);
+  }
+  return out;
+}
+
+constexpr std::string_view kMergeIds = "predlake_stage_merge_ids";
+constexpr std::string_view kMergeRows = "predlake_stage_merge_rows";
+
 }  // namespace
 
 std::optional<std::pair<int64_t, std::string>> SplitDecimal(std::string_view text) {
@@ -151,6 +164,11 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table,
   const std::string columns = ColumnList(table);
   const std::string ts = Ident(table.columns[table.timestamp_column].name);
   const std::string key = Ident(table.columns[0].name);
+  if (table.versions != nullptr) {
+    ASSIGN_OR_RETURN(lake::TableCounts merged, MergeVersions(table));
+    counts.rows_out += merged.rows_out;
+    counts.rows_updated += merged.rows_updated;
+  }
   const bool any_new = !conflicts_up_to || *conflicts_up_to != kAllMayConflict;
   const bool any_old = conflicts_up_to && min_ts_[index] <= *conflicts_up_to;
   const std::string bound = conflicts_up_to ? std::to_string(*conflicts_up_to) : "";
@@ -198,6 +216,82 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table,
   RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + stage, "empty " + stage));
   staged_[index] = 0;
   min_ts_[index] = INT64_MAX;
+  return counts;
+}
+
+Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table) {
+  lake::TableCounts counts;
+  const std::string name(table.name);
+  const std::string versions(table.versions->name);
+  const std::string stage = StagingName(table);
+  const std::string columns = ColumnList(table);
+  const std::string ids(kMergeIds), rows(kMergeRows);
+  // A stored copy of a staged ID has the same slot (the ID holds it), so the stored rows are read
+  // only in the staged slot range: the row groups of recent slots, not the whole table.
+  ASSIGN_OR_RETURN(auto range,
+                   conn_->Query("SELECT coalesce(min(slot), 0), coalesce(max(slot), -1), "
+                                "count(*) FILTER (WHERE slot IS NULL) FROM " +
+                                    stage,
+                                "find the slot range of staged " + name));
+  auto chunk = range.NextChunk();
+  if (!chunk || chunk->size() != 1) return Status::Internal("no slot range for staged " + name);
+  const bool any_null_slot = chunk->GetInt64(2, 0) > 0;
+  const std::string lo = std::to_string(chunk->GetInt64(0, 0));
+  const std::string hi = std::to_string(chunk->GetInt64(1, 0));
+  auto in_range = [&](std::string_view alias) {
+    return any_null_slot ? std::string("true")
+                         : std::string(alias) + "slot BETWEEN " + lo + " AND " + hi;
+  };
+  // The IDs that need merging: stored already (the fetch meets a stored version again, or a
+  // newer one), or staged with more than one timestamp.
+  RETURN_IF_ERROR(conn_->Execute("CREATE OR REPLACE TEMP TABLE " + ids + " AS SELECT s.ID FROM " +
+                                     stage + " AS s JOIN " + name + " AS p ON p.ID = s.ID WHERE " +
+                                     in_range("p.") + " UNION SELECT ID FROM " + stage +
+                                     " GROUP BY ID HAVING count(DISTINCT timestamp) > 1",
+                                 "find re-submitted IDs of " + name));
+  ASSIGN_OR_RETURN(std::optional<int64_t> n,
+                   conn_->QueryInt("SELECT count(*) FROM " + ids, "count re-submitted IDs"));
+  if (n.value_or(0) == 0) return counts;
+  // Every version known of those IDs, one per (ID, timestamp) (a stored copy wins over a staged
+  // one of the same time): the latest is the row, each earlier one is superseded by the next.
+  const std::string of_ids = "ID IN (SELECT ID FROM " + ids + ")";
+  RETURN_IF_ERROR(conn_->Execute(
+      "CREATE OR REPLACE TEMP TABLE " + rows + " AS WITH cand AS (SELECT " + columns +
+          ", 0 AS src FROM " + name + " WHERE " + in_range("") + " AND " + of_ids +
+          " UNION ALL SELECT " + columns + ", 1 AS src FROM " + versions + " WHERE " + of_ids +
+          " UNION ALL SELECT " + SelectList(table) + ", 2 AS src FROM " + stage + " WHERE " +
+          of_ids +
+          "), one AS (SELECT DISTINCT ON (ID, timestamp) * FROM cand ORDER BY ID, timestamp, src) "
+          "SELECT *, lead(timestamp) OVER (PARTITION BY ID ORDER BY timestamp) AS superseded_at, "
+          "bool_or(src = 0) OVER (PARTITION BY ID) AS stored FROM one",
+      "merge versions of " + name));
+  RETURN_IF_ERROR(conn_->Execute(
+      "UPDATE " + versions + " AS v SET superseded_at = m.superseded_at FROM " + rows +
+          " AS m WHERE m.ID = v.ID AND m.timestamp = v.timestamp AND m.superseded_at IS NOT NULL "
+          "AND m.superseded_at IS DISTINCT FROM v.superseded_at",
+      "update versions of " + name));
+  RETURN_IF_ERROR(conn_->Execute(
+      "INSERT INTO " + versions + " (" + columns + ", superseded_at) SELECT " + columns +
+          ", superseded_at FROM " + rows +
+          " AS m WHERE m.superseded_at IS NOT NULL AND m.src <> 1 AND NOT EXISTS (SELECT 1 FROM " +
+          versions + " AS v WHERE v.ID = m.ID AND v.timestamp = m.timestamp)",
+      "record versions of " + name));
+  ASSIGN_OR_RETURN(
+      duck::QueryResult updated,
+      conn_->Query("UPDATE " + name + " AS p SET " + SetList(table, "m") + " FROM " + rows +
+                       " AS m WHERE m.superseded_at IS NULL AND m.stored AND p.ID = m.ID AND " +
+                       in_range("p.") + " AND p.timestamp IS DISTINCT FROM m.timestamp",
+                   "replace re-submitted rows of " + name));
+  counts.rows_updated = updated.rows_changed();
+  ASSIGN_OR_RETURN(duck::QueryResult inserted,
+                   conn_->Query("INSERT INTO " + name + " (" + columns + ") SELECT " + columns +
+                                    " FROM " + rows +
+                                    " WHERE superseded_at IS NULL AND NOT stored ORDER BY "
+                                    "timestamp, ID",
+                                "store re-submitted rows of " + name));
+  counts.rows_out = inserted.rows_changed();
+  RETURN_IF_ERROR(
+      conn_->Execute("DELETE FROM " + stage + " WHERE " + of_ids, "take merged rows off " + stage));
   return counts;
 }
 

@@ -39,6 +39,13 @@ class Stager {
   // table only in proportion to the rows. Should such a row exist after all, the primary key
   // refuses it: the call fails, plain_insert_failed() turns true, and the caller rolls back and
   // repeats with conflicts_up_to = kAllMayConflict.
+  //
+  // A table with versions (pdr_predictions): a staged row whose ID is stored with another
+  // timestamp is merged, whatever conflicts_up_to says: of all versions known of an ID (stored,
+  // superseded, staged) the latest becomes the row and every earlier one a row of the versions
+  // table with the next one's timestamp as superseded_at (rows_updated counts the replaced rows).
+  // The same versions offered again change nothing, in any order. Stored rows are read only in
+  // the staged slot range.
   Result<lake::TableCounts> Flush(const TableDef& table, std::optional<int64_t> conflicts_up_to);
 
   // Stage + Flush.
@@ -55,6 +62,8 @@ class Stager {
 
  private:
   explicit Stager(duck::Connection* conn) : conn_(conn) {}
+  // The merge of Flush for a table with versions; takes the merged IDs off the staging table.
+  Result<lake::TableCounts> MergeVersions(const TableDef& table);
   duck::Connection* conn_;
   std::vector<int64_t> staged_;  // rows staged per table, RawTables() order
   std::vector<int64_t> min_ts_;  // smallest staged timestamp per table

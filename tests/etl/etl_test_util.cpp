@@ -6,6 +6,7 @@
 #include "duck/duck.hpp"
 #include "source/sim/dump.hpp"
 #include "source/sim/subgraph.hpp"
+#include "source/sim/wei.hpp"
 #include "source/sim/world.hpp"
 #include "support/fixtures.hpp"
 
@@ -16,6 +17,38 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string SourceTable(const std::string& table) { return "test_src_" + table; }
+
+bool HasSourceVersions(lake::Lake& lake) {
+  return QueryInt(lake, "SELECT count(*) FROM duckdb_tables() WHERE table_name = '" +
+                            std::string(kSourceVersions) + "'") > 0;
+}
+
+// Feeds pdr_predictions as a fetch with its head at `to` would: each prediction as the version
+// visible there, a newer version of a stored one replacing it and recording it as superseded.
+void FeedPredictionVersions(lake::Lake& lake, int64_t from, int64_t to) {
+  const std::string f = std::to_string(from), t = std::to_string(to);
+  const std::string table(lake::kPredictionsTable.name);
+  const std::string versions(lake::kPredictionVersionsTable.name);
+  Exec(lake,
+       "CREATE OR REPLACE TEMP TABLE test_fetched AS SELECT * EXCLUDE (superseded_at) FROM "
+       "(SELECT *, CAST(NULL AS BIGINT) AS superseded_at FROM " +
+           SourceTable(table) + " UNION ALL BY NAME SELECT * FROM " + std::string(kSourceVersions) +
+           ") WHERE timestamp >= " + f + " AND timestamp < " + t +
+           " AND coalesce(superseded_at >= " + t + ", true)");
+  Exec(lake, "INSERT INTO " + versions + " SELECT p.*, n.timestamp FROM " + table +
+                 " AS p JOIN test_fetched AS n ON n.ID = p.ID WHERE n.timestamp > p.timestamp");
+  std::string set;
+  for (const lake::ColumnDef& c : lake::kPredictionsTable.columns.subspan(1)) {
+    const std::string col = duck::QuoteIdent(std::string(c.name));
+    set += (set.empty() ? "" : ", ") + col + " = n." + col;
+  }
+  Exec(lake, "UPDATE " + table + " AS p SET " + set +
+                 " FROM test_fetched AS n WHERE n.ID = p.ID AND n.timestamp > p.timestamp");
+  Exec(lake, "INSERT INTO " + table +
+                 " SELECT * FROM test_fetched AS n WHERE NOT EXISTS "
+                 "(SELECT 1 FROM " +
+                 table + " AS p WHERE p.ID = n.ID) ORDER BY timestamp, ID");
+}
 
 }  // namespace
 
@@ -64,7 +97,8 @@ void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options) {
   }
 }
 
-SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed) {
+SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed,
+                        double resubmitted) {
   config::SimConfig cfg;
   cfg.seed = seed;
   cfg.now = "2024-07-26_02:00";
@@ -73,6 +107,7 @@ SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed)
   cfg.num_predictoors = 12;
   cfg.pairs = {"BTC/USDT", "ETH/USDT"};
   cfg.timeframes = {"5m", "1h"};
+  cfg.resubmitted_predictions = resubmitted;
   SimWorld world;
   auto now = ParseTime(cfg.now, 0);
   EXPECT_TRUE(now.ok());
@@ -94,6 +129,38 @@ SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed)
     Exec(lake, "INSERT INTO " + SourceTable(table) + " BY NAME SELECT * FROM read_csv(" +
                    duck::QuoteString(path) + ", header = true, all_varchar = true)");
   }
+  if (resubmitted > 0) {
+    // The first versions of the re-submitted predictions, which the dump at the end no longer
+    // shows: (ID, first time and stake, the re-submission's time).
+    const sim::World& w = (*engine)->world();
+    std::string values;
+    for (const sim::Feed& f : w.feeds()) {
+      for (int64_t slot = f.first_slot; slot < *now / 1000 + f.epoch; slot += f.epoch) {
+        for (int p : f.predictoors) {
+          std::optional<sim::Prediction> made = w.MakePrediction(f.index, slot, p);
+          if (!made || !made->resubmitted || made->ts * 1000 >= *now) continue;
+          values += std::string(values.empty() ? "" : ", ") + "(" +
+                    duck::QuoteString(f.contract + "-" + std::to_string(slot) + "-" +
+                                      w.predictoors()[static_cast<size_t>(p)].address) +
+                    ", " + std::to_string(made->first_ts * 1000) + ", " +
+                    sim::FormatWei(made->first_stake) + ", " + std::to_string(made->ts * 1000) +
+                    ")";
+        }
+      }
+    }
+    EXPECT_FALSE(values.empty()) << "no re-submitted prediction";
+    Exec(lake,
+         "CREATE OR REPLACE TEMP TABLE test_first (ID VARCHAR, ts BIGINT, stake "
+         "DECIMAL(38, 18), superseded_at BIGINT)");
+    if (!values.empty()) Exec(lake, "INSERT INTO test_first VALUES " + values);
+    Exec(lake, "DROP TABLE IF EXISTS " + std::string(kSourceVersions));
+    Exec(lake, "CREATE TABLE " + std::string(kSourceVersions) +
+                   " AS SELECT p.* REPLACE (v.ts AS timestamp, v.stake AS stake), v.superseded_at "
+                   "FROM " +
+                   SourceTable("pdr_predictions") + " AS p JOIN test_first AS v USING (ID)");
+    EXPECT_EQ(QueryInt(lake, "SELECT count(*) FROM " + std::string(kSourceVersions)),
+              QueryInt(lake, "SELECT count(*) FROM test_first"));
+  }
   for (const sim::Feed& f : (*engine)->world().feeds()) {
     Exec(lake, "INSERT INTO pdr_contracts VALUES (" + duck::QuoteString(f.contract) + ", " +
                    duck::QuoteString(f.pair) + ", " + duck::QuoteString(f.timeframe) + ", " +
@@ -104,7 +171,9 @@ SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed)
 }
 
 void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to) {
-  if (to > from) {
+  if (to > from && table == lake::kPredictionsTable.name && HasSourceVersions(lake)) {
+    FeedPredictionVersions(lake, from, to);
+  } else if (to > from) {
     Exec(lake, "INSERT INTO " + table + " SELECT * FROM " + SourceTable(table) +
                    " WHERE timestamp >= " + std::to_string(from) + " AND timestamp < " +
                    std::to_string(to) + " ORDER BY timestamp, ID");

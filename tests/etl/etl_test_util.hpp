@@ -63,7 +63,12 @@ struct SimWorld {
 // Creates test_src_<raw table> from `sim dump` of a small simulated world (2 pairs x {5m, 1h}, 12
 // predictoors, two days ending 2024-07-26 02:00, seed `seed`), written as CSV files into `dir`,
 // and fills pdr_contracts with the world's feeds (epochs and trueval timeouts).
-SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed);
+// With `resubmitted` > 0 (sim_ss.resubmitted_predictions) the first versions of the re-submitted
+// predictions go to kSourceVersions (with superseded_at, the re-submission's time), and Feed
+// stores pdr_predictions as a fetch with its head at the window's end would.
+SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed,
+                        double resubmitted = 0);
+inline constexpr std::string_view kSourceVersions = "test_src_prediction_versions";
 
 // Inserts the source rows of `table` with timestamp in [from, to) into the raw table and sets its
 // watermark to {start, to}.

@@ -11,6 +11,7 @@
 // discovers (gtest_discover_tests lists the tests at build time) are the seeds that run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -90,6 +91,16 @@ class EtlProperty : public ::testing::TestWithParam<int> {
   }
 
   int64_t RandomTime() {
+    if (resubmitted_ && rng_->Chance(40)) {
+      // Between the two submissions of a re-submitted prediction (first < t <= latest).
+      const std::string table(kSourceVersions);
+      int64_t n = QueryInt(*lake_, "SELECT count(*) FROM " + table);
+      const std::string row = " FROM " + table + " ORDER BY ID LIMIT 1 OFFSET " +
+                              std::to_string(rng_->Uniform(0, n - 1));
+      int64_t first = QueryInt(*lake_, "SELECT timestamp" + row);
+      int64_t latest = QueryInt(*lake_, "SELECT superseded_at" + row);
+      return rng_->Uniform(first + 1, latest);
+    }
     if (rng_->Chance(30)) {
       // An exact event time, to exercise the half-open window bounds.
       static const char* kTables[] = {"test_src_pdr_predictions", "test_src_pdr_payouts",
@@ -248,6 +259,7 @@ class EtlProperty : public ::testing::TestWithParam<int> {
         Status st = RunJob(bounded ? 0 : 1, t, "");
         ASSERT_TRUE(st.ok()) << st.message() << "\n" << log_;
         ExpectNoStaging();
+        CountCheckpointBetween();
       } else if (op < 60) {
         int64_t t = RandomTime();
         log_ += "drop(" + std::to_string(t) + "); ";
@@ -255,12 +267,14 @@ class EtlProperty : public ::testing::TestWithParam<int> {
         int64_t start = Start();
         Status st = RunJob(2, t, "");
         ASSERT_TRUE(st.ok()) << st.message() << "\n" << log_;
+        CountCheckpointBetween();
         if (before > t) {
           EXPECT_EQ(CheckpointMs(*lake_), t <= start ? -1 : t) << log_;
         }
       } else if (op < 68) {
         int64_t t = RandomTime();
         log_ += "raw_drop(" + std::to_string(t) + "); ";
+        raw_drops_between_ += VersionsAround(t) > 0 ? 1 : 0;
         Status st = RunJob(3, t, "");
         ASSERT_TRUE(st.ok()) << st.message() << "\n" << log_;
         EXPECT_LE(CheckpointMs(*lake_), std::max<int64_t>(t, -1)) << log_;
@@ -280,6 +294,58 @@ class EtlProperty : public ::testing::TestWithParam<int> {
     }
   }
 
+  // Versions in the lake superseded at or after t by a re-submission, first submitted before it.
+  int64_t VersionsAround(int64_t t) {
+    const std::string ts = std::to_string(t);
+    return QueryInt(*lake_, "SELECT count(*) FROM " +
+                                std::string(lake::kPredictionVersionsTable.name) +
+                                " WHERE timestamp < " + ts + " AND superseded_at >= " + ts);
+  }
+  // Counts a checkpoint that lies between two submissions of a prediction the lake knows both of.
+  void CountCheckpointBetween() {
+    int64_t checkpoint = CheckpointMs(*lake_);
+    if (checkpoint >= 0 && VersionsAround(checkpoint) > 0) ++checkpoints_between_;
+  }
+
+  // With re-submissions: a checkpoint, an etl drop and a raw drop between two submissions of a
+  // prediction the lake holds both versions of, each compared with a rebuild.
+  void BetweenSubmissions() {
+    const std::string table(kSourceVersions);
+    const std::string span = " FROM " + table + " WHERE timestamp > " +
+                             std::to_string(begin_ + 30 * step_) + " AND superseded_at < " +
+                             std::to_string(end_ - 30 * step_);
+    int64_t n = QueryInt(*lake_, "SELECT count(*)" + span);
+    ASSERT_GT(n, 0);
+    const std::string row =
+        span + " ORDER BY ID LIMIT 1 OFFSET " + std::to_string(rng_->Uniform(0, n - 1));
+    const int64_t first = QueryInt(*lake_, "SELECT timestamp" + row);
+    const int64_t latest = QueryInt(*lake_, "SELECT superseded_at" + row);
+    const int64_t between = rng_->Uniform(first + 1, latest);
+    log_ += "between(" + std::to_string(first) + ", " + std::to_string(between) + ", " +
+            std::to_string(latest) + "); ";
+    // Raw fetched to a head between (it holds the first version), then past the latest.
+    if (QueryInt(*lake_, "SELECT max(watermark_ms) FROM predlake_watermarks") > first) {
+      ASSERT_TRUE(RawDrop(*lake_, first, Options()).ok());
+    }
+    FeedAll(*lake_, begin_, between);
+    UpdateOptions o = Options();
+    o.to_ms = between;
+    ASSERT_TRUE(Update(*lake_, o).ok());
+    ASSERT_EQ(CheckpointMs(*lake_), between) << log_;
+    CheckPureFunction("checkpoint between, before the re-submission is fetched");
+    FeedAll(*lake_, begin_, latest + 5 * step_);
+    ASSERT_GT(VersionsAround(between), 0) << log_;
+    ASSERT_TRUE(Update(*lake_, Options()).ok());
+    CheckPureFunction("checkpoint after the re-submission");
+    ASSERT_TRUE(Drop(*lake_, between, Options()).ok());
+    CountCheckpointBetween();
+    CheckPureFunction("etl drop between");
+    ASSERT_TRUE(Update(*lake_, Options()).ok());
+    raw_drops_between_ += VersionsAround(between) > 0 ? 1 : 0;
+    ASSERT_TRUE(RawDrop(*lake_, between, Options()).ok());
+    CheckPureFunction("raw drop between");
+  }
+
   int64_t Start() {
     auto c = lake_->GetCheckpoint();
     return c.ok() && c.value() ? c.value()->start_ms : -1;
@@ -295,10 +361,22 @@ class EtlProperty : public ::testing::TestWithParam<int> {
   int failures_ = 0;
   int kills_ = 0;
   int kills_budget_ = 2;
+  bool resubmitted_ = false;     // the source has re-submitted predictions
+  int checkpoints_between_ = 0;  // checkpoints between two known submissions of a prediction
+  int raw_drops_between_ = 0;    // raw drops between them
 };
 
 void EtlProperty::Run() {
-  RunSchedule(EnvInt("PREDLAKE_ETL_OPS", 14));
+  const int ops = EnvInt("PREDLAKE_ETL_OPS", 14);
+  if (resubmitted_) {
+    RunSchedule(ops / 2);
+    ASSERT_FALSE(HasFatalFailure());
+    BetweenSubmissions();
+    ASSERT_FALSE(HasFatalFailure());
+    RunSchedule(ops - ops / 2);
+  } else {
+    RunSchedule(ops);
+  }
   ASSERT_FALSE(HasFatalFailure());
   // Finish: all raw up to the end, one more update, then compare with a rebuild.
   FeedAll(*lake_, begin_, end_);
@@ -316,6 +394,14 @@ void EtlProperty::Run() {
   if (std::getenv("PREDLAKE_ETL_VERBOSE")) {
     std::fprintf(stderr, "seed %d: %d failures, %d kills: %s\n", GetParam(), failures_, kills_,
                  log_.c_str());
+  }
+  if (resubmitted_) {
+    // The schedule did meet the case: rollbacks to a time between two submissions.
+    EXPECT_GT(checkpoints_between_, 0) << log_;
+    EXPECT_GT(raw_drops_between_, 0) << log_;
+    EXPECT_GT(QueryInt(*lake_,
+                       "SELECT count(*) FROM " + std::string(lake::kPredictionVersionsTable.name)),
+              0);
   }
   // Every prediction from the start on is built.
   EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_predictions"),
@@ -387,6 +473,23 @@ TEST_P(SimProperty, IncrementalEqualsRebuild) {
             100);
 }
 INSTANTIATE_TEST_SUITE_P(Seeds, SimProperty, ::testing::Range(0, SimSeedCount()));
+
+// The same with re-submitted predictions (sim_ss.resubmitted_predictions): raw is fed as fetches
+// at the windows' ends would leave it (a head between two submissions sees the first), and times
+// between two submissions are favoured, so that checkpoints, etl drops and raw drops land there.
+class SimResubmitProperty : public EtlProperty {
+ public:
+  void LoadSources() override {
+    SimWorld world = LoadSimSources(*lake_, dir_.dir(), seed_ + 100, 0.3);
+    begin_ = world.begin_ms;
+    end_ = world.end_ms;
+    resubmitted_ = true;
+  }
+};
+
+TEST_P(SimResubmitProperty, IncrementalEqualsRebuild) { Run(); }
+INSTANTIATE_TEST_SUITE_P(Seeds, SimResubmitProperty,
+                         ::testing::Range(0, std::max(1, SimSeedCount() / 2)));
 
 // Every step of every job, failed on purpose, leaves the lake as it was; the rerun then succeeds
 // and matches a rebuild. One CTest entry per job, so that they run side by side.

@@ -1,11 +1,13 @@
 // A check must never fire on a correct lake: for random schedules of raw updates and ETL updates
 // with arbitrary ends, ETL rollbacks and raw drops (each followed by refills), over sparse worlds
-// (a few predictoors, so that many epochs have no prediction and no slot) and dense ones,
-// `validate` finds no failure after every step.
+// (a few predictoors, so that many epochs have no prediction and no slot), dense ones and one with
+// re-submitted predictions (rollbacks between two submissions included), `validate` finds no
+// failure after every step.
 //
 // PREDLAKE_VALIDATE_SEEDS (schedules per world, default 3) scales it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -14,6 +16,7 @@
 #include "ops/validate.hpp"
 #include "raw/update.hpp"
 #include "schedule_steps.hpp"
+#include "source/sim/world.hpp"
 #include "support/rng.hpp"
 
 namespace predlake::jobs {
@@ -33,6 +36,10 @@ struct World {
   const char* name;
   config::SimConfig config;
   bool has_empty_epochs = false;  // the complete lake has epochs without a slot
+  // Re-submitted predictions: every fetch reads a subgraph whose head is the fetch's end (so a
+  // fetch between two submissions stores the first), and times between two submissions the lake
+  // knows are favoured.
+  bool resubmitted = false;
 };
 
 World Sparse() {
@@ -51,6 +58,20 @@ World Dense() {
   config::SimConfig c = raw::rawtest::SmallWorld("2024-07-25", "2024-07-25_08:00");
   c.seed = 7;
   return {"dense", c, false};
+}
+
+World Resubmitted() {
+  config::SimConfig c = raw::rawtest::SmallWorld("2024-07-25", "2024-07-25_08:00");
+  c.seed = 9;
+  c.resubmitted_predictions = 0.3;
+  c.indexing_lag_ms = 0;
+  return {"resubmitted", c, false, true};
+}
+
+int64_t CountOf(lake::Lake& lake, const std::string& sql) {
+  auto v = lake.conn().QueryInt(sql, "test");
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  return v.ok() ? v->value_or(0) : 0;
 }
 
 class ValidateProperty : public ::testing::TestWithParam<int> {};
@@ -73,7 +94,8 @@ std::string Failures(const ops::ValidationReport& report) {
 }
 
 TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
-  for (const World& world : {Sparse(), Dense()}) {
+  int between = 0;  // rollbacks between two submissions of a prediction the lake knows both of
+  for (const World& world : {Sparse(), Dense(), Resubmitted()}) {
     SCOPED_TRACE(world.name);
     const int seed = GetParam();
     Rng rng(static_cast<uint64_t>(seed) * 7919 + (world.name[0] == 's' ? 1 : 2));
@@ -86,13 +108,33 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
     auto lake = raw::rawtest::OpenLake(dir.path());
     ASSERT_NE(lake, nullptr);
 
-    auto random_time = [&]() { return start + rng.Uniform(0, (head - start) / 60'000) * 60'000; };
+    const std::string versions(lake::kPredictionVersionsTable.name);
+    auto random_time = [&]() {
+      const int64_t n = CountOf(*lake, "SELECT count(*) FROM " + versions);
+      if (world.resubmitted && n > 0 && rng.Chance(50)) {
+        const std::string row = " FROM " + versions + " ORDER BY ID LIMIT 1 OFFSET " +
+                                std::to_string(rng.Uniform(0, n - 1));
+        return rng.Uniform(CountOf(*lake, "SELECT timestamp" + row) + 1,
+                           CountOf(*lake, "SELECT superseded_at" + row));
+      }
+      return start + rng.Uniform(0, (head - start) / 60'000) * 60'000;
+    };
+    auto versions_around = [&](int64_t t) {
+      return CountOf(*lake, "SELECT count(*) FROM " + versions + " WHERE timestamp < " +
+                                std::to_string(t) + " AND superseded_at >= " + std::to_string(t));
+    };
     auto fetch = [&](int64_t end_ms) {
       raw::UpdateOptions o;
       o.start_ms = start;
       o.end_ms = end_ms;
       o.sleeper = &sleep;
-      auto r = raw::rawtest::RunUpdate(*lake, o, raw::rawtest::SimFactory(engine), nullptr);
+      std::shared_ptr<const sim::Engine> at = engine;
+      if (world.resubmitted) {
+        config::SimConfig c = world.config;
+        c.now = std::to_string(std::min(end_ms, head));
+        at = raw::rawtest::MakeEngine(c);
+      }
+      auto r = raw::rawtest::RunUpdate(*lake, o, raw::rawtest::SimFactory(at), nullptr);
       ASSERT_TRUE(r.ok()) << r.status().message();
     };
     auto build = [&](std::optional<int64_t> to_ms) {
@@ -105,6 +147,36 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
       ASSERT_TRUE(r.ok()) << r.status().message();
     };
 
+    auto expect_valid = [&](const std::string& what) {
+      auto report = ops::Validate(*lake);
+      ASSERT_TRUE(report.ok()) << report.status().message();
+      EXPECT_TRUE(report->Failed().empty())
+          << world.name << " seed " << seed << " (" << what << "): " << Failures(*report);
+    };
+    if (world.resubmitted) {
+      // A fetch with its head between the two submissions of a prediction (it stores the first
+      // version), then one past them.
+      const sim::World& w = engine->world();
+      std::optional<sim::Prediction> found;
+      for (const sim::Feed& f : w.feeds()) {
+        for (int64_t slot = f.first_slot; !found && slot * 1000 < head; slot += f.epoch) {
+          for (int p : f.predictoors) {
+            auto made = w.MakePrediction(f.index, slot, p);
+            if (made && made->resubmitted && made->first_ts * 1000 > start + 3'600'000 &&
+                made->ts >= made->first_ts + 2) {
+              found = made;
+              break;
+            }
+          }
+        }
+      }
+      ASSERT_TRUE(found) << "the world has no re-submitted prediction";
+      fetch(found->first_ts * 1000 + 1000);
+      fetch(found->ts * 1000 + 60'000);
+      if (::testing::Test::HasFatalFailure()) return;
+      ASSERT_GT(CountOf(*lake, "SELECT count(*) FROM " + versions), 0)
+          << "no fetch fell between two submissions";
+    }
     const int steps = 8;
     for (int step = 0; step < steps; ++step) {
       std::string what;
@@ -121,11 +193,18 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
           break;
         case 3: {
           what = "etl drop --from " + FormatTime(t);
+          between += versions_around(t) > 0 && CountOf(*lake,
+                                                       "SELECT count(*) FROM predlake_checkpoint "
+                                                       "WHERE checkpoint_ms > " +
+                                                           std::to_string(t)) > 0
+                         ? 1
+                         : 0;
           ASSERT_TRUE(EtlDropFrom(*lake, t));
           break;
         }
         case 4: {
           what = "raw drop --from " + FormatTime(t) + ", then raw update";
+          between += versions_around(t) > 0 ? 1 : 0;
           ASSERT_TRUE(RawDropFrom(*lake, t));
           fetch(random_time());
           break;
@@ -142,6 +221,28 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
       EXPECT_TRUE(report->Failed().empty()) << world.name << " seed " << seed << " step " << step
                                             << " (" << what << "): " << Failures(*report);
     }
+    if (world.resubmitted) {
+      // Built to the head, then rolled back to a time between two submissions the lake knows, by
+      // etl drop and by raw drop (which restores the first version).
+      fetch(head);
+      build(std::nullopt);
+      if (::testing::Test::HasFatalFailure()) return;
+      const int64_t n = CountOf(*lake, "SELECT count(*) FROM " + versions);
+      ASSERT_GT(n, 0);
+      const std::string row = " FROM " + versions + " ORDER BY ID LIMIT 1 OFFSET " +
+                              std::to_string(rng.Uniform(0, n - 1));
+      const int64_t t = rng.Uniform(CountOf(*lake, "SELECT timestamp" + row) + 1,
+                                    CountOf(*lake, "SELECT superseded_at" + row));
+      ASSERT_GT(versions_around(t), 0);
+      ++between;
+      ASSERT_TRUE(EtlDropFrom(*lake, t));
+      expect_valid("etl drop between two submissions");
+      ASSERT_TRUE(RawDropFrom(*lake, t));
+      expect_valid("raw drop between two submissions");
+      build(std::nullopt);
+      expect_valid("etl update after the raw drop");
+      EXPECT_GT(between, 0);
+    }
     // Complete to the head: still no failure, and the sparse world shows why the calendar is no
     // measure of completeness.
     fetch(head);
@@ -155,7 +256,12 @@ TEST_P(ValidateProperty, NoCheckFiresOnALakeBuiltByACorrectSchedule) {
         EXPECT_EQ(c.count > 0, world.has_empty_epochs);
       }
     }
+    if (world.resubmitted) {
+      EXPECT_GT(CountOf(*lake, "SELECT count(*) FROM " + versions), 0)
+          << "no fetch fell between two submissions";
+    }
   }
+  RecordProperty("rollbacks_between_submissions", between);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ValidateProperty, ::testing::Range(1, SeedCount() + 1));

@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <map>
 #include <ostream>
 #include <random>
+#include <set>
 #include <streambuf>
 #include <thread>
 
@@ -409,6 +411,181 @@ TEST(RawUpdateTest, LaggingIndexerThenCatchUp) {
   const TableReport& slots = r2->tables.back();
   EXPECT_EQ(slots.table, "pdr_slots");
   EXPECT_GT(slots.counts.rows_updated, 0);
+}
+
+// The re-submitted predictions the world makes in [from_s, to_s), by ID.
+std::map<std::string, sim::Prediction> ReSubmitted(const sim::World& w, int64_t from_s,
+                                                   int64_t to_s) {
+  std::map<std::string, sim::Prediction> out;
+  for (const sim::Feed& f : w.feeds()) {
+    for (int64_t slot = f.first_slot; slot < to_s + f.epoch; slot += f.epoch) {
+      if (slot < from_s) continue;
+      for (int p : f.predictoors) {
+        std::optional<sim::Prediction> made = w.MakePrediction(f.index, slot, p);
+        if (!made || !made->resubmitted) continue;
+        out[f.contract + "-" + std::to_string(slot) + "-" +
+            w.predictoors()[static_cast<size_t>(p)].address] = *made;
+      }
+    }
+  }
+  return out;
+}
+
+// (ID, timestamp, stake, superseded_at) of every recorded version, by ID then timestamp.
+Table Versions(lake::Lake& lake) {
+  auto r = lake.conn().Query(
+      "SELECT ID, timestamp, stake, superseded_at FROM predlake_prediction_versions "
+      "ORDER BY ID, timestamp",
+      "read versions");
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  Table out;
+  if (!r.ok()) return out;
+  for (auto& row : r->ToText()) {
+    out.push_back({row[0].value_or(""), row[1].value_or(""),
+                   rawtest::NormalizeDecimal(row[2].value_or("")), row[3].value_or("")});
+  }
+  return out;
+}
+
+TEST(RawUpdateTest, ReSubmittedPredictionsEndWithTheLatestVersionAndKeepTheFirst) {
+  // Fetches at heads before, between and after the two submissions: pdr_predictions equals the
+  // dump at every head (the version held there), and each first version a fetch saw before it
+  // was overwritten is recorded once, also when windows are fetched again.
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_03:00");
+  world.resubmitted_predictions = 0.3;
+  world.indexing_lag_ms = 0;
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  const int64_t t0 = Ms("2024-07-25_01:00");
+  std::vector<int64_t> heads;
+  for (int64_t h = t0; h < t0 + 1800 * 1000; h += 97 * 1000) heads.push_back(h);
+  for (int64_t head : heads) {
+    auto c = world;
+    c.now = std::to_string(head);
+    auto engine = rawtest::MakeEngine(c);
+    auto r =
+        rawtest::RunUpdate(*lake, Options(c, head, &sleep), rawtest::SimFactory(engine), nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ExpectEqualsDump(*lake, *engine);
+  }
+  const Table before_rerun = Versions(*lake);
+  // A rerun of a window already fetched (its watermark moved back by hand, as an overlap would)
+  // records nothing twice.
+  ASSERT_TRUE(lake->conn()
+                  .Execute("UPDATE predlake_watermarks SET watermark_ms = " +
+                               std::to_string(t0 + 600 * 1000),
+                           "move back")
+                  .ok());
+  auto c_last = world;
+  c_last.now = std::to_string(heads.back());
+  auto last = rawtest::MakeEngine(c_last);
+  ASSERT_TRUE(rawtest::RunUpdate(*lake, Options(c_last, heads.back(), &sleep),
+                                 rawtest::SimFactory(last), nullptr)
+                  .ok());
+  ExpectEqualsDump(*lake, *last);
+  const Table versions = Versions(*lake);
+  EXPECT_EQ(versions, before_rerun);
+
+  // Every version is a first submission of a re-submitted prediction, superseded by the latest;
+  // every one a head fell between (a second clear of both) is there.
+  const auto resubmitted = ReSubmitted(last->world(), Ms(world.start) / 1000, heads.back() / 1000);
+  std::set<std::string> recorded;
+  for (const auto& v : versions) {
+    SCOPED_TRACE(v[0]);
+    auto it = resubmitted.find(v[0]);
+    ASSERT_NE(it, resubmitted.end());
+    EXPECT_EQ(v[1], std::to_string(it->second.first_ts * 1000));
+    EXPECT_EQ(v[2], rawtest::NormalizeDecimal(sim::FormatWei(it->second.first_stake)));
+    EXPECT_EQ(v[3], std::to_string(it->second.ts * 1000));
+    recorded.insert(v[0]);
+  }
+  int between = 0;
+  for (const auto& [id, p] : resubmitted) {
+    bool seen = false;
+    for (int64_t head : heads) {
+      seen = seen || (p.first_ts * 1000 + 1000 < head && head + 1000 < p.ts * 1000 &&
+                      p.ts * 1000 + 1000 < heads.back());
+    }
+    if (!seen) continue;
+    ++between;
+    EXPECT_TRUE(recorded.count(id)) << id << " was fetched between its submissions";
+  }
+  ASSERT_GT(between, 5) << "no head fell between two submissions";
+
+  // raw drop between the two submissions restores the first version; before the first deletes
+  // the prediction and its version.
+  const std::string id = versions[versions.size() / 2][0];
+  const sim::Prediction& p = resubmitted.at(id);
+  auto stake_of = [&](const std::string& which) {
+    auto r = lake->conn().Query(
+        "SELECT timestamp, stake FROM pdr_predictions WHERE ID = '" + which + "'", "read one");
+    EXPECT_TRUE(r.ok());
+    auto rows = r->ToText();
+    return rows.empty()
+               ? std::vector<std::string>{}
+               : std::vector<std::string>{rows[0][0].value_or(""),
+                                          rawtest::NormalizeDecimal(rows[0][1].value_or(""))};
+  };
+  EXPECT_EQ(stake_of(id),
+            (std::vector<std::string>{std::to_string(p.ts * 1000),
+                                      rawtest::NormalizeDecimal(sim::FormatWei(p.stake))}));
+  const int64_t cut = p.ts * 1000;     // between: first_ts < cut <= ts
+  std::set<std::string> stored_first;  // IDs whose row is still the first version
+  for (const auto& row : rawtest::LakeRows(*lake, "pdr_predictions")) {
+    auto it = resubmitted.find(row[0]);
+    if (it != resubmitted.end() && row[7] == std::to_string(it->second.first_ts * 1000)) {
+      stored_first.insert(row[0]);
+    }
+  }
+  {
+    auto dropped = lake->DeleteRawFrom(cut);
+    ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+    EXPECT_GE(dropped->at("pdr_predictions").rows_updated, 1);
+  }
+  EXPECT_EQ(stake_of(id),
+            (std::vector<std::string>{std::to_string(p.first_ts * 1000),
+                                      rawtest::NormalizeDecimal(sim::FormatWei(p.first_stake))}));
+  for (const auto& v : Versions(*lake)) EXPECT_LT(std::stoll(v[3]), cut) << v[0];
+  {
+    // What a fetch with every event before the cut holds, but for the first versions the lake never
+    // saw (no fetch between the two submissions): those predictions are gone until fetched again.
+    auto c = world;
+    c.now = std::to_string(cut - 1);  // the head's own second counts as indexed
+    auto at_cut = rawtest::MakeEngine(c);
+    Table want;
+    for (auto& row : rawtest::SimRows(*at_cut, "pdr_predictions", cut)) {
+      auto it = resubmitted.find(row[0]);
+      const bool first = it != resubmitted.end() && it->second.ts * 1000 >= cut;
+      if (!first || recorded.count(row[0]) || stored_first.count(row[0])) {
+        want.push_back(std::move(row));
+      }
+    }
+    const Table got = rawtest::LakeRows(*lake, "pdr_predictions");
+    EXPECT_EQ(got.size(), want.size());
+    const std::set<std::vector<std::string>> got_set(got.begin(), got.end()),
+        want_set(want.begin(), want.end());
+    for (const auto& row : got_set) {
+      EXPECT_TRUE(want_set.count(row)) << "not at the cut: " << ::testing::PrintToString(row);
+    }
+    for (const auto& row : want_set) {
+      EXPECT_TRUE(got_set.count(row)) << "missing: " << ::testing::PrintToString(row);
+    }
+  }
+  // Fetched again: the same lake as before the drop.
+  ASSERT_TRUE(rawtest::RunUpdate(*lake, Options(c_last, heads.back(), &sleep),
+                                 rawtest::SimFactory(last), nullptr)
+                  .ok());
+  ExpectEqualsDump(*lake, *last);
+  EXPECT_EQ(stake_of(id)[0], std::to_string(p.ts * 1000));
+  // The versions from the cut on went with the drop; those whose first version is before it come
+  // back (the restored row meets its re-submission again), the others are seen only as the latest.
+  size_t gone = 0;
+  for (const auto& v : versions) gone += std::stoll(v[1]) >= cut ? 1 : 0;
+  EXPECT_EQ(Versions(*lake).size(), versions.size() - gone);
+  ASSERT_TRUE(lake->DeleteRawFrom(p.first_ts * 1000).ok());
+  EXPECT_TRUE(stake_of(id).empty());
+  for (const auto& v : Versions(*lake)) EXPECT_NE(v[0], id);
 }
 
 // A streambuf writing straight to a file descriptor (no buffering, no locks: fork-safe).

@@ -1,5 +1,6 @@
 -- Computes the prediction rows of etl_source_predictions from raw, as of F: the stake of the
--- prediction (else the one its payout reports), payout and predvalue from its payout event with
+-- prediction's version as of F (else the one its payout reports), its first submission's time as
+-- timestamp and its latest submission's among the events of last_event_timestamp, payout and predvalue from its payout event with
 -- S <= timestamp < F (one per prediction: the raw ID is unique), and truevalue, revenue and status
 -- from its slot as it will be after this run (etl_view_slots). A payout or trueval that arrived
 -- before the row is applied here, so no waiting update is lost. Rows are staged in timestamp
@@ -28,7 +29,7 @@ SELECT p.ID,
        coalesce(p.stake, y.stake) AS stake,
        s.revenue,
        y.payout,
-       p.timestamp,
+       p.first_timestamp AS timestamp,
        greatest(p.timestamp, s.status_timestamp, y.timestamp) AS last_event_timestamp,
        coalesce(s.status, 'pending') AS status,
        ${RUN} AS run_id,
@@ -36,4 +37,4 @@ SELECT p.ID,
 FROM etl_source_predictions AS p
 LEFT JOIN pays AS y ON y.ID = p.ID
 LEFT JOIN slots AS s ON s.ID = etl_contract(p.ID, p.contract) || '-' || p.slot
-ORDER BY p.timestamp, p.ID;
+ORDER BY p.first_timestamp, p.ID;

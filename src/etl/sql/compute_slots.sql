@@ -1,6 +1,7 @@
 -- Computes slot rows from raw, as of F: those listed in etl_stage_slot_keys, or (rebuild,
 -- ALL_GROUPS = 1) every slot with a prediction in the range. A slot's row holds its predictions
--- with S <= timestamp < F (the first one's pair, timeframe and source; count; stake), its earliest
+-- with S <= timestamp < F, each as its version as of F (the first one's pair, timeframe and
+-- source; count; stake; the first submission's time), its earliest
 -- trueval event in that span, its epoch and timeout from the contracts snapshot (else the epoch of
 -- its timeframe and the default timeout), and its status at F. Raw tables are read only in the
 -- slot range [k_lo, k_hi]; slots of that range that are not keys are aggregated too and dropped by
@@ -11,12 +12,13 @@ WITH agg AS (
   SELECT etl_contract(ID, contract) AS contract, slot,
          count(*) AS n_predictions,
          sum(stake) AS predicted_stake,
-         min(timestamp) AS first_timestamp,
+         min(first_timestamp) AS first_timestamp,
          max(timestamp) AS last_timestamp,
          arg_min({'pair': pair, 'timeframe': timeframe, 'source': source},
-                 {'ts': timestamp, 'id': ID}) AS first
-  FROM pdr_predictions
-  WHERE timestamp >= ${S} AND timestamp < ${F} AND slot BETWEEN ${k_lo} AND ${k_hi}
+                 {'ts': first_timestamp, 'id': ID}) AS first
+  FROM etl_view_submissions
+  WHERE timestamp < ${F} AND coalesce(superseded_at >= ${F}, true)
+    AND slot BETWEEN ${k_lo} AND ${k_hi}
   GROUP BY ALL
 ),
 tvs AS (

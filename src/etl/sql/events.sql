@@ -1,13 +1,16 @@
 -- Update events for existing slot rows from the window [C, F), reduced to one row per slot:
--- the window's predictions of the slot (count, stake, latest time), its earliest trueval event,
+-- the window's submissions of the slot (count of new predictions, the stake they add or a
+-- re-submission changes, latest time), its earliest trueval event,
 -- and the live slots still pending whose cancellation deadline falls in the window (a time-driven
 -- event with no row of its own). Parameters: C, F, CUT.
 INSERT INTO etl_stage_slot_events
 WITH preds AS (
   SELECT etl_contract(ID, contract) || '-' || slot AS slot_id, slot,
-         count(*) AS n_predictions, sum(stake) AS predicted_stake,
+         count(*) FILTER (WHERE is_first) AS n_predictions,
+         sum(CASE WHEN is_first THEN stake ELSE coalesce(stake, 0) - coalesce(prev_stake, 0) END)
+           AS predicted_stake,
          max(timestamp) AS max_prediction_timestamp
-  FROM pdr_predictions
+  FROM etl_view_submissions
   WHERE timestamp >= ${C} AND timestamp < ${F}
   GROUP BY ALL
 ),
@@ -44,5 +47,15 @@ FROM (
                       'ts': timestamp}, {'ts': timestamp, 'id': ID}) AS y
   FROM pdr_payouts
   WHERE timestamp >= ${C} AND timestamp < ${F}
+  GROUP BY ID
+);
+
+-- Re-submission events of the window, one row per prediction (its latest version in the window).
+INSERT INTO etl_stage_resubmit_events
+SELECT ID, r.slot, r.stake, r.ts
+FROM (
+  SELECT ID, arg_max({'slot': slot, 'stake': stake, 'ts': timestamp}, timestamp) AS r
+  FROM etl_view_submissions
+  WHERE timestamp >= ${C} AND timestamp < ${F} AND NOT is_first
   GROUP BY ID
 );

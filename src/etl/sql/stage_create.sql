@@ -2,7 +2,31 @@
 -- outside the publish transaction; only the publish step touches the live tables. Every name starts
 -- with etl_stage_ so that leftovers are easy to find. They are TEMP tables, local to the connection
 -- and never written to the lake's log, except a rebuild's staged bronze rows (stage_bronze*.sql).
--- Parameters: CUT, ALL_GROUPS.
+-- Parameters: S, CUT, ALL_GROUPS.
+
+-- Every submission of a prediction with timestamp >= S: the rows of pdr_predictions (each its
+-- ID's latest version) and the superseded versions of re-submitted ones
+-- (predlake_prediction_versions, few). is_first: the ID's first submission (from S on);
+-- prev_stake: the stake a re-submission replaced; first_timestamp: when the ID was first
+-- submitted; superseded_at: the next version's time (NULL for the latest). The version of a
+-- prediction as of X is its submission with timestamp < X AND coalesce(superseded_at >= X, true).
+-- Filters on timestamp and slot reach pdr_predictions' scan.
+CREATE OR REPLACE TEMP VIEW etl_view_submissions AS
+  SELECT p.*, CAST(NULL AS BIGINT) AS superseded_at, v.ID IS NULL AS is_first,
+         v.last_stake AS prev_stake, coalesce(v.first_timestamp, p.timestamp) AS first_timestamp
+  FROM pdr_predictions AS p
+  LEFT JOIN (SELECT ID, arg_max(stake, timestamp) AS last_stake, min(timestamp) AS first_timestamp
+             FROM predlake_prediction_versions
+             WHERE timestamp >= ${S}
+             GROUP BY ID) AS v ON v.ID = p.ID
+  WHERE p.timestamp >= ${S}
+  UNION ALL BY NAME
+  SELECT *,
+         lag(stake) OVER (PARTITION BY ID ORDER BY timestamp) AS prev_stake,
+         row_number() OVER (PARTITION BY ID ORDER BY timestamp) = 1 AS is_first,
+         min(timestamp) OVER (PARTITION BY ID) AS first_timestamp
+  FROM predlake_prediction_versions
+  WHERE timestamp >= ${S};
 
 -- Update events of the window, reduced to one row per target slot / prediction.
 CREATE TEMP TABLE etl_stage_slot_events (
@@ -23,6 +47,14 @@ CREATE TEMP TABLE etl_stage_payout_events (
   slot BIGINT,
   payout DECIMAL(38, 18),
   predvalue BOOLEAN,
+  stake DECIMAL(38, 18),
+  timestamp BIGINT
+);
+-- Re-submissions of the window (a later version of a prediction made earlier), one row per
+-- prediction: its latest version in the window.
+CREATE TEMP TABLE etl_stage_resubmit_events (
+  ID VARCHAR,
+  slot BIGINT,
   stake DECIMAL(38, 18),
   timestamp BIGINT
 );
