@@ -43,13 +43,13 @@ Response HealthResponse(const ServeOptions& options) {
   }
   // Readable: one query over a data table, not only the manifest.
   Result<std::optional<int64_t>> n =
-      view->lake->conn().QueryInt("SELECT count(*) FROM gold_feed_daily", "serve: healthz");
+      view->conn->QueryInt("SELECT count(*) FROM gold_feed_daily", "serve: healthz");
   if (!n.ok()) {
     r.status = 503;
     r.body = "unavailable: " + n.status().message() + "\n";
     return r;
   }
-  r.body = fmt::format("ok: snapshot run {}\n", view->snapshot.run_id);
+  r.body = fmt::format("ok: snapshot run {}\n", view->snapshot().run_id);
   return r;
 }
 
@@ -71,28 +71,28 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
   SnapshotView& view = *opened;
   Gauge(out, "predlake_snapshot_up", "1 when the current snapshot is readable.", "1");
   Gauge(out, "predlake_snapshot_run", "The export run that made the current snapshot.",
-        std::to_string(view.snapshot.run_id));
+        std::to_string(view.snapshot().run_id));
   Gauge(out, "predlake_snapshot_created_timestamp_seconds", "When the snapshot was made.",
-        Seconds(view.snapshot.created_at_ms));
+        Seconds(view.snapshot().created_at_ms));
   Gauge(out, "predlake_snapshot_age_seconds", "Age of the current snapshot.",
-        Seconds(std::max<int64_t>(view.now_ms - view.snapshot.created_at_ms, 0)));
-  const nlohmann::json& m = view.snapshot.manifest;
+        Seconds(std::max<int64_t>(view.now_ms - view.snapshot().created_at_ms, 0)));
+  const nlohmann::json& m = view.snapshot().manifest;
   std::optional<int64_t> checkpoint;
   if (m.contains("checkpoint") && m["checkpoint"].is_object()) {
     checkpoint = m["checkpoint"].value("checkpoint_ms", int64_t{0});
     Gauge(out, "predlake_checkpoint_timestamp_seconds", "The ETL checkpoint of the snapshot.",
           Seconds(*checkpoint));
   }
-  Result<etl::Frontier> frontier = etl::ComputeFrontier(*view.lake);
-  if (frontier.ok() && frontier->frontier_ms) {
+  const Json& f = view.entry->freshness;
+  if (f["frontier_ms"].is_number()) {
+    const int64_t frontier_ms = f["frontier_ms"].get<int64_t>();
     Gauge(out, "predlake_frontier_timestamp_seconds",
-          "The raw frontier (lowest input watermark) of the snapshot.",
-          Seconds(*frontier->frontier_ms),
-          "held_back_by=\"" + MetricLabel(frontier->held_by) + "\"");
+          "The raw frontier (lowest input watermark) of the snapshot.", Seconds(frontier_ms),
+          "held_back_by=\"" + MetricLabel(f.value("holding_back", "")) + "\"");
     if (checkpoint) {
       Gauge(out, "predlake_checkpoint_lag_seconds",
             "How far the checkpoint trails the raw frontier (raw data not built yet).",
-            Seconds(std::max<int64_t>(*frontier->frontier_ms - *checkpoint, 0)));
+            Seconds(std::max<int64_t>(frontier_ms - *checkpoint, 0)));
     }
   }
   if (checkpoint) {
@@ -100,7 +100,7 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
           Seconds(std::max<int64_t>(view.now_ms - *checkpoint, 0)));
   }
   // The last run of the ledger as of the snapshot, and the last successful one.
-  Result<duck::QueryResult> last = view.lake->conn().Query(
+  Result<duck::QueryResult> last = view.conn->Query(
       "SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms), (SELECT "
       "max(coalesce(ended_at_ms, started_at_ms)) FROM predlake_runs WHERE status = 'succeeded') "
       "FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
@@ -134,14 +134,27 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
     out += fmt::format("predlake_table_rows{{table=\"{}\"}} {}\n", MetricLabel(t.value("name", "")),
                        t.value("rows", int64_t{0}));
   }
-  Result<std::vector<etl::WaitingEvents>> waiting = etl::Waiting(*view.lake);
-  if (waiting.ok()) {
+  // Waiting updates cost a scan of the lake: once per snapshot.
+  std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;
+  {
+    std::lock_guard<std::mutex> lock(view.entry->mu);
+    if (!view.entry->waiting) {
+      Result<std::vector<etl::WaitingEvents>> w = etl::Waiting(*view.entry->lake);
+      if (w.ok()) {
+        std::vector<std::pair<std::string, int64_t>> list;
+        for (const etl::WaitingEvents& e : *w) list.emplace_back(e.table, e.events);
+        view.entry->waiting = std::move(list);
+      }
+    }
+    waiting = view.entry->waiting;
+  }
+  if (waiting) {
     out +=
         "# HELP predlake_waiting_updates Update events waiting for their target row.\n"
         "# TYPE predlake_waiting_updates gauge\n";
-    for (const etl::WaitingEvents& w : *waiting) {
-      out += fmt::format("predlake_waiting_updates{{table=\"{}\"}} {}\n", MetricLabel(w.table),
-                         w.events);
+    for (const auto& [table, events] : *waiting) {
+      out +=
+          fmt::format("predlake_waiting_updates{{table=\"{}\"}} {}\n", MetricLabel(table), events);
     }
   }
   return r;

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <set>
 #include <variant>
 
@@ -327,7 +329,7 @@ struct PageContext {
   Page& page;
   Period period;
   std::vector<BindValue> period_binds() const { return {period.from_day, period.to_day}; }
-  duck::Connection& conn() { return view.lake->conn(); }
+  duck::Connection& conn() { return *view.conn; }
 };
 
 // ---- The pages.
@@ -420,7 +422,7 @@ Status PredictoorsPage(PageContext& cx) {
   const std::string with =
       "WITH a AS (SELECT user, CAST(count(DISTINCT contract) AS BIGINT) AS feeds, " + MetricSums() +
       " FROM serve_pd WHERE " + kDayInPeriod + " GROUP BY user), b AS (SELECT *, " + kRatios +
-      ", lower(user) IN (SELECT unnest(string_split($3, ','))) AS mine, row_number() OVER "
+      ", user IN (SELECT unnest(string_split($3, ','))) AS mine, row_number() OVER "
       "(ORDER BY cash_pnl DESC NULLS LAST, user) AS \"rank\" FROM a) ";
   ASSIGN_OR_RETURN(Table board,
                    RunTable(cx.conn(), "predictoors", "Leaderboard (ranked by cash P&L)",
@@ -440,7 +442,7 @@ Status PredictoorsPage(PageContext& cx) {
         RunTable(cx.conn(), "my_total", "Total of my addresses",
                  "WITH a AS (SELECT CAST(count(DISTINCT contract) AS BIGINT) AS feeds, " +
                      MetricSums() + " FROM serve_pd WHERE " + kDayInPeriod +
-                     " AND lower(user) IN (SELECT unnest(string_split($3, ',')))), b AS (SELECT "
+                     " AND user IN (SELECT unnest(string_split($3, ',')))), b AS (SELECT "
                      "'total' AS user, *, " +
                      kRatios + ", true AS mine, CAST(NULL AS BIGINT) AS \"rank\" FROM a) SELECT " +
                      kPredictoorColumns + " FROM b",
@@ -460,7 +462,7 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   page.title = "Predictoor " + address;
   {
     ASSIGN_OR_RETURN(duck::Prepared exists,
-                     cx.conn().Prepare("SELECT count(*) FROM serve_pd WHERE lower(user) = $1",
+                     cx.conn().Prepare("SELECT count(*) FROM serve_pd WHERE user = $1",
                                        "serve: find the predictoor"));
     RETURN_IF_ERROR(exists.Bind(1, std::string_view(address)));
     ASSIGN_OR_RETURN(duck::QueryResult r, exists.Execute());
@@ -474,7 +476,7 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(address);
-  const std::string where = std::string(" WHERE ") + kDayInPeriod + " AND lower(user) = $3";
+  const std::string where = std::string(" WHERE ") + kDayInPeriod + " AND user = $3";
   ASSIGN_OR_RETURN(
       Table summary,
       RunTable(cx.conn(), "summary", "Summary",
@@ -503,7 +505,7 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
                                 " FROM a) SELECT CAST(day AS VARCHAR) AS day, " + kMetricColumns +
                                 " FROM b ORDER BY b.day",
                             binds));
-  const std::string bronze_where = " WHERE " + SlotInPeriod("slot") + " AND lower(user) = $3";
+  const std::string bronze_where = " WHERE " + SlotInPeriod("slot") + " AND user = $3";
   ASSIGN_OR_RETURN(
       Table recent,
       RunTable(cx.conn(), "recent", "Recent predictions (newest 50)",
@@ -640,10 +642,10 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(contract);
-  ASSIGN_OR_RETURN(Table summary, RunTable(cx.conn(), "summary", "Summary",
-                                           FeedsSql(" WHERE lower(contract) = $3") + "SELECT " +
-                                               kFeedColumns + " FROM r",
-                                           binds));
+  ASSIGN_OR_RETURN(
+      Table summary,
+      RunTable(cx.conn(), "summary", "Summary",
+               FeedsSql(" WHERE contract = $3") + "SELECT " + kFeedColumns + " FROM r", binds));
   if (summary.rows.empty()) return NotFound("no feed " + contract + " in the snapshot");
   summary.note = kFeedsNote;
   {
@@ -660,15 +662,14 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
       Table daily,
       RunTable(cx.conn(), "daily", "Per day",
                "WITH d AS (SELECT day FROM serve_fd WHERE " + std::string(kDayInPeriod) +
-                   " AND lower(contract) = $3 UNION SELECT day FROM gold_feed_sales_daily WHERE " +
+                   " AND contract = $3 UNION SELECT day FROM gold_feed_sales_daily WHERE " +
+                   kDayInPeriod + " AND contract = $3), f AS (SELECT * FROM serve_fd WHERE " +
                    kDayInPeriod +
-                   " AND lower(contract) = $3), f AS (SELECT * FROM serve_fd WHERE " +
-                   kDayInPeriod +
-                   " AND lower(contract) = $3), s AS (SELECT day, CAST(sum(subscriptions) AS "
+                   " AND contract = $3), s AS (SELECT day, CAST(sum(subscriptions) AS "
                    "BIGINT) AS subscriptions, CAST(sum(buyers) AS BIGINT) AS buyers, sum(sales) "
                    "AS sales FROM gold_feed_sales_daily WHERE " +
                    kDayInPeriod +
-                   " AND lower(contract) = $3 GROUP BY day) SELECT CAST(d.day AS VARCHAR) AS day, "
+                   " AND contract = $3 GROUP BY day) SELECT CAST(d.day AS VARCHAR) AS day, "
                    "coalesce(f.slots, 0) AS slots, coalesce(f.slots_canceled, 0) AS "
                    "slots_canceled, coalesce(f.predictions, 0) AS predictions, f.accuracy, "
                    "CASE WHEN f.consensus_stake > 0 THEN CAST(f.consensus_correct_stake AS DOUBLE) "
@@ -679,7 +680,7 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                binds));
   daily.note = "buyers: distinct buyers of each day.";
   const std::string sub_where =
-      " WHERE " + SlotInPeriod("timestamp // 1000") + " AND lower(split_part(ID, '-', 1)) = $3";
+      " WHERE " + SlotInPeriod("timestamp // 1000") + " AND split_part(ID, '-', 1) = $3";
   ASSIGN_OR_RETURN(
       Table buyers,
       RunTable(cx.conn(), "buyers", "Buyers",
@@ -689,7 +690,7 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                    " AS last_at FROM pdr_subscriptions" + sub_where +
                    " GROUP BY user ORDER BY sales DESC NULLS LAST, user",
                binds));
-  const std::string slot_where = " WHERE " + SlotInPeriod("slot") + " AND lower(contract) = $3";
+  const std::string slot_where = " WHERE " + SlotInPeriod("slot") + " AND contract = $3";
   ASSIGN_OR_RETURN(
       Table canceled,
       RunTable(cx.conn(), "canceled", "Canceled slots (newest 100)",
@@ -712,13 +713,12 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                    "CAST(max(s) AS DOUBLE) AS max_s FROM d",
                binds));
   ASSIGN_OR_RETURN(
-      Table top,
-      RunTable(cx.conn(), "top_predictoors", "Top predictoors (by cash P&L)",
-               "WITH a AS (SELECT user, " + MetricSums() + " FROM serve_pd WHERE " + kDayInPeriod +
-                   " AND lower(contract) = $3 GROUP BY user), b AS (SELECT *, " + kRatios +
-                   " FROM a) SELECT user, " + kMetricColumns + " FROM b ORDER BY " +
-                   OrderTerm(page) + ", user LIMIT 50",
-               binds));
+      Table top, RunTable(cx.conn(), "top_predictoors", "Top predictoors (by cash P&L)",
+                          "WITH a AS (SELECT user, " + MetricSums() + " FROM serve_pd WHERE " +
+                              kDayInPeriod + " AND contract = $3 GROUP BY user), b AS (SELECT *, " +
+                              kRatios + " FROM a) SELECT user, " + kMetricColumns +
+                              " FROM b ORDER BY " + OrderTerm(page) + ", user LIMIT 50",
+                          binds));
   top.sort_keys = keys;
   page.charts.push_back(ChartFromTable(daily, "sales_daily", "Sales per day (OCEAN)",
                                        {{"sales", "sales"}, {"revenue", "slot revenue"}}));
@@ -777,7 +777,7 @@ Status RunsPage(PageContext& cx) {
   rows.id = "tables";
   rows.title = "Rows per table in the snapshot";
   rows.columns = {"table_name", "kind", "rows"};
-  for (const auto& t : cx.view.snapshot.manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : cx.view.snapshot().manifest.value("tables", nlohmann::json::array())) {
     rows.rows.push_back(
         {Json(t.value("name", "")), Json(t.value("kind", "")), Json(t.value("rows", int64_t{0}))});
   }
@@ -854,6 +854,77 @@ Period PeriodFor(const std::string& name, std::optional<int64_t> checkpoint_ms,
   return p;
 }
 
+namespace {
+
+// The freshness facts of a snapshot but its age, read once when it is opened.
+Result<Json> SnapshotFacts(lake::Lake& lake, const exports::Snapshot& s) {
+  Json f = Json::object();
+  f["snapshot_run"] = s.run_id;
+  f["snapshot_created_at"] = FormatTime(s.created_at_ms);
+  f["snapshot_age_s"] = 0;
+  std::optional<int64_t> checkpoint;
+  if (s.manifest.contains("checkpoint") && s.manifest["checkpoint"].is_object()) {
+    checkpoint = s.manifest["checkpoint"].value("checkpoint_ms", int64_t{0});
+  }
+  f["checkpoint"] = checkpoint ? Json(FormatTime(*checkpoint)) : Json(nullptr);
+  f["checkpoint_ms"] = checkpoint ? Json(*checkpoint) : Json(nullptr);
+  ASSIGN_OR_RETURN(etl::Frontier frontier, etl::ComputeFrontier(lake));
+  f["frontier"] = frontier.frontier_ms ? Json(FormatTime(*frontier.frontier_ms)) : Json(nullptr);
+  f["frontier_ms"] = frontier.frontier_ms ? Json(*frontier.frontier_ms) : Json(nullptr);
+  if (frontier.frontier_ms) {
+    f["holding_back"] = frontier.held_by;
+  } else if (!frontier.missing.empty()) {
+    f["holding_back"] = "never fetched: " + JoinComma(frontier.missing);
+  } else {
+    f["holding_back"] = nullptr;
+  }
+  ASSIGN_OR_RETURN(
+      duck::QueryResult last,
+      lake.conn().Query("SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms) "
+                        "FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
+                        "serve: the last run"));
+  auto rows = last.ToText();
+  if (rows.empty()) {
+    f["last_run"] = nullptr;
+  } else {
+    const auto& r = rows[0];
+    f["last_run"] = Json{{"run_id", std::stoll(r[0].value_or("0"))},
+                         {"command", r[1].value_or("")},
+                         {"status", r[2].value_or("")},
+                         {"at", r[3] ? Json(FormatTime(std::stoll(*r[3]))) : Json(nullptr)}};
+  }
+  return f;
+}
+
+Result<std::shared_ptr<SnapshotEntry>> OpenEntry(const std::string& lake_dir,
+                                                 exports::Snapshot snapshot, const Clock* clock,
+                                                 const std::string& exports_dir) {
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
+                   exports::OpenSnapshot(lake_dir, snapshot, clock));
+  duck::Connection& conn = lake->conn();
+  // Before the seal locks the configuration: a bounded database, Parquet footers cached.
+  RETURN_IF_ERROR(
+      conn.Execute("SET threads = 2; SET memory_limit = '2GB'; SET parquet_metadata_cache = true;",
+                   "serve: configure the snapshot's database"));
+  RETURN_IF_ERROR(CreateMetricViews(conn));
+  RETURN_IF_ERROR(duck::Seal(conn, duck::Reach::kSealedReadFiles, {exports_dir}));
+  auto entry = std::make_shared<SnapshotEntry>();
+  ASSIGN_OR_RETURN(entry->freshness, SnapshotFacts(*lake, snapshot));
+  entry->snapshot = std::move(snapshot);
+  entry->lake = std::move(lake);
+  return entry;
+}
+
+// The snapshot each lake folder's `current` pointed at last, opened. A newer snapshot replaces it;
+// requests still reading the old one keep it alive (shared_ptr) until they finish.
+std::mutex g_open_mu;
+std::map<std::string, std::shared_ptr<SnapshotEntry>>& OpenSnapshots() {
+  static auto* open = new std::map<std::string, std::shared_ptr<SnapshotEntry>>();
+  return *open;
+}
+
+}  // namespace
+
 Result<SnapshotView> OpenView(const ServeOptions& options) {
   static const SystemClock kSystemClock;
   const Clock* clock = options.clock != nullptr ? options.clock : &kSystemClock;
@@ -873,66 +944,39 @@ Result<SnapshotView> OpenView(const ServeOptions& options) {
       return Status::Data("no snapshot yet at " + exports::ExportsDir(options.lake_dir) +
                           " (run `predlake export`, or `predlake serve --every 5m`)");
     }
-    Result<std::unique_ptr<lake::Lake>> lake =
-        exports::OpenSnapshot(options.lake_dir, *snapshot, clock);
-    if (!lake.ok()) {
-      last = lake.status();
-      continue;
+    std::shared_ptr<SnapshotEntry> entry;
+    {
+      std::lock_guard<std::mutex> lock(g_open_mu);
+      std::shared_ptr<SnapshotEntry>& cached = OpenSnapshots()[exports_dir];
+      if (cached && cached->snapshot.dir == snapshot->dir &&
+          cached->snapshot.run_id == snapshot->run_id) {
+        entry = cached;
+      } else {
+        Result<std::shared_ptr<SnapshotEntry>> opened =
+            OpenEntry(options.lake_dir, std::move(*snapshot), clock, exports_dir);
+        if (!opened.ok()) {
+          last = opened.status();
+          continue;
+        }
+        cached = *opened;
+        entry = cached;
+      }
     }
-    duck::Connection& conn = (*lake)->conn();
-    // Before the seal locks the configuration: each request's database stays small.
-    RETURN_IF_ERROR(
-        conn.Execute("SET threads = 2; SET memory_limit = '2GB'; SET "
-                     "preserve_insertion_order = true;",
-                     "serve: configure the request's database"));
-    RETURN_IF_ERROR(CreateMetricViews(conn));
-    RETURN_IF_ERROR(duck::Seal(conn, duck::Reach::kSealedReadFiles, {exports_dir}));
+    Result<duck::Connection> conn = entry->lake->db().Connect();
+    if (!conn.ok()) return conn.status();
     SnapshotView view;
-    view.snapshot = std::move(*snapshot);
-    view.lake = std::move(*lake);
+    view.entry = std::move(entry);
+    view.conn.emplace(std::move(*conn));
     view.now_ms = clock->NowMs();
     return view;
   }
   return last;
 }
 
-Result<Json> Freshness(SnapshotView& view) {
-  const exports::Snapshot& s = view.snapshot;
-  Json f = Json::object();
-  f["snapshot_run"] = s.run_id;
-  f["snapshot_created_at"] = FormatTime(s.created_at_ms);
-  f["snapshot_age_s"] = std::max<int64_t>(view.now_ms - s.created_at_ms, 0) / 1000;
-  std::optional<int64_t> checkpoint;
-  if (s.manifest.contains("checkpoint") && s.manifest["checkpoint"].is_object()) {
-    checkpoint = s.manifest["checkpoint"].value("checkpoint_ms", int64_t{0});
-  }
-  f["checkpoint"] = checkpoint ? Json(FormatTime(*checkpoint)) : Json(nullptr);
-  f["checkpoint_ms"] = checkpoint ? Json(*checkpoint) : Json(nullptr);
-  ASSIGN_OR_RETURN(etl::Frontier frontier, etl::ComputeFrontier(*view.lake));
-  f["frontier"] = frontier.frontier_ms ? Json(FormatTime(*frontier.frontier_ms)) : Json(nullptr);
-  f["frontier_ms"] = frontier.frontier_ms ? Json(*frontier.frontier_ms) : Json(nullptr);
-  if (frontier.frontier_ms) {
-    f["holding_back"] = frontier.held_by;
-  } else if (!frontier.missing.empty()) {
-    f["holding_back"] = "never fetched: " + JoinComma(frontier.missing);
-  } else {
-    f["holding_back"] = nullptr;
-  }
-  ASSIGN_OR_RETURN(duck::QueryResult last,
-                   view.lake->conn().Query(
-                       "SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms) "
-                       "FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
-                       "serve: the last run"));
-  auto rows = last.ToText();
-  if (rows.empty()) {
-    f["last_run"] = nullptr;
-  } else {
-    const auto& r = rows[0];
-    f["last_run"] = Json{{"run_id", std::stoll(r[0].value_or("0"))},
-                         {"command", r[1].value_or("")},
-                         {"status", r[2].value_or("")},
-                         {"at", r[3] ? Json(FormatTime(std::stoll(*r[3]))) : Json(nullptr)}};
-  }
+Json Freshness(const SnapshotView& view) {
+  Json f = view.entry->freshness;
+  f["snapshot_age_s"] =
+      std::max<int64_t>(view.now_ms - view.entry->snapshot.created_at_ms, 0) / 1000;
   return f;
 }
 
@@ -941,13 +985,13 @@ Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::str
   Page page;
   page.path = std::string(path);
   page.params = params;
-  ASSIGN_OR_RETURN(page.freshness, Freshness(view));
+  page.freshness = Freshness(view);
   std::optional<int64_t> checkpoint;
   if (page.freshness["checkpoint_ms"].is_number()) {
     checkpoint = page.freshness["checkpoint_ms"].get<int64_t>();
   }
   PageContext cx{options, view, page,
-                 PeriodFor(params.period, checkpoint, view.snapshot.created_at_ms)};
+                 PeriodFor(params.period, checkpoint, view.snapshot().created_at_ms)};
   page.period =
       Json{{"name", cx.period.name},
            {"from_day", cx.period.name == "all" ? Json(nullptr) : Json(cx.period.from_day)},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "common/status.hpp"
 #include "common/time.hpp"
+#include "duck/duck.hpp"
 #include "export/snapshot.hpp"
 #include "lake/lake.hpp"
 #include "serve/serve.hpp"
@@ -76,19 +78,31 @@ struct Page {
   std::vector<Table> tables;
 };
 
-// One request's view of the snapshot: `current` resolved once, an in-memory DuckDB over it,
-// sealed (kSealedReadFiles with only the exports folder readable). kData when there is no snapshot
-// or it cannot be read.
-struct SnapshotView {
+// One snapshot opened for reading: an in-memory DuckDB whose tables are views over the snapshot's
+// files, sealed (kSealedReadFiles with only the exports folder readable), shared by the requests
+// that resolved `current` to this snapshot (its files never change), each on a connection of its
+// own. Facts that cannot change for the snapshot are computed once, when it is opened.
+struct SnapshotEntry {
   exports::Snapshot snapshot;
-  std::unique_ptr<lake::Lake> lake;
+  std::unique_ptr<lake::Lake> lake;  // owns the database; lake->conn() only under `mu`
+  std::mutex mu;
+  Json freshness;  // Freshness() without the age
+  std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;  // /metrics, under mu
+};
+
+// One request's view: `current` resolved once (to `entry`'s snapshot), and a connection of its own.
+// kData when there is no snapshot or it cannot be read.
+struct SnapshotView {
+  std::shared_ptr<SnapshotEntry> entry;
+  std::optional<duck::Connection> conn;  // destroyed before `entry` (declared after it)
   int64_t now_ms = 0;
+  const exports::Snapshot& snapshot() const { return entry->snapshot; }
 };
 Result<SnapshotView> OpenView(const ServeOptions& options);
 
 // The freshness facts every page shows (checkpoint, frontier and the table holding it back, last
 // run, snapshot age).
-Result<Json> Freshness(SnapshotView& view);
+Json Freshness(const SnapshotView& view);
 
 // Builds the page at `path` ("/" .. "/runs"); NotFound for another path or an unknown address.
 Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::string_view path,
