@@ -139,8 +139,24 @@ constexpr const char* kCashColumns =
     "c.settled_stake, c.settled_payout, c.settled_payout - c.settled_stake AS cash_pnl, "
     "c.resolved_stake, c.unrevealed_stake, c.refund_pending, c.refund_claimed";
 
-// serve_pd / serve_fd: the gold tables with the dashboard's columns (docs/serve.md).
-Status CreateMetricViews(duck::Connection& conn) {
+// What the pages read, made once per snapshot (its files never change) as in-memory tables:
+// serve_pd / serve_fd, the gold tables with the dashboard's columns (docs/serve.md);
+// serve_unclaimed, the unclaimed payouts and refunds per (day, predictoor, feed); serve_recent,
+// each predictoor's newest 50 predictions (every period ends at the checkpoint's day, so a
+// period's newest 50 are among them).
+Status CreateServeTables(duck::Connection& conn) {
+  RETURN_IF_ERROR(conn.Execute(
+      "CREATE TABLE serve_unclaimed AS SELECT DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER) "
+      "AS day, user, contract, min(pair) AS pair, min(timeframe) AS timeframe, count(*) FILTER "
+      "(WHERE status = 'paying') AS unclaimed_predictions, sum(stake) FILTER (WHERE status = "
+      "'paying') AS unclaimed_stake, count(*) FILTER (WHERE status = 'canceled') AS "
+      "refunds_pending, sum(stake) FILTER (WHERE status = 'canceled') AS refund_pending FROM "
+      "bronze_pdr_predictions WHERE payout IS NULL AND status IN ('paying', 'canceled') GROUP BY "
+      "ALL ORDER BY day; "
+      "CREATE TABLE serve_recent AS SELECT ID, slot, user, contract, pair, timeframe, status, "
+      "stake, predvalue, truevalue, payout FROM bronze_pdr_predictions QUALIFY row_number() OVER "
+      "(PARTITION BY user ORDER BY slot DESC, ID) <= 50;",
+      "serve: the snapshot's tables"));
   ASSIGN_OR_RETURN(std::optional<int64_t> have,
                    conn.QueryInt("SELECT count(*) FROM information_schema.columns WHERE "
                                  "(table_name = 'gold_predictoor_daily' AND column_name = "
@@ -149,18 +165,18 @@ Status CreateMetricViews(duck::Connection& conn) {
                                  "serve: read the gold columns"));
   if (have.value_or(0) == 2) {
     return conn.Execute(
-        "CREATE VIEW serve_pd AS SELECT * FROM gold_predictoor_daily; "
-        "CREATE VIEW serve_fd AS SELECT * FROM gold_feed_daily;",
+        "CREATE TABLE serve_pd AS SELECT * FROM gold_predictoor_daily ORDER BY day; "
+        "CREATE TABLE serve_fd AS SELECT * FROM gold_feed_daily ORDER BY day;",
         "serve: the metric views");
   }
   const std::string day = "DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER)";
   const std::string sql =
-      std::string("CREATE VIEW serve_pd AS SELECT g.*, ") + kCashColumns +
+      std::string("CREATE TABLE serve_pd AS SELECT g.*, ") + kCashColumns +
       " FROM gold_predictoor_daily AS g LEFT JOIN (SELECT " + day + " AS day, user, contract, " +
       kBronzeCashAggregates +
       " FROM bronze_pdr_predictions GROUP BY ALL) AS c ON c.day = g.day AND c.user = g.user AND "
-      "c.contract IS NOT DISTINCT FROM g.contract; "
-      "CREATE VIEW serve_fd AS SELECT g.*, " +
+      "c.contract IS NOT DISTINCT FROM g.contract ORDER BY g.day; "
+      "CREATE TABLE serve_fd AS SELECT g.*, " +
       kCashColumns +
       ", coalesce(k.consensus_slots, 0) AS consensus_slots, coalesce(k.consensus_correct_slots, 0) "
       "AS consensus_correct_slots, coalesce(k.consensus_stake, 0::DECIMAL(38, 18)) AS "
@@ -176,7 +192,7 @@ Status CreateMetricViews(duck::Connection& conn) {
       "sum(CASE WHEN truevalue THEN roundSumStakesUp ELSE roundSumStakes - roundSumStakesUp END) "
       "AS consensus_correct_stake FROM bronze_pdr_slots WHERE status = 'paying' AND truevalue IS "
       "NOT NULL AND roundSumStakes > 0 GROUP BY ALL) AS k ON k.day = g.day AND k.contract IS NOT "
-      "DISTINCT FROM g.contract;";
+      "DISTINCT FROM g.contract ORDER BY g.day;";
   return conn.Execute(sql, "serve: the metric views");
 }
 
@@ -505,28 +521,24 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
                                 " FROM a) SELECT CAST(day AS VARCHAR) AS day, " + kMetricColumns +
                                 " FROM b ORDER BY b.day",
                             binds));
-  const std::string bronze_where = " WHERE " + SlotInPeriod("slot") + " AND user = $3";
   ASSIGN_OR_RETURN(
       Table recent,
       RunTable(cx.conn(), "recent", "Recent predictions (newest 50)",
                "SELECT ID AS id, " + IsoFromMs("slot * 1000") +
                    " AS slot_at, contract, pair, timeframe, status, stake, predvalue, truevalue, "
-                   "payout FROM bronze_pdr_predictions" +
-                   bronze_where + " ORDER BY slot DESC, ID LIMIT 50",
+                   "payout FROM serve_recent WHERE " +
+                   SlotInPeriod("slot") + " AND user = $3 ORDER BY slot DESC, ID LIMIT 50",
                binds));
   ASSIGN_OR_RETURN(
       Table unclaimed,
       RunTable(cx.conn(), "unclaimed", "Unclaimed payouts and refunds",
-               "SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, count(*) FILTER "
-               "(WHERE status = 'paying' AND payout IS NULL) AS unclaimed_predictions, "
-               "coalesce(sum(stake) FILTER (WHERE status = 'paying' AND payout IS NULL), "
-               "0::DECIMAL(38, 18)) AS unclaimed_stake, count(*) FILTER (WHERE status = "
-               "'canceled' AND payout IS NULL) AS refunds_pending, coalesce(sum(stake) FILTER "
-               "(WHERE status = 'canceled' AND payout IS NULL), 0::DECIMAL(38, 18)) AS "
-               "refund_pending FROM bronze_pdr_predictions" +
-                   bronze_where +
-                   " AND payout IS NULL AND status IN ('paying', 'canceled') GROUP BY contract "
-                   "ORDER BY contract",
+               "SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, "
+               "CAST(sum(unclaimed_predictions) AS BIGINT) AS unclaimed_predictions, "
+               "coalesce(sum(unclaimed_stake), 0::DECIMAL(38, 18)) AS unclaimed_stake, "
+               "CAST(sum(refunds_pending) AS BIGINT) AS refunds_pending, "
+               "coalesce(sum(refund_pending), 0::DECIMAL(38, 18)) AS refund_pending FROM "
+               "serve_unclaimed" +
+                   where + " GROUP BY contract ORDER BY contract",
                binds));
   unclaimed.note =
       "Paying slots without a claim: the payout, if the prediction was right, is unknown until "
@@ -906,7 +918,7 @@ Result<std::shared_ptr<SnapshotEntry>> OpenEntry(const std::string& lake_dir,
   RETURN_IF_ERROR(
       conn.Execute("SET threads = 2; SET memory_limit = '2GB'; SET parquet_metadata_cache = true;",
                    "serve: configure the snapshot's database"));
-  RETURN_IF_ERROR(CreateMetricViews(conn));
+  RETURN_IF_ERROR(CreateServeTables(conn));
   RETURN_IF_ERROR(duck::Seal(conn, duck::Reach::kSealedReadFiles, {exports_dir}));
   auto entry = std::make_shared<SnapshotEntry>();
   ASSIGN_OR_RETURN(entry->freshness, SnapshotFacts(*lake, snapshot));

@@ -147,4 +147,30 @@ last_run="$(get /metrics > /dev/null; grep '^predlake_snapshot_run ' body.txt | 
 [ "$last_run" -gt "$first_run" ] || fail "no new snapshot while serving ($first_run -> $last_run)"
 stop_server
 ! grep -q ',running,' <("$bin" -q runs --limit 0 --format csv) || fail "a run left running"
+
+# ---- The reference fixtures (pdr-backend's mainnet CSVs): the leaderboard's cash P&L and counts equal
+# the metric definitions computed on the lake.
+fixtures="${PREDLAKE_REFERENCE_DIR:-}"
+if [ -f "$fixtures/pdr_predictions.csv" ]; then
+  rm -rf lake
+  "$bin" -q raw import "$fixtures" --from 2024-07-26 --to 2024-07-26_02:00
+  "$bin" -q etl update
+  "$bin" -q export
+  start_server
+  [ "$(get "/csv/predictoors?table=predictoors&period=all")" = 200 ] || fail "fixtures csv: $(cat body.txt)"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+           { print $col["user"] "," $col["predictions"] "," $col["cash_pnl"] "," $col["unrevealed"] }' \
+    body.txt | tr -d '\r' | sort > served.csv
+  "$bin" -q query --from-lake --format csv "SELECT user, count(*), CASE WHEN count(*) FILTER (WHERE
+      status = 'paying' AND stake IS NULL) = 0 THEN coalesce(sum(payout) FILTER (WHERE status = 'paying'),
+      0::DECIMAL(38, 18)) - coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0::DECIMAL(38, 18)) END,
+      count(*) FILTER (WHERE status = 'paying' AND predvalue IS NULL) FROM bronze_pdr_predictions
+      GROUP BY user" | tail -n +2 | tr -d '\r' | sort > expected.csv
+  [ -s expected.csv ] || fail "no predictoors in the fixtures' lake"
+  diff expected.csv served.csv > diff.txt || fail "fixtures: the leaderboard differs from SQL: $(head -5 diff.txt)"
+  stop_server
+  echo "serve: the fixtures' leaderboard ($(wc -l < served.csv) predictoors) equals SQL on the lake"
+else
+  echo "serve: reference fixtures not found (set PREDLAKE_REFERENCE_DIR): that part skipped"
+fi
 echo "serve: ok ($answered answers while the loop went from snapshot $first_run to $last_run)"
