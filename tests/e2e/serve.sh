@@ -3,9 +3,12 @@
 # missing lake (one line, exit 2/3), the URL as the first stdout line with --port 0, every page, its
 # API and a CSV, 400 on a bad parameter, /healthz and /metrics, a busy port, SIGTERM (exit 143), 503
 # before the first snapshot, and `serve --every` answering while its loop publishes and exports.
-# Usage: serve.sh PREDLAKE_BINARY
+#   main:     the above, on a simulated world.
+#   fixtures: the reference fixtures' leaderboard equals the metric definitions computed on the lake.
+# Usage: serve.sh PREDLAKE_BINARY [main|fixtures]  (no section: all)
 set -euo pipefail
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+section="${2:-all}"
 command -v curl > /dev/null || { echo "serve: skipped: no curl"; exit 77; }
 work="$(mktemp -d)"
 server_pid=""
@@ -35,6 +38,31 @@ one_line() {  # the error is one line naming what is wrong
   grep -q -- "$1" err.txt || fail "no '$1' in: $(cat err.txt)"
 }
 
+# start_server ARGS...: serve on a free port in the background; sets url.
+start_server() {
+  "$bin" ${global_args:-} serve --port 0 "$@" > serve.out 2> serve.err &
+  server_pid=$!
+  for _ in $(seq 1 100); do
+    [ -s serve.out ] && break
+    kill -0 "$server_pid" 2>/dev/null || fail "serve exited: $(cat serve.err)"
+    sleep 0.1
+  done
+  url="$(head -1 serve.out)"
+  case "$url" in http://127.0.0.1:*/) ;; *) fail "first stdout line is not the URL: '$url'" ;; esac
+}
+stop_server() {  # SIGTERM: exit 143
+  kill -TERM "$server_pid"
+  set +e
+  wait "$server_pid"
+  local rc=$?
+  set -e
+  server_pid=""
+  [ "$rc" -eq 143 ] || fail "serve exited $rc after SIGTERM: $(tail -3 serve.err)"
+}
+# get PATH: the HTTP status on stdout, the body in body.txt.
+get() { curl -s -m 30 -o body.txt -w '%{http_code}' "${url%/}$1"; }
+
+section_main() {
 cat > ppss.yaml <<YAML
 lake_ss:
   lake_dir: lake
@@ -62,30 +90,6 @@ sed -i 's/my_addresses: \[\]/my_addresses: [0x12]/' ppss.yaml
 run 2 serve --port 0
 one_line "my_addresses"
 sed -i 's/my_addresses: \[0x12\]/my_addresses: []/' ppss.yaml
-
-# start_server ARGS...: serve on a free port in the background; sets url.
-start_server() {
-  "$bin" serve --port 0 "$@" > serve.out 2> serve.err &
-  server_pid=$!
-  for _ in $(seq 1 100); do
-    [ -s serve.out ] && break
-    kill -0 "$server_pid" 2>/dev/null || fail "serve exited: $(cat serve.err)"
-    sleep 0.1
-  done
-  url="$(head -1 serve.out)"
-  case "$url" in http://127.0.0.1:*/) ;; *) fail "first stdout line is not the URL: '$url'" ;; esac
-}
-stop_server() {  # SIGTERM: exit 143
-  kill -TERM "$server_pid"
-  set +e
-  wait "$server_pid"
-  local rc=$?
-  set -e
-  server_pid=""
-  [ "$rc" -eq 143 ] || fail "serve exited $rc after SIGTERM: $(tail -3 serve.err)"
-}
-# get PATH: the HTTP status on stdout, the body in body.txt.
-get() { curl -s -m 30 -o body.txt -w '%{http_code}' "${url%/}$1"; }
 
 # ---- A lake folder without a snapshot: 503 with a message, healthz 503.
 mkdir lake
@@ -147,21 +151,30 @@ last_run="$(get /metrics > /dev/null; grep '^predlake_snapshot_run ' body.txt | 
 [ "$last_run" -gt "$first_run" ] || fail "no new snapshot while serving ($first_run -> $last_run)"
 stop_server
 ! grep -q ',running,' <("$bin" -q runs --limit 0 --format csv) || fail "a run left running"
+echo "serve: ok ($answered answers while the loop went from snapshot $first_run to $last_run)"
+}
 
 # ---- The reference fixtures (pdr-backend's mainnet CSVs): the leaderboard's cash P&L and counts equal
 # the metric definitions computed on the lake.
+section_fixtures() {
 fixtures="${PREDLAKE_REFERENCE_DIR:-}"
 if [ -f "$fixtures/pdr_predictions.csv" ]; then
-  rm -rf lake
-  "$bin" -q raw import "$fixtures" --from 2024-07-26 --to 2024-07-26_02:00
-  "$bin" -q etl update
-  "$bin" -q export
+  cat > fixtures.yaml <<YAML
+lake_ss:
+  lake_dir: fxlake
+  st_timestr: 2024-07-26
+  fin_timestr: now
+YAML
+  global_args="-c fixtures.yaml"
+  "$bin" -q $global_args raw import "$fixtures" --from 2024-07-26 --to 2024-07-26_02:00
+  "$bin" -q $global_args etl update
+  "$bin" -q $global_args export
   start_server
   [ "$(get "/csv/predictoors?table=predictoors&period=all")" = 200 ] || fail "fixtures csv: $(cat body.txt)"
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
            { print $col["user"] "," $col["predictions"] "," $col["cash_pnl"] "," $col["unrevealed"] }' \
     body.txt | tr -d '\r' | sort > served.csv
-  "$bin" -q query --from-lake --format csv "SELECT user, count(*), CASE WHEN count(*) FILTER (WHERE
+  "$bin" -q $global_args query --from-lake --format csv "SELECT user, count(*), CASE WHEN count(*) FILTER (WHERE
       status = 'paying' AND stake IS NULL) = 0 THEN coalesce(sum(payout) FILTER (WHERE status = 'paying'),
       0::DECIMAL(38, 18)) - coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0::DECIMAL(38, 18)) END,
       count(*) FILTER (WHERE status = 'paying' AND predvalue IS NULL) FROM bronze_pdr_predictions
@@ -171,6 +184,13 @@ if [ -f "$fixtures/pdr_predictions.csv" ]; then
   stop_server
   echo "serve: the fixtures' leaderboard ($(wc -l < served.csv) predictoors) equals SQL on the lake"
 else
-  echo "serve: reference fixtures not found (set PREDLAKE_REFERENCE_DIR): that part skipped"
+  echo "serve: reference fixtures not found (set PREDLAKE_REFERENCE_DIR): skipped"
+  [ "$section" = all ] || exit 77
 fi
-echo "serve: ok ($answered answers while the loop went from snapshot $first_run to $last_run)"
+}
+
+for current in main fixtures; do
+  [ "$section" = all ] || [ "$section" = "$current" ] || continue
+  "section_$current"
+done
+echo "serve ($section): ok"
