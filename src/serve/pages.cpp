@@ -985,6 +985,11 @@ Result<SnapshotView> OpenView(const ServeOptions& options) {
   return last;
 }
 
+Status Warm(const ServeOptions& options) {
+  Result<SnapshotView> view = OpenView(options);
+  return view.ok() ? Status::Ok() : view.status();
+}
+
 Json Freshness(const SnapshotView& view) {
   Json f = view.entry->freshness;
   f["snapshot_age_s"] =

@@ -53,6 +53,11 @@ struct Response {
 Response Answer(const ServeOptions& options, std::string_view path,
                 const std::multimap<std::string, std::string>& params);
 
+// Opens the current snapshot for the requests to come (what the first request after a new snapshot
+// would otherwise pay: the snapshot's in-memory tables). `serve --every` calls it after each
+// export.
+Status Warm(const ServeOptions& options);
+
 class Server {
  public:
   // Binds the listening socket. kUsage when the port is out of range or cannot be bound (in use,

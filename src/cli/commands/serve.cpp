@@ -21,22 +21,23 @@ struct ServeCommandOptions {
   std::string every;  // empty: serve only
 };
 
-// The update loop of `update --every` with the export after every publish forced on.
+// The update loop of `update --every` with the export after every publish forced on; each new
+// snapshot is opened for the pages at once (serve::Warm), so that no page request waits for it.
 Status RunUpdateLoop(Context& ctx, int64_t every_ms, int64_t start_ms,
-                     const raw::TransportFactory& factory) {
+                     const raw::TransportFactory& factory, const serve::ServeOptions& serving) {
   jobs::UpdateRequest request;
   request.writer = WriterEnvFor(ctx);
-  if (!request.writer.export_after) {
-    request.writer.export_after = ExportOptionsFor(ctx);
-    request.writer.on_export = [&ctx](const Result<exports::ExportReport>& report) {
-      if (report.ok()) {
-        ctx.log().Info(report->message, {{"run", std::to_string(report->run_id)}});
-      } else {
-        ctx.log().Warn("the export after the publish failed (the publish stands): " +
-                       report.status().message());
-      }
-    };
-  }
+  request.writer.export_after = ExportOptionsFor(ctx);
+  request.writer.on_export = [&ctx, &serving](const Result<exports::ExportReport>& report) {
+    if (report.ok()) {
+      ctx.log().Info(report->message, {{"run", std::to_string(report->run_id)}});
+      Status warm = serve::Warm(serving);
+      if (!warm.ok()) ctx.log().Warn("serve: the new snapshot cannot be read: " + warm.message());
+    } else {
+      ctx.log().Warn("the export after the publish failed (the publish stands): " +
+                     report.status().message());
+    }
+  };
   request.start_ms = start_ms;
   request.end_ms = [&ctx](int64_t now_ms) -> Result<int64_t> {
     Result<int64_t> to = ParseTime(ctx.config().lake.fin_timestr, now_ms);
@@ -112,7 +113,7 @@ Status Serve(Context& ctx, const ServeCommandOptions& o) {
   std::thread loop;
   if (!o.every.empty()) {
     loop = std::thread([&] {
-      loop_status = RunUpdateLoop(ctx, every_ms, start_ms, factory);
+      loop_status = RunUpdateLoop(ctx, every_ms, start_ms, factory, options);
       loop_done = true;
     });
   }
