@@ -153,9 +153,22 @@ Status CreateServeTables(duck::Connection& conn) {
       "refunds_pending, sum(stake) FILTER (WHERE status = 'canceled') AS refund_pending FROM "
       "bronze_pdr_predictions WHERE payout IS NULL AND status IN ('paying', 'canceled') GROUP BY "
       "ALL ORDER BY day; "
-      "CREATE TABLE serve_recent AS SELECT ID, slot, user, contract, pair, timeframe, status, "
-      "stake, predvalue, truevalue, payout FROM bronze_pdr_predictions QUALIFY row_number() OVER "
-      "(PARTITION BY user ORDER BY slot DESC, ID) <= 50;",
+      // The newest 50 per predictoor without a window over every prediction: per predictoor the
+      // newest day from which on it has at least 50, then the window over those days only.
+      "CREATE TABLE serve_recent AS WITH d AS (SELECT user, slot // 86400 AS dn, count(*) AS n "
+      "FROM bronze_pdr_predictions GROUP BY ALL), c AS (SELECT user, dn, sum(n) OVER (PARTITION "
+      "BY user ORDER BY dn DESC) AS cum FROM d), t AS (SELECT user, coalesce(max(dn) FILTER "
+      "(WHERE cum >= 50), min(dn)) AS from_dn FROM c GROUP BY user) SELECT b.ID, b.slot, b.user, "
+      "b.contract, b.pair, b.timeframe, b.status, b.stake, b.predvalue, b.truevalue, b.payout "
+      "FROM bronze_pdr_predictions AS b JOIN t ON b.user = t.user AND b.slot >= t.from_dn * "
+      "86400 QUALIFY row_number() OVER (PARTITION BY b.user ORDER BY b.slot DESC, b.ID) <= 50; "
+      // The small tables the feed pages read, in memory.
+      "CREATE TABLE serve_sales AS SELECT * FROM gold_feed_sales_daily ORDER BY day; "
+      "CREATE TABLE serve_subs AS SELECT split_part(ID, '-', 1) AS contract, user, "
+      "last_price_value, timestamp FROM pdr_subscriptions ORDER BY timestamp; "
+      "CREATE TABLE serve_slots AS SELECT contract, slot, status, n_predictions, predicted_stake, "
+      "deadline_timestamp, trueval_timestamp, seconds_per_epoch FROM bronze_pdr_slots ORDER BY "
+      "slot;",
       "serve: the snapshot's tables"));
   ASSIGN_OR_RETURN(std::optional<int64_t> have,
                    conn.QueryInt("SELECT count(*) FROM information_schema.columns WHERE "
@@ -366,7 +379,7 @@ Status OverviewPage(PageContext& cx) {
                    kDayInPeriod +
                    "), s AS (SELECT CAST(coalesce(sum(subscriptions), 0) AS BIGINT) AS "
                    "subscriptions, coalesce(sum(sales), 0::DECIMAL(38, 18)) AS sales FROM "
-                   "gold_feed_sales_daily WHERE " +
+                   "serve_sales WHERE " +
                    kDayInPeriod + "), r AS (SELECT p.*, " + kRatios +
                    " FROM p) SELECT predictoors, active_feeds, slots, slots_canceled, " +
                    kMetricColumns + ", revenue, subscriptions, sales FROM r, f, s",
@@ -381,7 +394,7 @@ Status OverviewPage(PageContext& cx) {
       RunTable(
           cx.conn(), "daily", "Per day",
           "WITH d AS (SELECT day FROM serve_fd WHERE " + std::string(kDayInPeriod) +
-              " UNION SELECT day FROM gold_feed_sales_daily WHERE " + kDayInPeriod +
+              " UNION SELECT day FROM serve_sales WHERE " + kDayInPeriod +
               "), p AS (SELECT day, count(DISTINCT user) AS predictoors, " + MetricSums() +
               " FROM serve_pd WHERE " + kDayInPeriod +
               " GROUP BY day), f AS (SELECT day, CAST(sum(slots) AS BIGINT) AS slots, "
@@ -389,7 +402,7 @@ Status OverviewPage(PageContext& cx) {
               "revenue FROM serve_fd WHERE " +
               kDayInPeriod +
               " GROUP BY day), s AS (SELECT day, CAST(sum(subscriptions) AS BIGINT) AS "
-              "subscriptions, sum(sales) AS sales FROM gold_feed_sales_daily WHERE " +
+              "subscriptions, sum(sales) AS sales FROM serve_sales WHERE " +
               kDayInPeriod + " GROUP BY day), r AS (SELECT d.day, p.* EXCLUDE (day), " + kRatios +
               ", f.slots, f.slots_canceled, f.revenue, coalesce(s.subscriptions, 0) AS "
               "subscriptions, coalesce(s.sales, 0::DECIMAL(38, 18)) AS sales FROM d LEFT "
@@ -572,7 +585,7 @@ std::string FeedsSql(const std::string& extra_where) {
   return "WITH k AS (SELECT ID AS contract, pair, timeframe, source FROM pdr_contracts UNION "
          "SELECT contract, min(pair), min(timeframe), min(source) FROM gold_feed_daily WHERE "
          "contract NOT IN (SELECT ID FROM pdr_contracts) GROUP BY contract UNION SELECT "
-         "contract, min(pair), min(timeframe), min(source) FROM gold_feed_sales_daily WHERE "
+         "contract, min(pair), min(timeframe), min(source) FROM serve_sales WHERE "
          "contract NOT IN (SELECT ID FROM pdr_contracts) AND contract NOT IN (SELECT contract "
          "FROM gold_feed_daily) GROUP BY contract), "
          "kk AS (SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, min(source) AS "
@@ -592,9 +605,9 @@ std::string FeedsSql(const std::string& extra_where) {
          "serve_pd WHERE " +
          kDayInPeriod +
          " GROUP BY contract), "
-         "s AS (SELECT split_part(ID, '-', 1) AS contract, CAST(count(*) AS BIGINT) AS "
+         "s AS (SELECT contract, CAST(count(*) AS BIGINT) AS "
          "subscriptions, CAST(count(DISTINCT user) AS BIGINT) AS buyers, sum(last_price_value) "
-         "AS sales FROM pdr_subscriptions WHERE " +
+         "AS sales FROM serve_subs WHERE " +
          SlotInPeriod("timestamp // 1000") +
          " GROUP BY 1), "
          "j AS (SELECT kk.*, coalesce(u.predictoors, 0) AS predictoors, coalesce(f.slots, 0) AS "
@@ -674,12 +687,11 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
       Table daily,
       RunTable(cx.conn(), "daily", "Per day",
                "WITH d AS (SELECT day FROM serve_fd WHERE " + std::string(kDayInPeriod) +
-                   " AND contract = $3 UNION SELECT day FROM gold_feed_sales_daily WHERE " +
-                   kDayInPeriod + " AND contract = $3), f AS (SELECT * FROM serve_fd WHERE " +
-                   kDayInPeriod +
+                   " AND contract = $3 UNION SELECT day FROM serve_sales WHERE " + kDayInPeriod +
+                   " AND contract = $3), f AS (SELECT * FROM serve_fd WHERE " + kDayInPeriod +
                    " AND contract = $3), s AS (SELECT day, CAST(sum(subscriptions) AS "
                    "BIGINT) AS subscriptions, CAST(sum(buyers) AS BIGINT) AS buyers, sum(sales) "
-                   "AS sales FROM gold_feed_sales_daily WHERE " +
+                   "AS sales FROM serve_sales WHERE " +
                    kDayInPeriod +
                    " AND contract = $3 GROUP BY day) SELECT CAST(d.day AS VARCHAR) AS day, "
                    "coalesce(f.slots, 0) AS slots, coalesce(f.slots_canceled, 0) AS "
@@ -692,14 +704,14 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                binds));
   daily.note = "buyers: distinct buyers of each day.";
   const std::string sub_where =
-      " WHERE " + SlotInPeriod("timestamp // 1000") + " AND split_part(ID, '-', 1) = $3";
+      " WHERE " + SlotInPeriod("timestamp // 1000") + " AND contract = $3";
   ASSIGN_OR_RETURN(
       Table buyers,
       RunTable(cx.conn(), "buyers", "Buyers",
                "SELECT user, CAST(count(*) AS BIGINT) AS subscriptions, sum(last_price_value) AS "
                "sales, " +
                    IsoFromMs("min(timestamp)") + " AS first_at, " + IsoFromMs("max(timestamp)") +
-                   " AS last_at FROM pdr_subscriptions" + sub_where +
+                   " AS last_at FROM serve_subs" + sub_where +
                    " GROUP BY user ORDER BY sales DESC NULLS LAST, user",
                binds));
   const std::string slot_where = " WHERE " + SlotInPeriod("slot") + " AND contract = $3";
@@ -709,7 +721,7 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                "SELECT " + IsoFromMs("slot * 1000") +
                    " AS slot_at, n_predictions, "
                    "predicted_stake, " +
-                   IsoFromMs("deadline_timestamp") + " AS deadline_at FROM bronze_pdr_slots" +
+                   IsoFromMs("deadline_timestamp") + " AS deadline_at FROM serve_slots" +
                    slot_where + " AND status = 'canceled' ORDER BY slot DESC LIMIT 100",
                binds));
   canceled.note = "A slot without a trueval by its deadline is canceled; its stakes are refunded.";
@@ -717,7 +729,7 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
       Table delay,
       RunTable(cx.conn(), "trueval_delay", "Trueval delay (seconds after the epoch's end)",
                "WITH d AS (SELECT (trueval_timestamp - (slot + seconds_per_epoch) * 1000) / "
-               "1000.0 AS s FROM bronze_pdr_slots" +
+               "1000.0 AS s FROM serve_slots" +
                    slot_where +
                    " AND trueval_timestamp IS NOT NULL) SELECT CAST(count(*) AS BIGINT) AS "
                    "slots, CAST(avg(s) AS DOUBLE) AS mean_s, CAST(quantile_cont(s, 0.5) AS "
