@@ -166,6 +166,46 @@ TEST_F(ServeWorld, LeaderboardEqualsTheMetricDefinitionsOnTheLake) {
   EXPECT_EQ(Norm(total["rows"][0][Col(total, "cash_pnl")]), Norm(mine_sum[0][1]));
 }
 
+// Identities every row must satisfy, whatever the world: cash P&L is payouts received minus the
+// stake in paying slots, ROI is profit over resolved stake, the accuracy lies between its bounds,
+// and the leaderboard adds up to the network row.
+TEST_F(ServeWorld, MetricIdentitiesHoldOnEveryRow) {
+  Json board = Api(Options(), "/api/predictoors", {{"period", "all"}});
+  Json overview = Api(Options(), "/api/", {{"period", "all"}});
+  const Json& t = board["tables"]["predictoors"];
+  int64_t predictions = 0;
+  long double pnl = 0;
+  for (const Json& row : t["rows"]) {
+    const long double paid = std::stold(row[Col(t, "settled_payout")].get<std::string>());
+    const long double staked = std::stold(row[Col(t, "settled_stake")].get<std::string>());
+    const long double cash = std::stold(row[Col(t, "cash_pnl")].get<std::string>());
+    EXPECT_NEAR(static_cast<double>(cash), static_cast<double>(paid - staked), 1e-9);
+    pnl += cash;
+    predictions += row[Col(t, "predictions")].get<int64_t>();
+    const Json& roi = row[Col(t, "roi")];
+    if (!roi.is_null()) {
+      const double profit = std::stod(row[Col(t, "profit")].get<std::string>());
+      const double resolved = std::stod(row[Col(t, "resolved_stake")].get<std::string>());
+      EXPECT_NEAR(roi.get<double>(), profit / resolved, 1e-12);
+    }
+    const Json& acc = row[Col(t, "accuracy")];
+    if (!acc.is_null()) {
+      EXPECT_LE(row[Col(t, "accuracy_low")].get<double>(), acc.get<double>() + 1e-12);
+      EXPECT_GE(row[Col(t, "accuracy_high")].get<double>(), acc.get<double>() - 1e-12);
+      const double share = row[Col(t, "revealed_share")].get<double>();
+      EXPECT_GE(share, 0.0);
+      EXPECT_LE(share, 1.0);
+    }
+    // The resolved and unrevealed predictions are those of the paying slots.
+    EXPECT_LE(row[Col(t, "resolved")].get<int64_t>() + row[Col(t, "unrevealed")].get<int64_t>(),
+              row[Col(t, "predictions")].get<int64_t>());
+  }
+  const Json& n = overview["tables"]["network"];
+  EXPECT_EQ(n["rows"][0][Col(n, "predictions")].get<int64_t>(), predictions);
+  EXPECT_NEAR(std::stod(n["rows"][0][Col(n, "cash_pnl")].get<std::string>()),
+              static_cast<double>(pnl), 1e-6);
+}
+
 TEST_F(ServeWorld, PeriodsAreSlotDaysAnchoredAtTheCheckpoint) {
   Json all = Api(Options(), "/api/", {{"period", "all"}});
   Json day = Api(Options(), "/api/", {{"period", "1d"}});
