@@ -28,7 +28,8 @@ namespace {
 #endif
 
 constexpr const char* kGlobalFooter =
-    "Global options go before the command: -q/--quiet, -c/--config FILE, -n/--network NAME, "
+    "Global options go before the command: -q/--quiet, -v/--verbose, -c/--config FILE, "
+    "-n/--network NAME, "
     "--log-format text|json (see 'predlake --help').";
 
 std::vector<std::string> SplitWords(const std::string& path) {
@@ -77,6 +78,7 @@ std::string LowerFirst(std::string s) {
 
 struct Globals {
   bool quiet = false;
+  bool verbose = false;
   std::string config_path = "ppss.yaml";
   std::string network;
   std::string log_format = "text";
@@ -192,11 +194,14 @@ std::string RootHelp(const std::vector<CommandSpec>& specs) {
   std::ostringstream out;
   out << "predlake " << PREDLAKE_VERSION
       << ": an incremental, checkpointed data lake for Ocean Predictoor\n\n"
-      << "Usage: predlake [-q] [-c FILE] [-n NETWORK] [--log-format text|json] COMMAND [ARGS...]\n"
+      << "Usage: predlake [-q|-v] [-c FILE] [-n NETWORK] [--log-format text|json] COMMAND "
+         "[ARGS...]\n"
       << "       predlake COMMAND PPSS_FILE NETWORK [ARGS...]   (pdr-backend's order)\n\n"
       << "Global options:\n"
       << "  -q, --quiet           silence progress and informational output (errors still go to "
          "stderr)\n"
+      << "  -v, --verbose         also show each retry of the subgraph (what failed, its kind, the "
+         "wait)\n"
       << "  -c, --config FILE     the ppss.yaml to read (default ./ppss.yaml; built-in defaults if "
          "it\n"
       << "                        does not exist)\n"
@@ -286,6 +291,7 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
   }
 
   init.quiet = g.quiet;
+  init.verbose = g.verbose;
   ASSIGN_OR_RETURN(init.log_format, ParseLogFormat(g.log_format));
   init.out = io.out;
   init.err = io.err;
@@ -395,7 +401,10 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
   Globals g;
   CLI::App app("an incremental, checkpointed data lake for Ocean Predictoor", "predlake");
   app.set_help_flag("-h,--help", "show this help");
-  app.add_flag("-q,--quiet", g.quiet, "silence progress and informational output");
+  CLI::Option* quiet_opt =
+      app.add_flag("-q,--quiet", g.quiet, "silence progress and informational output");
+  app.add_flag("-v,--verbose", g.verbose, "also show each retry of the subgraph")
+      ->excludes(quiet_opt);
   CLI::Option* config_opt =
       app.add_option("-c,--config", g.config_path, "the ppss.yaml to read (default ./ppss.yaml)");
   app.add_option("-n,--network", g.network, "network: " + config::KnownNetworks());

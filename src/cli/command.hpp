@@ -78,6 +78,7 @@ class Context {
     config::Origin now_origin;      // sim_ss.now's origin when pinned by it
     bool now_is_wall_clock = true;  // false when sim_ss.now pinned it
     bool quiet = false;
+    bool verbose = false;  // -v: debug lines (each retry) too
     LogFormat log_format = LogFormat::kText;
     std::ostream* out = nullptr;  // not owned; must outlive the Context
     std::ostream* err = nullptr;  // not owned; must outlive the Context

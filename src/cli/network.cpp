@@ -1,7 +1,9 @@
 #include "cli/network.hpp"
 
 #include <memory>
+#include <string>
 
+#include "common/time.hpp"
 #include "source/gql/http_transport.hpp"
 #include "source/sim/faults.hpp"
 #include "source/sim/subgraph.hpp"
@@ -23,6 +25,19 @@ Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx) {
   return raw::TransportFactory([url](const raw::TransportUse&) -> std::unique_ptr<gql::Transport> {
     return std::make_unique<gql::HttpTransport>(url);
   });
+}
+
+gql::RetryPolicy FetchRetryPolicy(Context& ctx) {
+  gql::RetryPolicy policy;
+  policy.budget_ms = ctx.config().lake.retry_budget_ms;
+  if (ctx.log().verbose()) {
+    Logger* log = &ctx.log();
+    policy.on_retry = [log](const gql::RetryNotice& n) {
+      log->Debug("retry " + std::to_string(n.retry) + " in " + FormatDuration(n.wait_ms) + " (" +
+                 std::string(n.kind) + "): " + std::string(n.error));
+    };
+  }
+  return policy;
 }
 
 }  // namespace predlake::cli

@@ -14,4 +14,8 @@ namespace predlake::cli {
 // simulator's kConfig/kUsage for a bad sim_ss.
 Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx);
 
+// The fetch's retry policy: lake_ss.retry_budget, and with `-v` a debug line per retry (what
+// failed, its kind and the wait) on ctx.log().
+gql::RetryPolicy FetchRetryPolicy(Context& ctx);
+
 }  // namespace predlake::cli

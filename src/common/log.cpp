@@ -11,11 +11,15 @@ Result<LogFormat> ParseLogFormat(std::string_view name) {
 }
 
 void Logger::Log(LogLevel level, std::string_view message, const LogFields& fields) {
+  if (level == LogLevel::kDebug && !verbose_) return;
   if (quiet_ && level == LogLevel::kInfo) return;
   std::string line;
   if (format_ == LogFormat::kJson) {
     nlohmann::ordered_json j;
-    j["level"] = level == LogLevel::kInfo ? "info" : level == LogLevel::kWarn ? "warn" : "error";
+    j["level"] = level == LogLevel::kDebug  ? "debug"
+                 : level == LogLevel::kInfo ? "info"
+                 : level == LogLevel::kWarn ? "warn"
+                                            : "error";
     j["msg"] = message;
     for (const auto& [k, v] : fields) j[k] = v;
     // Replacement keeps a line valid JSON even if a message carries invalid UTF-8 (e.g. a file

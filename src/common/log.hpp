@@ -16,7 +16,7 @@
 namespace predlake {
 
 enum class LogFormat { kText, kJson };
-enum class LogLevel { kInfo, kWarn, kError };
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 // Parses "text" or "json"; anything else is a kUsage status.
 Result<LogFormat> ParseLogFormat(std::string_view name);
@@ -24,15 +24,18 @@ Result<LogFormat> ParseLogFormat(std::string_view name);
 // Extra key/value pairs attached to a log line (shown as ` key=value` in text, as members in JSON).
 using LogFields = std::vector<std::pair<std::string, std::string>>;
 
-// Writes log lines to `out` (not owned; must outlive the Logger). Quiet loggers drop kInfo lines;
-// warnings and errors are always written. Each line is written whole under a mutex, so the Logger
-// is thread-safe.
+// Writes log lines to `out` (not owned; must outlive the Logger). kDebug lines are written only by
+// a verbose logger (`-v`); quiet loggers drop kInfo lines; warnings and errors are always written.
+// Each line is written whole under a mutex, so the Logger is thread-safe.
 class Logger {
  public:
-  Logger(std::ostream& out, LogFormat format, bool quiet)
-      : out_(out), format_(format), quiet_(quiet) {}
+  Logger(std::ostream& out, LogFormat format, bool quiet, bool verbose = false)
+      : out_(out), format_(format), quiet_(quiet), verbose_(verbose) {}
 
   void Log(LogLevel level, std::string_view message, const LogFields& fields = {});
+  void Debug(std::string_view message, const LogFields& fields = {}) {
+    Log(LogLevel::kDebug, message, fields);
+  }
   void Info(std::string_view message, const LogFields& fields = {}) {
     Log(LogLevel::kInfo, message, fields);
   }
@@ -45,11 +48,13 @@ class Logger {
 
   LogFormat format() const { return format_; }
   bool quiet() const { return quiet_; }
+  bool verbose() const { return verbose_; }
 
  private:
   std::ostream& out_;
   LogFormat format_;
   bool quiet_;
+  bool verbose_;
   std::mutex mu_;
 };
 

@@ -74,8 +74,9 @@ Status FinishNoop(lake::Lake& lake, lake::Run& run, const RunReport& report) {
   return tx.Commit();
 }
 
+// `note` (when not empty) is appended to the run's message, in parentheses.
 Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions& options,
-                 RunReport& report) {
+                 RunReport& report, std::string_view note = {}) {
   ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake));
   if (!frontier.missing.empty()) {
     return Status::Data(
@@ -130,11 +131,13 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
       report.command + ": [" + FormatTime(from) + ", " + FormatTime(to) +
       "): " + DescribeCounts(report.tables) + "; checkpoint " + FormatTime(to) +
       (to == *frontier.frontier_ms ? "" : " (frontier " + FormatTime(*frontier.frontier_ms) + ")");
+  if (!note.empty()) report.message += " (" + std::string(note) + ")";
   {
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
     RETURN_IF_ERROR(pipeline.Publish());
     auto commit_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
+    if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
     RecordOn(run, report);
     RETURN_IF_ERROR(run.Finish());
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
@@ -163,6 +166,13 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
   if (!checkpoint) {
     report.message = "nothing to roll back: the ETL has not run yet";
     return std::optional<Pipeline>();
+  }
+  if (from_ms < checkpoint->checkpoint_ms) {
+    ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
+    if (stale) {
+      return Status::Data("the built tables must be rebuilt before a rollback (" + *stale +
+                          "): run `predlake etl rebuild` first");
+    }
   }
   if (from_ms >= checkpoint->checkpoint_ms) {
     // Recorded like an `etl update` with nothing to do: the empty window at the checkpoint.
@@ -253,8 +263,12 @@ Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
 }
 
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
-  return AsRun(lake, run, "etl update", [&](RunReport& report) {
-    return BuildBody(lake, run, Job::kUpdate, options, report);
+  return AsRun(lake, run, "etl update", [&](RunReport& report) -> Status {
+    ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
+    if (!stale) return BuildBody(lake, run, Job::kUpdate, options, report);
+    // The built tables predate columns of this predlake: building on them would add deltas to
+    // values never computed, so they are rebuilt from raw (to the same end an update would reach).
+    return BuildBody(lake, run, Job::kRebuild, options, report, "rebuilt from raw: " + *stale);
   });
 }
 

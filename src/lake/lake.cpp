@@ -344,6 +344,36 @@ Status Lake::AddMissingColumns() {
           "add column " + std::string(column.name) + " to " + std::string(table->name)));
     }
   }
+  // A built column is a function of raw data that the old rows never computed: NULL there would
+  // read as "unknown" and the incremental ETL would add its deltas to it. When a table that already
+  // has rows gains one, the ETL must rebuild the built tables before it builds on them
+  // (kMetaRebuildRequired says so until a rebuild publishes).
+  std::vector<std::string> stale_tables;
+  int stale_columns = 0;
+  for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
+    if (have.count({std::string(column.table), std::string(column.name)})) continue;
+    const std::string table(column.table);
+    RETURN_IF_ERROR(conn_->Execute("ALTER TABLE " + table + " ADD COLUMN " +
+                                       duck::QuoteIdent(std::string(column.name)) + " " +
+                                       std::string(SqlTypeName(column.type)),
+                                   "add column " + std::string(column.name) + " to " + table));
+    ASSIGN_OR_RETURN(auto rows,
+                     conn_->QueryInt("SELECT count(*) FROM (SELECT 1 FROM " + table + " LIMIT 1)",
+                                     "inspect " + table));
+    if (rows.value_or(0) > 0) {
+      ++stale_columns;
+      if (std::find(stale_tables.begin(), stale_tables.end(), table) == stale_tables.end()) {
+        stale_tables.push_back(table);
+      }
+    }
+  }
+  if (stale_columns > 0) {
+    std::string tables;
+    for (const std::string& t : stale_tables) tables += (tables.empty() ? "" : ", ") + t;
+    RETURN_IF_ERROR(SetMeta(kMetaRebuildRequired, std::to_string(stale_columns) + " column" +
+                                                      (stale_columns > 1 ? "s" : "") +
+                                                      " added to " + tables));
+  }
   return Status::Ok();
 }
 
@@ -372,6 +402,11 @@ Status Lake::SetMeta(std::string_view key, std::string_view value) {
                             duck::QuoteString(value) +
                             ") ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                         "record lake meta " + std::string(key));
+}
+
+Status Lake::DeleteMeta(std::string_view key) {
+  return conn_->Execute("DELETE FROM predlake_meta WHERE key = " + duck::QuoteString(key),
+                        "delete lake meta " + std::string(key));
 }
 
 Result<std::map<std::string, Watermark>> Lake::Watermarks() {

@@ -34,6 +34,10 @@ inline constexpr std::string_view kMetaNetwork = "network";
 inline constexpr std::string_view kMetaDeployment = "deployment";
 inline constexpr std::string_view kMetaPreviousDeployment = "previous_deployment";
 inline constexpr std::string_view kMetaDeploymentChangedAtMs = "deployment_changed_at_ms";
+// Set (to what changed) when an upgrade appended built columns (lake::kBuiltColumnsAdded) to tables
+// that already had rows: until a rebuild publishes, the built tables are not what a rebuild would
+// make, so `etl update` rebuilds them and rollbacks refuse. Deleted by a rebuild's publish.
+inline constexpr std::string_view kMetaRebuildRequired = "etl_rebuild_required";
 
 // The raw tables (kRawTables, in the order they are fetched and reported) and every other table
 // name are defined in lake/tables.hpp.
@@ -198,6 +202,9 @@ class Lake {
   // DuckDB error.
   Result<std::optional<std::string>> GetMeta(std::string_view key);
   Status SetMeta(std::string_view key, std::string_view value);
+  // Deletes the key (nothing when it is not set), inside the caller's transaction when there is
+  // one.
+  Status DeleteMeta(std::string_view key);
 
   // ---- The run ledger. BeginRun commits a "running" row for `command` at once (so that a kill
   // leaves a trace), with the watermarks and checkpoint before the run, and returns its handle

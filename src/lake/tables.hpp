@@ -164,6 +164,50 @@ inline constexpr std::array<std::string_view, 5> kBuiltTables = {
     kBronzeSlots, kBronzePredictions, "gold_predictoor_daily", "gold_feed_daily",
     "gold_feed_sales_daily"};
 
+// Columns appended to a built table after its first definition in src/lake/sql/03_built_tables.sql,
+// in order (the one definition of each: Lake::EnsureSchema appends them to a new lake and to an
+// older one alike, so both end with the same column order). docs/etl.md defines the metrics.
+struct BuiltColumnDef {
+  std::string_view table;
+  std::string_view name;
+  ColumnType type;
+};
+inline constexpr std::string_view kGoldPredictoorDaily = "gold_predictoor_daily";
+inline constexpr std::string_view kGoldFeedDaily = "gold_feed_daily";
+inline constexpr BuiltColumnDef kBuiltColumnsAdded[] = {
+    // The honest metrics (issue 12): cash received against stakes in paying slots, the stakes
+    // behind the resolved / unrevealed counts, refunds apart.
+    {kGoldPredictoorDaily, "settled_stake", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "settled_payout", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "cash_pnl", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "resolved_stake", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "unrevealed_stake", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "refund_pending", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "refund_claimed", ColumnType::kDecimal},
+    // How many stakes of each stake sum above are unknown (the sum is NULL when any is), and the
+    // sum of the known ones, which the incremental ETL adds its deltas to.
+    {kGoldPredictoorDaily, "settled_stake_unknown", ColumnType::kBigint},
+    {kGoldPredictoorDaily, "resolved_stake_unknown", ColumnType::kBigint},
+    {kGoldPredictoorDaily, "unrevealed_stake_unknown", ColumnType::kBigint},
+    {kGoldPredictoorDaily, "refund_pending_unknown", ColumnType::kBigint},
+    {kGoldPredictoorDaily, "settled_stake_known_sum", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "resolved_stake_known_sum", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "unrevealed_stake_known_sum", ColumnType::kDecimal},
+    {kGoldPredictoorDaily, "refund_pending_known_sum", ColumnType::kDecimal},
+    {kGoldFeedDaily, "settled_stake", ColumnType::kDecimal},
+    {kGoldFeedDaily, "settled_payout", ColumnType::kDecimal},
+    {kGoldFeedDaily, "cash_pnl", ColumnType::kDecimal},
+    {kGoldFeedDaily, "resolved_stake", ColumnType::kDecimal},
+    {kGoldFeedDaily, "unrevealed_stake", ColumnType::kDecimal},
+    {kGoldFeedDaily, "refund_pending", ColumnType::kDecimal},
+    {kGoldFeedDaily, "refund_claimed", ColumnType::kDecimal},
+    // Stake-weighted consensus over the feed's paying slots with a trueval and stake.
+    {kGoldFeedDaily, "consensus_slots", ColumnType::kBigint},
+    {kGoldFeedDaily, "consensus_correct_slots", ColumnType::kBigint},
+    {kGoldFeedDaily, "consensus_stake", ColumnType::kDecimal},
+    {kGoldFeedDaily, "consensus_correct_stake", ColumnType::kDecimal},
+};
+
 // Bookkeeping tables (src/lake/sql/01_bookkeeping.sql) all start with this.
 inline constexpr std::string_view kBookkeepingPrefix = "predlake_";
 

@@ -79,6 +79,7 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     }
   }
   ASSIGN_OR_RETURN(d.checkpoint, lake.GetCheckpoint());
+  ASSIGN_OR_RETURN(d.rebuild_required, lake.GetMeta(lake::kMetaRebuildRequired));
   ASSIGN_OR_RETURN(d.frontier, etl::ComputeFrontier(lake));
   ASSIGN_OR_RETURN(d.waiting, etl::Waiting(lake));
   ASSIGN_OR_RETURN(d.last_runs, ListRuns(conn, run_limit));
@@ -163,6 +164,10 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
   } else {
     out << "Checkpoint       none (the ETL has not run)\n";
   }
+  if (d.rebuild_required) {
+    out << "Rebuild needed   the built tables predate this predlake (" << *d.rebuild_required
+        << "): the next `etl update` rebuilds them\n";
+  }
   if (d.frontier.frontier_ms) {
     out << "Frontier         " << TimeAndMs(*d.frontier.frontier_ms) << ", held back by "
         << d.frontier.held_by << "\n";
@@ -243,6 +248,8 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
   } else {
     j["checkpoint"] = nullptr;
   }
+  // Only while it applies, so that the document of an up-to-date lake stays as it was.
+  if (d.rebuild_required) j["rebuild_required"] = *d.rebuild_required;
   j["frontier"] = {
       {"frontier_ms", OptJson(d.frontier.frontier_ms)},
       {"frontier", TimeJson(d.frontier.frontier_ms)},

@@ -52,6 +52,9 @@ struct Description {
   std::vector<WatermarkSummary> watermarks;  // one per raw table, in lake::kRawTables order
   std::vector<FeedSummary> feeds;            // pdr_contracts, by pair, timeframe, contract
   std::optional<lake::Checkpoint> checkpoint;
+  // Set while an upgrade's new built columns wait for a rebuild (lake::kMetaRebuildRequired: what
+  // was added); nullopt otherwise.
+  std::optional<std::string> rebuild_required;
   // The frontier of the raw tables the ETL reads (etl::kInputTables) and the one holding it back.
   etl::Frontier frontier;
   // Update events waiting for a row that is not built (etl::Waiting); empty before the first ETL

@@ -25,7 +25,9 @@ Result<Head> FetchHead(gql::Client& client) {
       }
       return head;
     }
-    if (!client.WaitToRetry(gql::ErrorKind::kNullHead, retry, waited_ms)) {
+    if (!client.WaitToRetry(
+            gql::ErrorKind::kNullHead, retry, waited_ms,
+            "_meta: block.timestamp is null (block " + std::to_string(head.block) + ")")) {
       return Status::Source("_meta: block.timestamp stayed null (block " +
                             std::to_string(head.block) + ", after " + std::to_string(retry) +
                             (retry == 1 ? " attempt)" : " attempts)"));

@@ -201,7 +201,16 @@ void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
     if (!transport.ok()) {
       error = Status(transport.status().code(), context + " " + transport.status().message());
     } else {
-      gql::Client client(std::move(transport).value(), options.retry, options.sleeper);
+      gql::RetryPolicy policy = options.retry;
+      if (policy.on_retry) {
+        policy.on_retry = [inner = options.retry.on_retry, &context](const gql::RetryNotice& n) {
+          const std::string error = context + ": " + std::string(n.error);
+          gql::RetryNotice named = n;
+          named.error = error;
+          inner(named);
+        };
+      }
+      gql::Client client(std::move(transport).value(), policy, options.sleeper);
       client.set_stop_flag(&stop);
       client.set_min_block(job.min_block);
       Pager pager(*job.spec, contracts, job.from_ms, job.end_ms, options.page_size);

@@ -28,6 +28,23 @@ TEST(LoggerTest, QuietDropsInfoOnly) {
   EXPECT_EQ(out.str(), "predlake: warning: w\npredlake: e\n");
 }
 
+TEST(LoggerTest, DebugLinesOnlyWhenVerbose) {
+  std::ostringstream plain;
+  Logger normal(plain, LogFormat::kText, false);
+  normal.Debug("hidden");
+  normal.Info("i");
+  EXPECT_EQ(plain.str(), "predlake: i\n");
+  std::ostringstream text;
+  Logger verbose(text, LogFormat::kText, false, true);
+  verbose.Debug("retry 1 in 500ms (throttled): x");
+  EXPECT_EQ(text.str(), "predlake: retry 1 in 500ms (throttled): x\n");
+  EXPECT_TRUE(verbose.verbose());
+  std::ostringstream json;
+  Logger verbose_json(json, LogFormat::kJson, false, true);
+  verbose_json.Debug("d");
+  EXPECT_EQ(json.str(), "{\"level\":\"debug\",\"msg\":\"d\"}\n");
+}
+
 TEST(LoggerTest, JsonOneObjectPerLine) {
   std::ostringstream out;
   Logger log(out, LogFormat::kJson, false);

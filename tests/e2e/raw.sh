@@ -5,13 +5,13 @@
 # same; importing the reference fixtures gives their row counts, twice changes nothing, and a
 # malformed CSV is one line naming file:line, exit 3, nothing imported.
 #
-# raw.sh PREDLAKE_BINARY [SECTION]: SECTION is sim, http or import (CTest runs each as its own test,
+# raw.sh PREDLAKE_BINARY [SECTION]: SECTION is sim, network, http or import (CTest runs each as its own test,
 # in parallel), or all (the default). Exits 77 (skipped) when a prerequisite is missing: the reference
 # fixtures for import (a run of all sections runs the others first).
 set -euo pipefail
 bin="$1"
 section="${2:-all}"
-sections="sim http import"
+sections="sim network http import"
 case " all $sections " in *" $section "*) ;; *) echo "usage: raw.sh PREDLAKE_BINARY [all|${sections// /|}]" >&2; exit 2 ;; esac
 work="$(mktemp -d)"
 server_pid=""
@@ -111,7 +111,50 @@ all_runs="$("$bin" -q -c sim.yaml query "SELECT count(*) FROM predlake_runs" --f
 [ "$all_runs" = 3 ] || fail "the refused command recorded a run ($all_runs runs)"
 }
 
-# 2. Over HTTP from sim serve with faults, killed once, rerun until it succeeds (predlake's own HTTP
+# 2. The real network's habits (docs/raw.md): a replica behind the head and bursts of throttling and
+# too-expensive answers. `-v` shows each retry as it happens, and as many as the ledger counts; the lake
+# still ends equal to the dump, once a run's head is the world's (a head read from the replica is older).
+section_network() {
+{ sim_section; cat <<'YAML'
+  faults:
+    lagging_replica: 0.1
+    replica_lag: 20m
+    throttle_burst: 0.15
+    throttle_burst_length: 3
+    seed: 9
+lake_ss:
+  lake_dir: lake_network
+  st_timestr: 2024-07-25
+  fin_timestr: now
+YAML
+} > network.yaml
+: > retries.txt
+for _ in 1 2 3 4 5; do
+  "$bin" -v -c network.yaml raw update > /dev/null 2> err.txt || fail "raw update: $(tail -3 err.txt)"
+  grep '^predlake: retry [0-9]* in [0-9a-z]* (' err.txt >> retries.txt || true
+  at_head=1
+  for table in $tables; do
+    [ "$(watermark network.yaml "$table")" = "$head_ms" ] || at_head=0
+  done
+  [ "$at_head" = 1 ] && break
+done
+[ "$at_head" = 1 ] || fail "five runs never reached the head"
+check_equals_dump network.yaml "$head_ms"
+for kind in behind throttled; do
+  grep -q "($kind): " retries.txt || fail "-v showed no '$kind' retry: $(head -3 retries.txt)"
+done
+grep -q '(throttled): pdr_[a-z]* \[2024-07-25T' retries.txt || fail "a retry line does not name its table and window"
+counted="$("$bin" -q -c network.yaml query "SELECT sum(r.value::BIGINT) FROM predlake_runs,
+  LATERAL (SELECT unnest(map_values(CAST(json_extract(detail, '$.retries') AS MAP(VARCHAR, BIGINT))))) AS r(value)
+  WHERE command = 'raw update'" --format csv | tail -1)"
+[ "$counted" = "$(wc -l < retries.txt)" ] || fail "-v showed $(wc -l < retries.txt) retries, the ledger counts $counted"
+# -q and -v together are a usage error.
+rc=0
+"$bin" -q -v -c network.yaml raw update > out.txt 2> err.txt || rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] || fail "-q -v exited $rc: $(cat err.txt)"
+}
+
+# 3. Over HTTP from sim serve with faults, killed once, rerun until it succeeds (predlake's own HTTP
 # client: no curl needed).
 section_http() {
 { sim_section; cat <<'YAML'
@@ -166,7 +209,7 @@ if [ "$killed_rc" -eq 137 ] && [ "$aborted" -lt 1 ]; then
   echo "raw: note: the kill landed before the run was recorded"
 fi
 
-# 3. An unreachable subgraph: exit 3, one line naming the URL, watermarks unchanged.
+# 3b. An unreachable subgraph: exit 3, one line naming the URL, watermarks unchanged.
 { sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
   printf 'web3_pp:\n  sapphire-testnet:\n    subgraph_url: http://127.0.0.1:9/none\n'; } > dead.yaml
 set +e

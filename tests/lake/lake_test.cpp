@@ -114,6 +114,61 @@ TEST_F(LakeTest, AnOlderLakeGetsAColumnAppendedToASourceTable) {
   EXPECT_EQ(**n, 1);
 }
 
+TEST_F(LakeTest, BuiltColumnsAreAppendedInTheirDefinedOrder) {
+  auto lake = OpenWriter();
+  ASSERT_NE(lake, nullptr);
+  for (std::string_view table : {kGoldPredictoorDaily, kGoldFeedDaily}) {
+    auto result = lake->conn().Query(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
+        "current_database() AND table_name = '" +
+            std::string(table) +
+            "' AND column_index > (SELECT column_index FROM "
+            "duckdb_columns() WHERE database_name = current_database() AND "
+            "table_name = '" +
+            std::string(table) + "' AND column_name = 'run_id') ORDER BY column_index",
+        "t");
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    std::vector<std::vector<std::optional<std::string>>> want;
+    for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
+      if (column.table != table) continue;
+      std::string type(SqlTypeName(column.type));
+      std::erase(type, ' ');
+      want.push_back({std::string(column.name), std::move(type)});
+    }
+    EXPECT_FALSE(want.empty());
+    EXPECT_EQ(result->ToText(), want) << table;
+  }
+  // A new lake has nothing to rebuild.
+  auto stale = lake->GetMeta(kMetaRebuildRequired);
+  ASSERT_TRUE(stale.ok());
+  EXPECT_FALSE(stale->has_value());
+}
+
+TEST_F(LakeTest, AnOlderLakeWithEmptyGoldTablesGetsTheColumnsWithoutARebuild) {
+  {
+    auto lake = OpenWriter();
+    ASSERT_NE(lake, nullptr);
+    for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
+      ASSERT_TRUE(lake->conn()
+                      .Execute("ALTER TABLE " + std::string(column.table) + " DROP COLUMN " +
+                                   std::string(column.name),
+                               "t")
+                      .ok());
+    }
+  }
+  auto lake = OpenWriter();
+  ASSERT_NE(lake, nullptr);
+  auto n = lake->conn().QueryInt(
+      "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() AND "
+      "column_name IN ('cash_pnl', 'consensus_stake')",
+      "t");
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_EQ(**n, 3);
+  auto stale = lake->GetMeta(kMetaRebuildRequired);
+  ASSERT_TRUE(stale.ok());
+  EXPECT_FALSE(stale->has_value());
+}
+
 TEST_F(LakeTest, SecondWriterIsBusyAndNamesTheHolder) {
   auto lake = OpenWriter();
   ASSERT_TRUE(lake);

@@ -125,6 +125,32 @@ TEST(Describe, FixtureLakeRowsRangesWatermarksCheckpointFrontierRuns) {
   EXPECT_EQ(j["watermarks"][2]["watermark_ms"], kFixtureEndMs + 1000);
   EXPECT_EQ(j["last_runs"][0]["status"], "succeeded");
   EXPECT_TRUE(j["waiting_updates"].is_array());
+  EXPECT_FALSE(j.contains("rebuild_required"));
+  EXPECT_EQ(text.str().find("Rebuild needed"), std::string::npos);
+}
+
+TEST(Describe, NamesTheRebuildAnUpgradeRequires) {
+  TempDir dir;
+  testing::MakeFixtureLake(dir.path(), /*build=*/true);
+  {
+    auto lake = testing::OpenWriter(dir.path());
+    ASSERT_NE(lake, nullptr);
+    ASSERT_TRUE(
+        lake->SetMeta(lake::kMetaRebuildRequired, "columns added: gold_feed_daily.consensus_slots")
+            .ok());
+  }
+  Description d = DescribeDir(dir.path());
+  ASSERT_TRUE(d.rebuild_required.has_value());
+  std::ostringstream text;
+  WriteDescriptionText(text, d, 0);
+  EXPECT_NE(text.str().find("Rebuild needed   the built tables predate this predlake (columns "
+                            "added: gold_feed_daily.consensus_slots)"),
+            std::string::npos)
+      << text.str();
+  std::ostringstream json;
+  WriteDescriptionJson(json, d);
+  EXPECT_EQ(nlohmann::json::parse(json.str())["rebuild_required"],
+            "columns added: gold_feed_daily.consensus_slots");
 }
 
 }  // namespace

@@ -201,6 +201,45 @@ TEST(ClientTest, LastingErrorsAreRetriedWithinTheBudget) {
   EXPECT_EQ(c.last_error_kind(), ErrorKind::kThrottled);
 }
 
+TEST(ClientTest, EachRetryIsReportedBeforeItsWait) {
+  Harness h;
+  RetryPolicy p = Policy();
+  struct Seen {
+    std::string kind;
+    int retry;
+    int64_t wait_ms;
+    std::string error;
+  };
+  std::vector<Seen> seen;
+  size_t sleeps_at_notice = 0;
+  p.on_retry = [&](const RetryNotice& n) {
+    seen.push_back({std::string(n.kind), n.retry, n.wait_ms, std::string(n.error)});
+    sleeps_at_notice = h.sleeper.sleeps.size();
+  };
+  Client c = h.Make({Http(429, "slow down", 300), Http(503, "down"), Ok(kGood)}, p);
+  ASSERT_TRUE(c.Query("{x}").ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].kind, "throttled");
+  EXPECT_EQ(seen[0].retry, 1);
+  EXPECT_EQ(seen[0].wait_ms, 300);  // Retry-After
+  EXPECT_EQ(seen[0].error, "http://fake/subgraph: HTTP 429: slow down");
+  EXPECT_EQ(seen[1].kind, "http");
+  EXPECT_EQ(seen[1].retry, 2);
+  EXPECT_EQ(seen[1].error, "http://fake/subgraph: HTTP 503: down");
+  ASSERT_EQ(h.sleeper.sleeps.size(), 2u);
+  EXPECT_EQ(seen[1].wait_ms, h.sleeper.sleeps[1]);
+  EXPECT_EQ(sleeps_at_notice, 1u);  // the second notice came before the second wait
+
+  // A caller's own retry (an unusable answer) is reported with the caller's reason.
+  seen.clear();
+  int64_t waited = 0;
+  ASSERT_TRUE(c.WaitToRetry(ErrorKind::kNullHead, 1, waited, "_meta: null timestamp"));
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].kind, ErrorKindName(ErrorKind::kNullHead));
+  EXPECT_EQ(seen[0].error, "_meta: null timestamp");
+  EXPECT_EQ(seen[0].wait_ms, waited);
+}
+
 TEST(ClientTest, AnUnreachableServerFailsAfterTransportAttempts) {
   Harness h;
   RetryPolicy p = Policy();

@@ -26,7 +26,7 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.start_ms = start_ms;
   options.end_ms = end_ms;
   options.cancel = &Context::EnableCancellation();
-  options.retry.budget_ms = ctx.config().lake.retry_budget_ms;
+  options.retry = FetchRetryPolicy(ctx);
   options.fallback_source = ctx.config().lake.feed_source;
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,

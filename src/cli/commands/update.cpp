@@ -63,7 +63,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
     return to;
   };
   request.factory = factory;
-  request.retry.budget_ms = ctx.config().lake.retry_budget_ms;
+  request.retry = FetchRetryPolicy(ctx);
   request.fallback_source = ctx.config().lake.feed_source;
   request.cancel = &Context::EnableCancellation();
   request.progress = progress.get();

@@ -14,7 +14,9 @@ WITH changes AS (
 ),
 flagged AS (
   SELECT *,
-         status = 'paying' AND predvalue IS NOT NULL AND truevalue IS NOT NULL AS is_resolved
+         status = 'paying' AND predvalue IS NOT NULL AND truevalue IS NOT NULL AS is_resolved,
+         status = 'paying' AND predvalue IS NULL AS is_unrevealed,
+         status = 'canceled' AND payout IS NULL AS is_refund_pending
   FROM changes
 )
 SELECT etl_day(slot) AS day,
@@ -26,7 +28,7 @@ SELECT etl_day(slot) AS day,
        sum(sign) AS predictions,
        coalesce(sum(sign) FILTER (WHERE status = 'pending'), 0) AS pending,
        coalesce(sum(sign) FILTER (WHERE status = 'canceled'), 0) AS canceled,
-       coalesce(sum(sign) FILTER (WHERE status = 'paying' AND predvalue IS NULL), 0) AS unrevealed,
+       coalesce(sum(sign) FILTER (WHERE is_unrevealed), 0) AS unrevealed,
        coalesce(sum(sign) FILTER (WHERE is_resolved), 0) AS resolved,
        coalesce(sum(sign) FILTER (WHERE is_resolved AND predvalue = truevalue), 0) AS correct,
        sum(sign * stake) AS stake,
@@ -38,6 +40,20 @@ SELECT etl_day(slot) AS day,
          AS profit_known,
        sum(sign * revenue) FILTER (WHERE status = 'paying') AS revenue,
        coalesce(sum(sign) FILTER (WHERE status = 'paying' AND revenue IS NOT NULL), 0)
-         AS revenue_known
+         AS revenue_known,
+       coalesce(sum(sign * payout) FILTER (WHERE status = 'paying'), 0) AS settled_payout,
+       coalesce(sum(sign * payout) FILTER (WHERE status = 'canceled'), 0) AS refund_claimed,
+       coalesce(sum(sign) FILTER (WHERE status = 'paying' AND stake IS NULL), 0)
+         AS settled_stake_unknown,
+       coalesce(sum(sign * stake) FILTER (WHERE status = 'paying'), 0) AS settled_stake_known_sum,
+       coalesce(sum(sign) FILTER (WHERE is_resolved AND stake IS NULL), 0)
+         AS resolved_stake_unknown,
+       coalesce(sum(sign * stake) FILTER (WHERE is_resolved), 0) AS resolved_stake_known_sum,
+       coalesce(sum(sign) FILTER (WHERE is_unrevealed AND stake IS NULL), 0)
+         AS unrevealed_stake_unknown,
+       coalesce(sum(sign * stake) FILTER (WHERE is_unrevealed), 0) AS unrevealed_stake_known_sum,
+       coalesce(sum(sign) FILTER (WHERE is_refund_pending AND stake IS NULL), 0)
+         AS refund_pending_unknown,
+       coalesce(sum(sign * stake) FILTER (WHERE is_refund_pending), 0) AS refund_pending_known_sum
 FROM flagged
 GROUP BY etl_day(slot), user, contract;

@@ -56,7 +56,10 @@ CREATE TABLE IF NOT EXISTS bronze_pdr_slots (
 );
 
 -- The predictoor revenue dashboard, per (day of the slot, predictoor, feed). See docs/etl.md for
--- the metric definitions; a NULL amount is unknown, never 0.
+-- the metric definitions; a NULL amount is unknown, never 0. The two gold tables below have more
+-- columns after run_id, appended to new and old lakes alike from lake::kBuiltColumnsAdded
+-- (src/lake/tables.hpp): the honest metrics (settled_stake, settled_payout, cash_pnl,
+-- resolved_stake, unrevealed_stake, refund_pending, refund_claimed, and per feed the consensus_*).
 CREATE TABLE IF NOT EXISTS gold_predictoor_daily (
   day DATE,
   user VARCHAR,

@@ -112,18 +112,19 @@ int64_t Client::BackoffMs(int retry) {
   return dist(rng_);
 }
 
-void Client::CountRetry(ErrorKind kind, int64_t wait_ms) {
+void Client::CountRetry(ErrorKind kind, int retry, int64_t wait_ms, std::string_view error) {
   ++stats_.retries;
   ++stats_.retries_by_kind[std::string(ErrorKindName(kind))];
   stats_.slept_ms += wait_ms;
+  if (policy_.on_retry) policy_.on_retry({ErrorKindName(kind), retry, wait_ms, error});
 }
 
-bool Client::WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms) {
+bool Client::WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms, std::string_view why) {
   if (Stopped(stop_)) return false;
   const int64_t wait = BackoffMs(retry);
   if (waited_ms + wait > policy_.budget_ms) return false;
   waited_ms += wait;
-  CountRetry(kind, wait);
+  CountRetry(kind, retry, wait, why);
   sleeper_->SleepMs(wait, stop_);
   return !Stopped(stop_);
 }
@@ -234,7 +235,7 @@ Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
           (budget_used_up ? " in " + FormatDuration(waited_ms) + ", the retry budget)" : ")"));
     }
     waited_ms += wait;
-    CountRetry(kind, wait);
+    CountRetry(kind, attempts, wait, last_error);
     sleeper_->SleepMs(wait, stop_);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,14 @@
 #include "source/gql/transport.hpp"
 
 namespace predlake::gql {
+
+// One retry, as it happens (RetryPolicy::on_retry): what failed and how long the client now waits.
+struct RetryNotice {
+  std::string_view kind;   // ErrorKindName
+  int retry = 0;           // 1 for a query's first retry
+  int64_t wait_ms = 0;     // the wait before the next attempt
+  std::string_view error;  // what the failed attempt got, as a failed Query would report it
+};
 
 struct RetryPolicy {
   // The total of the waits one query may spend retrying (lake_ss.retry_budget): errors that last
@@ -35,6 +44,9 @@ struct RetryPolicy {
   int64_t max_delay_ms = 60'000;         // cap of the exponential backoff
   int64_t max_retry_after_ms = 120'000;  // a longer Retry-After is shortened to this
   uint64_t jitter_seed = 0;              // 0: seeded from std::random_device
+  // Called before each wait to retry (the `-v` log), on the client's thread; may be empty. Copies
+  // of the policy share it, so when clients run on several threads it must be thread-safe.
+  std::function<void(const RetryNotice&)> on_retry;
 };
 
 // Why an attempt failed, from graph-node's error texts (its QueryExecutionError messages, which
@@ -108,9 +120,9 @@ class Client {
   std::optional<ErrorKind> last_error_kind() const { return last_error_kind_; }
 
   // For a caller that finds an answer unusable (a null head timestamp): counts a retry of `kind`
-  // and waits the next backoff of `retry` (1 for the first retry). Returns false, without waiting,
-  // when the wait would pass the budget or the client is stopped.
-  bool WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms);
+  // because of `why` and waits the next backoff of `retry` (1 for the first retry). Returns false,
+  // without waiting, when the wait would pass the budget or the client is stopped.
+  bool WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms, std::string_view why);
 
   // Records that a page was re-asked with a smaller `first` (for the stats).
   void CountSmallerPage() { ++stats_.smaller_pages; }
@@ -120,7 +132,7 @@ class Client {
 
  private:
   int64_t BackoffMs(int retry);
-  void CountRetry(ErrorKind kind, int64_t wait_ms);
+  void CountRetry(ErrorKind kind, int retry, int64_t wait_ms, std::string_view error);
 
   std::unique_ptr<Transport> transport_;
   RetryPolicy policy_;
