@@ -581,7 +581,9 @@ constexpr const char* kFeedColumns =
 
 // Every feed (pdr_contracts and any contract with predictions or sales, so that none is dropped by
 // a join), with the period's figures; `extra_where` narrows the feeds (uses $3).
-std::string FeedsSql(const std::string& extra_where) {
+std::string FeedsSql(bool one_feed) {
+  const std::string extra_where = one_feed ? " WHERE contract = $3" : "";
+  const std::string and_feed = one_feed ? " AND contract = $3" : "";
   return "WITH k AS (SELECT ID AS contract, pair, timeframe, source FROM pdr_contracts UNION "
          "SELECT contract, min(pair), min(timeframe), min(source) FROM gold_feed_daily WHERE "
          "contract NOT IN (SELECT ID FROM pdr_contracts) GROUP BY contract UNION SELECT "
@@ -599,16 +601,16 @@ std::string FeedsSql(const std::string& extra_where) {
          "CAST(sum(consensus_correct_slots) AS BIGINT) AS consensus_correct_slots, "
          "sum(consensus_stake) AS consensus_stake, sum(consensus_correct_stake) AS "
          "consensus_correct_stake FROM serve_fd WHERE " +
-         kDayInPeriod +
+         kDayInPeriod + and_feed +
          " GROUP BY contract), "
          "u AS (SELECT contract, CAST(count(DISTINCT user) AS BIGINT) AS predictoors FROM "
          "serve_pd WHERE " +
-         kDayInPeriod +
+         kDayInPeriod + and_feed +
          " GROUP BY contract), "
          "s AS (SELECT contract, CAST(count(*) AS BIGINT) AS "
          "subscriptions, CAST(count(DISTINCT user) AS BIGINT) AS buyers, sum(last_price_value) "
          "AS sales FROM serve_subs WHERE " +
-         SlotInPeriod("timestamp // 1000") +
+         SlotInPeriod("timestamp // 1000") + and_feed +
          " GROUP BY 1), "
          "j AS (SELECT kk.*, coalesce(u.predictoors, 0) AS predictoors, coalesce(f.slots, 0) AS "
          "slots, coalesce(f.slots_canceled, 0) AS slots_canceled, coalesce(f.predictions, 0) AS "
@@ -646,7 +648,7 @@ Status FeedsPage(PageContext& cx) {
   RETURN_IF_ERROR(ResolveSort(page, FeedSortKeys(), "sales", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Feeds",
-                                         FeedsSql("") + "SELECT " + kFeedColumns +
+                                         FeedsSql(false) + "SELECT " + kFeedColumns +
                                              " FROM r ORDER BY " + OrderTerm(page) + ", contract",
                                          binds));
   feeds.sort_keys = FeedSortKeys();
@@ -667,10 +669,9 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(contract);
-  ASSIGN_OR_RETURN(
-      Table summary,
-      RunTable(cx.conn(), "summary", "Summary",
-               FeedsSql(" WHERE contract = $3") + "SELECT " + kFeedColumns + " FROM r", binds));
+  ASSIGN_OR_RETURN(Table summary,
+                   RunTable(cx.conn(), "summary", "Summary",
+                            FeedsSql(true) + "SELECT " + kFeedColumns + " FROM r", binds));
   if (summary.rows.empty()) return NotFound("no feed " + contract + " in the snapshot");
   summary.note = kFeedsNote;
   {
