@@ -45,7 +45,7 @@ Status RunUpdateLoop(Context& ctx, int64_t every_ms, int64_t start_ms,
     return to;
   };
   request.factory = factory;
-  request.retry.budget_ms = ctx.config().lake.retry_budget_ms;
+  request.retry = FetchRetryPolicy(ctx);
   request.fallback_source = ctx.config().lake.feed_source;
   request.cancel = &Context::EnableCancellation();
   request.faults = etl::FaultInjection::FromEnv();
