@@ -135,6 +135,11 @@ constexpr const char* kBronzeCashAggregates = R"(
                      0::DECIMAL(38, 18)) END AS refund_pending,
   coalesce(sum(payout) FILTER (WHERE status = 'canceled'), 0::DECIMAL(38, 18)) AS refund_claimed)";
 
+// The gold columns the fallback computes (a snapshot written before them reads them as NULL).
+constexpr const char* kGoldCashNames =
+    "settled_stake, settled_payout, cash_pnl, resolved_stake, unrevealed_stake, refund_pending, "
+    "refund_claimed";
+
 constexpr const char* kCashColumns =
     "c.settled_stake, c.settled_payout, c.settled_payout - c.settled_stake AS cash_pnl, "
     "c.resolved_stake, c.unrevealed_stake, c.refund_pending, c.refund_claimed";
@@ -144,7 +149,7 @@ constexpr const char* kCashColumns =
 // serve_unclaimed, the unclaimed payouts and refunds per (day, predictoor, feed); serve_recent,
 // each predictoor's newest 50 predictions (every period ends at the checkpoint's day, so a
 // period's newest 50 are among them).
-Status CreateServeTables(duck::Connection& conn) {
+Status CreateServeTables(duck::Connection& conn, bool gold_has_columns) {
   RETURN_IF_ERROR(conn.Execute(
       "CREATE TABLE serve_unclaimed AS SELECT DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER) "
       "AS day, user, contract, min(pair) AS pair, min(timeframe) AS timeframe, count(*) FILTER "
@@ -170,13 +175,7 @@ Status CreateServeTables(duck::Connection& conn) {
       "deadline_timestamp, trueval_timestamp, seconds_per_epoch FROM bronze_pdr_slots ORDER BY "
       "slot;",
       "serve: the snapshot's tables"));
-  ASSIGN_OR_RETURN(std::optional<int64_t> have,
-                   conn.QueryInt("SELECT count(*) FROM information_schema.columns WHERE "
-                                 "(table_name = 'gold_predictoor_daily' AND column_name = "
-                                 "'cash_pnl') OR (table_name = 'gold_feed_daily' AND column_name "
-                                 "= 'consensus_stake')",
-                                 "serve: read the gold columns"));
-  if (have.value_or(0) == 2) {
+  if (gold_has_columns) {
     return conn.Execute(
         "CREATE TABLE serve_pd AS SELECT * FROM gold_predictoor_daily ORDER BY day; "
         "CREATE TABLE serve_fd AS SELECT * FROM gold_feed_daily ORDER BY day;",
@@ -184,12 +183,15 @@ Status CreateServeTables(duck::Connection& conn) {
   }
   const std::string day = "DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER)";
   const std::string sql =
-      std::string("CREATE TABLE serve_pd AS SELECT g.*, ") + kCashColumns +
-      " FROM gold_predictoor_daily AS g LEFT JOIN (SELECT " + day + " AS day, user, contract, " +
-      kBronzeCashAggregates +
+      std::string("CREATE TABLE serve_pd AS SELECT g.* EXCLUDE (") + kGoldCashNames + "), " +
+      kCashColumns + " FROM gold_predictoor_daily AS g LEFT JOIN (SELECT " + day +
+      " AS day, user, contract, " + kBronzeCashAggregates +
       " FROM bronze_pdr_predictions GROUP BY ALL) AS c ON c.day = g.day AND c.user = g.user AND "
       "c.contract IS NOT DISTINCT FROM g.contract ORDER BY g.day; "
-      "CREATE TABLE serve_fd AS SELECT g.*, " +
+      "CREATE TABLE serve_fd AS SELECT g.* EXCLUDE (" +
+      kGoldCashNames +
+      ", consensus_slots, consensus_correct_slots, consensus_stake, "
+      "consensus_correct_stake), " +
       kCashColumns +
       ", coalesce(k.consensus_slots, 0) AS consensus_slots, coalesce(k.consensus_correct_slots, 0) "
       "AS consensus_correct_slots, coalesce(k.consensus_stake, 0::DECIMAL(38, 18)) AS "
@@ -921,17 +923,81 @@ Result<Json> SnapshotFacts(lake::Lake& lake, const exports::Snapshot& s) {
   return f;
 }
 
+// The snapshot's tables as views, like exports::OpenSnapshot, except that a column this build's
+// lake has and the snapshot's files lack (a snapshot written before a column was added, which the
+// layout allows: docs/export.md, "Compatibility") reads as NULL instead of failing the snapshot.
+Result<std::unique_ptr<lake::Lake>> OpenSnapshotTolerant(const std::string& lake_dir,
+                                                         const exports::Snapshot& snapshot,
+                                                         const Clock* clock) {
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake, lake::Lake::OpenEmpty(lake_dir, clock));
+  duck::Connection& conn = lake->conn();
+  for (const auto& t : snapshot.manifest.value("tables", nlohmann::json::array())) {
+    const std::string name = t.value("name", "");
+    std::vector<std::string> files = exports::SnapshotFiles(snapshot, name);
+    if (name.empty() || files.empty()) continue;  // the empty table of the lake's schema stays
+    std::set<std::string> in_files;
+    for (const auto& c : t.value("schema", nlohmann::json::array())) {
+      in_files.insert(c.value("name", ""));
+    }
+    std::error_code ec;
+    std::string list;
+    for (const std::string& file : files) {
+      if (!std::filesystem::exists(file, ec)) {
+        return Status::Data("the snapshot " + snapshot.dir + " lacks " + file +
+                            " (removed after its grace period?)");
+      }
+      list += (list.empty() ? "" : ", ") + duck::QuoteString(file);
+    }
+    ASSIGN_OR_RETURN(duck::Prepared cols_stmt,
+                     conn.Prepare("SELECT column_name, data_type FROM information_schema.columns "
+                                  "WHERE table_schema = 'main' AND table_name = $1 ORDER BY "
+                                  "ordinal_position",
+                                  "serve: read the schema of " + name));
+    RETURN_IF_ERROR(cols_stmt.Bind(1, std::string_view(name)));
+    ASSIGN_OR_RETURN(duck::QueryResult cols, cols_stmt.Execute());
+    std::string select;
+    for (const auto& row : cols.ToText()) {
+      if (row.size() < 2 || !row[0]) continue;
+      const std::string col = duck::QuoteIdent(*row[0]);
+      const bool known = in_files.empty() || in_files.count(*row[0]) > 0;
+      select += (select.empty() ? "" : ", ") +
+                (known ? col : "CAST(NULL AS " + row[1].value_or("VARCHAR") + ") AS " + col);
+    }
+    if (select.empty()) select = "*";
+    RETURN_IF_ERROR(conn.Execute("DROP TABLE IF EXISTS " + duck::QuoteIdent(name) +
+                                     "; CREATE VIEW " + duck::QuoteIdent(name) + " AS SELECT " +
+                                     select + " FROM read_parquet([" + list +
+                                     "], hive_partitioning = false)",
+                                 "serve: open the snapshot's " + name));
+  }
+  return lake;
+}
+
+// True when the snapshot's files of `table` hold `column` (the manifest's schema).
+bool SnapshotHasColumn(const exports::Snapshot& snapshot, const std::string& table,
+                       const std::string& column) {
+  for (const auto& t : snapshot.manifest.value("tables", nlohmann::json::array())) {
+    if (t.value("name", "") != table) continue;
+    for (const auto& c : t.value("schema", nlohmann::json::array())) {
+      if (c.value("name", "") == column) return true;
+    }
+  }
+  return false;
+}
+
 Result<std::shared_ptr<SnapshotEntry>> OpenEntry(const std::string& lake_dir,
                                                  exports::Snapshot snapshot, const Clock* clock,
                                                  const std::string& exports_dir) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   exports::OpenSnapshot(lake_dir, snapshot, clock));
+                   OpenSnapshotTolerant(lake_dir, snapshot, clock));
   duck::Connection& conn = lake->conn();
   // Before the seal locks the configuration: a bounded database, Parquet footers cached.
   RETURN_IF_ERROR(
       conn.Execute("SET threads = 2; SET memory_limit = '2GB'; SET parquet_metadata_cache = true;",
                    "serve: configure the snapshot's database"));
-  RETURN_IF_ERROR(CreateServeTables(conn));
+  RETURN_IF_ERROR(CreateServeTables(
+      conn, SnapshotHasColumn(snapshot, "gold_predictoor_daily", "cash_pnl") &&
+                SnapshotHasColumn(snapshot, "gold_feed_daily", "consensus_stake")));
   RETURN_IF_ERROR(duck::Seal(conn, duck::Reach::kSealedReadFiles, {exports_dir}));
   auto entry = std::make_shared<SnapshotEntry>();
   ASSIGN_OR_RETURN(entry->freshness, SnapshotFacts(*lake, snapshot));
