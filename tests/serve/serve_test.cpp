@@ -10,8 +10,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "../raw/raw_test_util.hpp"
@@ -421,6 +424,46 @@ TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
   EXPECT_EQ(busy.status().code(), StatusCode::kUsage);
   s.Stop();
   runner.join();
+}
+
+// A snapshot written before the gold cash and consensus columns (its manifest's schema lacks them):
+// it still opens, and the server computes those columns from bronze, with the same numbers.
+TEST_F(ServeWorld, SnapshotWithoutTheGoldColumnsGivesTheSameNumbers) {
+  namespace fs = std::filesystem;
+  TempDir copy;
+  fs::copy(dir_->path() + "/exports", copy.path() + "/exports",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path manifest =
+      fs::canonical(fs::path(copy.path()) / "exports" / "current") / "manifest.json";
+  Json m = Json::parse(std::ifstream(manifest));
+  const std::set<std::string> added = {
+      "settled_stake",   "settled_payout",         "cash_pnl",
+      "resolved_stake",  "unrevealed_stake",       "refund_pending",
+      "refund_claimed",  "consensus_slots",        "consensus_correct_slots",
+      "consensus_stake", "consensus_correct_stake"};
+  int dropped = 0;
+  for (Json& t : m["tables"]) {
+    if (t["name"] != "gold_predictoor_daily" && t["name"] != "gold_feed_daily") continue;
+    Json kept = Json::array();
+    for (const Json& c : t["schema"]) {
+      if (added.count(c["name"].get<std::string>())) {
+        ++dropped;
+      } else {
+        kept.push_back(c);
+      }
+    }
+    t["schema"] = kept;
+  }
+  ASSERT_GT(dropped, 10);
+  std::ofstream(manifest) << m.dump(1);
+  ServeOptions old = Options();
+  old.lake_dir = copy.path();
+  for (const char* path : {"/api/predictoors", "/api/feeds", "/api/"}) {
+    Json a = Api(Options(), path, {{"period", "all"}});
+    Json b = Api(old, path, {{"period", "all"}});
+    EXPECT_EQ(a["tables"], b["tables"]) << path;
+    EXPECT_EQ(a["charts"], b["charts"]) << path;
+  }
 }
 
 TEST(ServeNoSnapshot, PagesAndHealthzAre503) {
