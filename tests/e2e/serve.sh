@@ -40,10 +40,11 @@ one_line() {  # the error is one line naming what is wrong
 
 # start_server ARGS...: serve on a free port in the background; sets url.
 start_server() {
+  rm -f serve.out serve.err  # not the previous server's URL
   "$bin" ${global_args:-} serve --port 0 "$@" > serve.out 2> serve.err &
   server_pid=$!
   for _ in $(seq 1 100); do
-    [ -s serve.out ] && break
+    [ -s serve.out ] && [ "$(wc -l < serve.out)" -ge 1 ] && break  # a whole first line
     kill -0 "$server_pid" 2>/dev/null || fail "serve exited: $(cat serve.err)"
     sleep 0.1
   done
