@@ -281,7 +281,8 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
       }
       std::string text = HtmlEscape(DisplayText(col, v));
       if (v.is_string() && v.get<std::string>().rfind("0x", 0) == 0 &&
-          v.get<std::string>().size() == 42 && (col == "user" || col == "contract")) {
+          v.get<std::string>().size() == 42 &&
+          ((col == "user" && t.id != "buyers") || col == "contract")) {  // buyers need not predict
         const std::string base = col == "user" ? "/predictoor/" : "/feed/";
         text = "<a href=\"" + HtmlEscape(base + v.get<std::string>() + period_query) + "\">" +
                text + "</a>";
