@@ -42,6 +42,8 @@ test: test-release test-sanitize
 demo: release
 	./$(BUILD_DIR)/predlake update
 	./$(BUILD_DIR)/predlake describe
+	./$(BUILD_DIR)/predlake -q export
+	@echo "The dashboard: ./$(BUILD_DIR)/predlake serve   # then open http://127.0.0.1:8050/"
 
 bench: release
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target benchmarks

@@ -17,6 +17,7 @@ RunFn ValidateCommand(OptionSet& args);
 RunFn QueryCommand(OptionSet& args);
 RunFn RunsCommand(OptionSet& args);
 RunFn ExportCommand(OptionSet& args);
+RunFn ServeCommand(OptionSet& args);
 RunFn SimServeCommand(OptionSet& args);
 RunFn SimDumpCommand(OptionSet& args);
 RunFn ConfigShowCommand(OptionSet& args);
@@ -48,6 +49,10 @@ const std::vector<CommandSpec>& AllCommands() {
       {"runs", "the run ledger, newest first, with per-table counts", RunsCommand},
       {"export", "write an atomic, incremental Parquet snapshot under lake_dir/exports/",
        ExportCommand},
+      {"serve",
+       "the dashboard: an HTTP server on the current snapshot (127.0.0.1:8050; --every also "
+       "updates)",
+       ServeCommand},
       {"sim", "the simulated network", nullptr},
       {"sim serve", "serve the simulated network's subgraph over HTTP on 127.0.0.1",
        SimServeCommand},

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -149,6 +150,10 @@ const Row kRows[] = {
      ValueKind::kIgnored,
      {},
      "pdr-backend's other simulation keys, of any version (`do_plot`, `final_img_filebase`, ...)"},
+    {"predictoor_ss.my_addresses", ValueKind::kAddresses,
+     +[](Config& c) { return &c.predictoor.my_addresses; },
+     "your predictoor addresses (0x...): `serve` pins them first on the leaderboard, with a total"},
+    {"predictoor_ss.*", ValueKind::kIgnored, {}, "pdr-backend's other predictoor keys"},
 };
 
 constexpr std::string_view kNetworkSegment = "<network>";
@@ -262,6 +267,7 @@ std::string FormatValue(const Row& row, const Config& cfg_const) {
       return *std::get<bool* (*)(Config&)>(row.field)(cfg) ? "true" : "false";
     case ValueKind::kPairs:
     case ValueKind::kTimeframes:
+    case ValueKind::kAddresses:
       return Join(*std::get<std::vector<std::string>* (*)(Config&)>(row.field)(cfg));
     case ValueKind::kUrl: {
       std::vector<std::string> networks;
@@ -301,6 +307,8 @@ std::string TypeOf(const Row& row) {
       return "boolean";
     case ValueKind::kPairs:
       return "list of pairs (BASE/QUOTE)";
+    case ValueKind::kAddresses:
+      return "list of addresses (0x and 40 hex digits; may be empty)";
     case ValueKind::kTimeframes: {
       std::vector<std::string> names(std::begin(kTimeframes), std::end(kTimeframes));
       return "list of timeframes: " + Join(names);
@@ -469,6 +477,18 @@ class Reader {
         *std::get<std::vector<std::string>* (*)(Config&)>(row.field)(cfg_) = std::move(items);
         break;
       }
+      case ValueKind::kAddresses: {
+        std::vector<std::string> items;
+        if (!(node.IsSequence() && node.size() == 0)) {
+          RETURN_IF_ERROR(StringList(node, key, items));
+        }
+        for (std::string& item : items) {
+          RETURN_IF_ERROR(CheckAddress(node, key, item));
+          for (char& c : item) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        *std::get<std::vector<std::string>* (*)(Config&)>(row.field)(cfg_) = std::move(items);
+        break;
+      }
       case ValueKind::kIgnored:
         return Status::Ok();
     }
@@ -548,6 +568,17 @@ class Reader {
       return ValueError(node, key, fmt::format("'{}' is not a pair like BTC/USDT", pair));
     }
     return Status::Ok();
+  }
+
+  Status CheckAddress(const YAML::Node& node, const std::string& key,
+                      const std::string& address) const {
+    const bool ok = address.size() == 42 && address[0] == '0' && address[1] == 'x' &&
+                    std::all_of(address.begin() + 2, address.end(), [](char c) {
+                      return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+                    });
+    if (ok) return Status::Ok();
+    return ValueError(node, key,
+                      fmt::format("'{}' is not an address (0x and 40 hex digits)", address));
   }
 
   Status CheckTimeframe(const YAML::Node& node, const std::string& key,

@@ -96,9 +96,15 @@ struct Web3Config {
   };  // network name -> URL
 };
 
+// predictoor_ss: of pdr-backend's keys only my_addresses (the dashboard's own addresses).
+struct PredictoorConfig {
+  std::vector<std::string> my_addresses;  // lower case
+};
+
 struct Config {
   std::string path;  // the file it was read from ("" when no file was read)
   LakeConfig lake;
+  PredictoorConfig predictoor;
   SimConfig sim;
   Web3Config web3;
   std::map<std::string, Origin> origins;  // dotted key ("lake_ss.lake_dir") -> origin
@@ -122,6 +128,7 @@ enum class ValueKind {
   kBoolean,      // true or false
   kPairs,        // a list (YAML list, or one string split at spaces and commas) of BASE/QUOTE
   kTimeframes,   // a list of timeframes (5m, 1h)
+  kAddresses,    // a list (possibly empty) of 0x addresses, stored in lower case
   kIgnored,      // a pdr-backend key: accepted with any value and ignored
 };
 

@@ -1,0 +1,163 @@
+// /metrics (Prometheus text format 0.0.4) and /healthz, both from the current snapshot.
+#include <fmt/format.h>
+
+#include "duck/duck.hpp"
+#include "etl/etl.hpp"
+#include "serve/pages.hpp"
+
+namespace predlake::serve {
+namespace {
+
+std::string MetricLabel(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+void Gauge(std::string& out, const char* name, const char* help, const std::string& value,
+           const std::string& labels = "") {
+  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n{}{} {}\n", name, help, name, name,
+                     labels.empty() ? "" : "{" + labels + "}", value);
+}
+
+std::string Seconds(int64_t ms) { return fmt::format("{:.3f}", static_cast<double>(ms) / 1000.0); }
+
+}  // namespace
+
+Response HealthResponse(const ServeOptions& options) {
+  Response r;
+  r.content_type = "text/plain; charset=utf-8";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  Result<SnapshotView> view = OpenView(options);
+  if (!view.ok()) {
+    r.status = 503;
+    r.body = "unavailable: " + view.status().message() + "\n";
+    return r;
+  }
+  // Readable: one query over a data table, not only the manifest.
+  Result<std::optional<int64_t>> n =
+      view->conn->QueryInt("SELECT count(*) FROM gold_feed_daily", "serve: healthz");
+  if (!n.ok()) {
+    r.status = 503;
+    r.body = "unavailable: " + n.status().message() + "\n";
+    return r;
+  }
+  r.body = fmt::format("ok: snapshot run {}\n", view->snapshot().run_id);
+  return r;
+}
+
+Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
+  Response r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  std::string& out = r.body;
+  out += fmt::format(
+      "# HELP predlake_serve_requests_total HTTP requests answered.\n"
+      "# TYPE predlake_serve_requests_total counter\n"
+      "predlake_serve_requests_total {}\n",
+      requests);
+  Result<SnapshotView> opened = OpenView(options);
+  if (!opened.ok()) {
+    Gauge(out, "predlake_snapshot_up", "1 when the current snapshot is readable.", "0");
+    return r;
+  }
+  SnapshotView& view = *opened;
+  Gauge(out, "predlake_snapshot_up", "1 when the current snapshot is readable.", "1");
+  Gauge(out, "predlake_snapshot_run", "The export run that made the current snapshot.",
+        std::to_string(view.snapshot().run_id));
+  Gauge(out, "predlake_snapshot_created_timestamp_seconds", "When the snapshot was made.",
+        Seconds(view.snapshot().created_at_ms));
+  Gauge(out, "predlake_snapshot_age_seconds", "Age of the current snapshot.",
+        Seconds(std::max<int64_t>(view.now_ms - view.snapshot().created_at_ms, 0)));
+  const nlohmann::json& m = view.snapshot().manifest;
+  std::optional<int64_t> checkpoint;
+  if (m.contains("checkpoint") && m["checkpoint"].is_object()) {
+    checkpoint = m["checkpoint"].value("checkpoint_ms", int64_t{0});
+    Gauge(out, "predlake_checkpoint_timestamp_seconds", "The ETL checkpoint of the snapshot.",
+          Seconds(*checkpoint));
+  }
+  const Json& f = view.entry->freshness;
+  if (f["frontier_ms"].is_number()) {
+    const int64_t frontier_ms = f["frontier_ms"].get<int64_t>();
+    Gauge(out, "predlake_frontier_timestamp_seconds",
+          "The raw frontier (lowest input watermark) of the snapshot.", Seconds(frontier_ms),
+          "held_back_by=\"" + MetricLabel(f.value("holding_back", "")) + "\"");
+    if (checkpoint) {
+      Gauge(out, "predlake_checkpoint_lag_seconds",
+            "How far the checkpoint trails the raw frontier (raw data not built yet).",
+            Seconds(std::max<int64_t>(frontier_ms - *checkpoint, 0)));
+    }
+  }
+  if (checkpoint) {
+    Gauge(out, "predlake_checkpoint_age_seconds", "How far the checkpoint trails now.",
+          Seconds(std::max<int64_t>(view.now_ms - *checkpoint, 0)));
+  }
+  // The last run of the ledger as of the snapshot, and the last successful one.
+  Result<duck::QueryResult> last = view.conn->Query(
+      "SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms), (SELECT "
+      "max(coalesce(ended_at_ms, started_at_ms)) FROM predlake_runs WHERE status = 'succeeded') "
+      "FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
+      "serve: metrics last run");
+  if (last.ok()) {
+    auto rows = last->ToText();
+    if (!rows.empty()) {
+      const auto& row = rows[0];
+      out +=
+          "# HELP predlake_last_run_info The newest run in the snapshot's ledger.\n"
+          "# TYPE predlake_last_run_info gauge\n";
+      out += fmt::format("predlake_last_run_info{{run=\"{}\",command=\"{}\",status=\"{}\"}} 1\n",
+                         row[0].value_or(""), MetricLabel(row[1].value_or("")),
+                         MetricLabel(row[2].value_or("")));
+      Gauge(out, "predlake_last_run_success", "1 when the newest run succeeded.",
+            row[2].value_or("") == "succeeded" ? "1" : "0");
+      if (row[3]) {
+        Gauge(out, "predlake_last_run_timestamp_seconds", "When the newest run ended (or began).",
+              Seconds(std::stoll(*row[3])));
+      }
+      if (row[4]) {
+        Gauge(out, "predlake_last_success_timestamp_seconds",
+              "When the newest succeeded run ended.", Seconds(std::stoll(*row[4])));
+      }
+    }
+  }
+  out +=
+      "# HELP predlake_table_rows Rows per table in the snapshot.\n"
+      "# TYPE predlake_table_rows gauge\n";
+  for (const auto& t : m.value("tables", nlohmann::json::array())) {
+    out += fmt::format("predlake_table_rows{{table=\"{}\"}} {}\n", MetricLabel(t.value("name", "")),
+                       t.value("rows", int64_t{0}));
+  }
+  // Waiting updates cost a scan of the lake: once per snapshot.
+  std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;
+  {
+    std::lock_guard<std::mutex> lock(view.entry->mu);
+    if (!view.entry->waiting) {
+      Result<std::vector<etl::WaitingEvents>> w = etl::Waiting(*view.entry->lake);
+      if (w.ok()) {
+        std::vector<std::pair<std::string, int64_t>> list;
+        for (const etl::WaitingEvents& e : *w) list.emplace_back(e.table, e.events);
+        view.entry->waiting = std::move(list);
+      }
+    }
+    waiting = view.entry->waiting;
+  }
+  if (waiting) {
+    out +=
+        "# HELP predlake_waiting_updates Update events waiting for their target row.\n"
+        "# TYPE predlake_waiting_updates gauge\n";
+    for (const auto& [table, events] : *waiting) {
+      out +=
+          fmt::format("predlake_waiting_updates{{table=\"{}\"}} {}\n", MetricLabel(table), events);
+    }
+  }
+  return r;
+}
+
+}  // namespace predlake::serve

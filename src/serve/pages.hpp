@@ -1,0 +1,125 @@
+// The serve module's pages as data (internal to src/serve): what each page shows, computed from one
+// snapshot, then rendered as HTML, JSON or CSV (render.cpp). docs/serve.md lists the pages, tables,
+// columns and metric definitions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.hpp"
+#include "common/time.hpp"
+#include "duck/duck.hpp"
+#include "export/snapshot.hpp"
+#include "lake/lake.hpp"
+#include "serve/serve.hpp"
+
+namespace predlake::serve {
+
+using Json = nlohmann::ordered_json;
+
+// Errors carry their HTTP status in the code: kUsage 400, kValidation 404 (NotFound), kData 503
+// (no snapshot, or a damaged one), anything else 500.
+Status NotFound(std::string message);
+int HttpStatusFor(const Status& status);
+
+// The parameters a page takes (state in the URL). Checked by ParseParams: unknown names or values
+// are kUsage.
+struct PageParams {
+  std::string period = "1w";  // 1d | 1w | 1m | all
+  std::string sort;           // a key of the page's sortable table; "" = its default
+  std::string dir;            // asc | desc; "" = the sort key's default
+  std::string table;          // /csv only
+};
+Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& params, bool csv);
+
+// The UTC slot days a period covers, anchored at the snapshot's checkpoint: the last day is the one
+// holding checkpoint - 1 ms (the newest instant the built tables cover; the snapshot's creation
+// time when it has no checkpoint); 1d is that day, 1w the 7 days ending with it, 1m 30 days, all
+// every day.
+struct Period {
+  std::string name;
+  std::string from_day;  // YYYY-MM-DD, inclusive ("1970-01-01" for all)
+  std::string to_day;    // YYYY-MM-DD, inclusive ("9999-12-31" for all)
+};
+Period PeriodFor(const std::string& name, std::optional<int64_t> checkpoint_ms,
+                 int64_t created_at_ms);
+
+struct Table {
+  std::string id;
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<Json>> rows;  // string (decimals, times, text), number, bool or null
+  std::vector<std::string> sort_keys;   // sortable columns (the page's sort applies here)
+  std::string note;                     // shown under the title
+};
+
+struct Chart {
+  std::string id;
+  std::string title;
+  Json data;  // {"x": [unix seconds], "series": [{"label": ..., "values": [...]}]}
+};
+
+struct Page {
+  std::string title;
+  std::string path;  // "/", "/predictoors", "/predictoor/0x..", ...
+  PageParams params;
+  std::string sort, dir;  // resolved (the sortable table's key and direction)
+  Json freshness;
+  Json period;
+  std::vector<std::string> notes;
+  std::vector<Chart> charts;
+  std::vector<Table> tables;
+};
+
+// One snapshot opened for reading: an in-memory DuckDB whose tables are views over the snapshot's
+// files, sealed (kSealedReadFiles with only the exports folder readable), shared by the requests
+// that resolved `current` to this snapshot (its files never change), each on a connection of its
+// own. Facts that cannot change for the snapshot are computed once, when it is opened.
+struct SnapshotEntry {
+  exports::Snapshot snapshot;
+  std::unique_ptr<lake::Lake> lake;  // owns the database; lake->conn() only under `mu`
+  std::mutex mu;
+  Json freshness;  // Freshness() without the age
+  std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;  // /metrics, under mu
+};
+
+// One request's view: `current` resolved once (to `entry`'s snapshot), and a connection of its own.
+// kData when there is no snapshot or it cannot be read.
+struct SnapshotView {
+  std::shared_ptr<SnapshotEntry> entry;
+  std::optional<duck::Connection> conn;  // destroyed before `entry` (declared after it)
+  int64_t now_ms = 0;
+  const exports::Snapshot& snapshot() const { return entry->snapshot; }
+};
+Result<SnapshotView> OpenView(const ServeOptions& options);
+
+// The freshness facts every page shows (checkpoint, frontier and the table holding it back, last
+// run, snapshot age).
+Json Freshness(const SnapshotView& view);
+
+// Builds the page at `path` ("/" .. "/runs"); NotFound for another path or an unknown address.
+Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::string_view path,
+                       const PageParams& params);
+
+// render.cpp
+std::string RenderHtml(const Page& page);
+Json RenderJson(const Page& page);
+// kUsage when the page has no table `table_id`.
+Result<std::string> RenderCsv(const Page& page, const std::string& table_id);
+// "period=1w&sort=..&dir=.." of the page's state (only what is set), with `override` applied.
+std::string QueryString(const Page& page, const std::map<std::string, std::string>& override = {});
+std::string HtmlEscape(std::string_view text);
+std::string ErrorHtml(int status, const std::string& message);
+
+// metrics.cpp
+Response MetricsResponse(const ServeOptions& options, uint64_t requests);
+Response HealthResponse(const ServeOptions& options);
+
+}  // namespace predlake::serve

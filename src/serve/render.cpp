@@ -1,0 +1,439 @@
+// The pages as HTML (the conventions docs/serve.md lists, which src/web's dashboard.js and the
+// browser test rely on), JSON (the API) and CSV.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "serve/pages.hpp"
+
+namespace predlake::serve {
+namespace {
+
+const std::map<std::string, std::string>& RenderLabels() {
+  static const std::map<std::string, std::string> labels = {
+      {"rank", "Rank"},
+      {"user", "Predictoor"},
+      {"mine", "Mine"},
+      {"feeds", "Feeds"},
+      {"predictions", "Predictions"},
+      {"resolved", "Resolved"},
+      {"unrevealed", "Unrevealed"},
+      {"correct", "Correct"},
+      {"accuracy", "Accuracy (revealed)"},
+      {"revealed_share", "Revealed share"},
+      {"accuracy_low", "Accuracy low bound"},
+      {"accuracy_high", "Accuracy high bound"},
+      {"stake", "Stake"},
+      {"settled_stake", "Stake in paying slots"},
+      {"settled_payout", "Payouts received"},
+      {"cash_pnl", "Cash P&L"},
+      {"resolved_stake", "Resolved stake"},
+      {"profit", "Profit (revealed)"},
+      {"roi", "ROI"},
+      {"unrevealed_stake", "Unrevealed stake"},
+      {"refund_pending", "Unclaimed refunds"},
+      {"refund_claimed", "Claimed refunds"},
+      {"contract", "Feed contract"},
+      {"pair", "Pair"},
+      {"timeframe", "Timeframe"},
+      {"source", "Source"},
+      {"predictoors", "Predictoors"},
+      {"active_feeds", "Feeds with predictions"},
+      {"slots", "Slots"},
+      {"slots_canceled", "Canceled slots"},
+      {"consensus_slots", "Consensus slots"},
+      {"consensus_accuracy", "Consensus accuracy (stake)"},
+      {"consensus_slot_accuracy", "Consensus accuracy (slots)"},
+      {"subscriptions", "Subscriptions"},
+      {"buyers", "Buyers"},
+      {"sales", "Sales"},
+      {"revenue", "Slot revenue"},
+      {"day", "Day"},
+      {"run_id", "Run"},
+      {"command", "Command"},
+      {"status", "Status"},
+      {"started_at", "Started"},
+      {"ended_at", "Ended"},
+      {"duration_s", "Seconds"},
+      {"window_start", "Window start"},
+      {"window_end", "Window end"},
+      {"checkpoint_after", "Checkpoint after"},
+      {"error", "Error"},
+      {"table_name", "Table"},
+      {"start_at", "Start"},
+      {"watermark_at", "Watermark"},
+      {"updated_at", "Updated"},
+      {"kind", "Kind"},
+      {"rows", "Rows"},
+      {"slot_at", "Slot"},
+      {"predvalue", "Predicted up"},
+      {"truevalue", "True up"},
+      {"payout", "Payout"},
+      {"unclaimed_predictions", "Unclaimed predictions"},
+      {"unclaimed_stake", "Their stake"},
+      {"refunds_pending", "Unclaimed refunds (count)"},
+      {"first_at", "First"},
+      {"last_at", "Last"},
+      {"n_predictions", "Predictions"},
+      {"predicted_stake", "Stake"},
+      {"deadline_at", "Deadline"},
+      {"mean_s", "Mean"},
+      {"median_s", "Median"},
+      {"p95_s", "95th percentile"},
+      {"max_s", "Max"},
+      {"id", "Prediction"},
+  };
+  return labels;
+}
+
+std::string LabelFor(const std::string& col) {
+  auto it = RenderLabels().find(col);
+  return it != RenderLabels().end() ? it->second : col;
+}
+
+bool IsRatioColumn(const std::string& col) {
+  return col == "accuracy" || col == "revealed_share" || col == "accuracy_low" ||
+         col == "accuracy_high" || col == "roi" || col == "consensus_accuracy" ||
+         col == "consensus_slot_accuracy";
+}
+
+bool LooksDecimal(const std::string& s) {
+  if (s.empty()) return false;
+  bool dot = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '-' && i == 0) continue;
+    if (c == '.' && !dot) {
+      dot = true;
+      continue;
+    }
+    if (c < '0' || c > '9') return false;
+  }
+  return dot;
+}
+
+// The text a cell shows (the exact value is in data-value).
+std::string DisplayText(const std::string& col, const Json& v) {
+  if (v.is_null()) return "\xE2\x80\x94";  // an em dash
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_integer()) return v.dump();
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (IsRatioColumn(col)) return fmt::format("{:.1f}%", d * 100);
+    return fmt::format("{:.2f}", d);
+  }
+  const std::string s = v.get<std::string>();
+  if (LooksDecimal(s)) {
+    try {
+      return fmt::format("{:.4f}", std::stod(s));
+    } catch (...) {
+      return s;
+    }
+  }
+  return s;
+}
+
+// The exact value as text: a JSON string's content, or a number's JSON text.
+std::string DataValue(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string UrlEncode(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+std::string ApiPath(const std::string& prefix, const std::string& path) {
+  return prefix + (path == "/" ? "/" : path);
+}
+
+std::string WithQuery(const std::string& path, const std::string& query) {
+  return query.empty() ? path : path + "?" + query;
+}
+
+// A JSON text safe inside <script>: "</" cannot close the element.
+std::string ScriptJson(const Json& j) {
+  std::string text = j.dump();
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<' && i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == '!')) {
+      out += "\\u003c";
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::string FreshnessText(const Json& f, const char* key) {
+  if (!f.contains(key) || f[key].is_null()) return "none";
+  if (f[key].is_string()) return f[key].get<std::string>();
+  return f[key].dump();
+}
+
+void RenderFreshness(const Page& page, std::string& out) {
+  const Json& f = page.freshness;
+  std::string last_run = "none";
+  if (f.contains("last_run") && f["last_run"].is_object()) {
+    const Json& r = f["last_run"];
+    last_run = fmt::format("#{} {} {}", r.value("run_id", int64_t{0}), r.value("command", ""),
+                           r.value("status", ""));
+    if (r.contains("at") && r["at"].is_string()) last_run += " at " + r["at"].get<std::string>();
+  }
+  const int64_t age = f.value("snapshot_age_s", int64_t{0});
+  const std::string age_text = age >= 3600 ? fmt::format("{}h {}m", age / 3600, age / 60 % 60)
+                               : age >= 60 ? fmt::format("{}m {}s", age / 60, age % 60)
+                                           : fmt::format("{}s", age);
+  out += "<header class=\"pl-freshness\">";
+  out += "<span class=\"pl-fact\">Checkpoint <span data-field=\"checkpoint\">" +
+         HtmlEscape(FreshnessText(f, "checkpoint")) + "</span></span> ";
+  out += "<span class=\"pl-fact\">Frontier <span data-field=\"frontier\">" +
+         HtmlEscape(FreshnessText(f, "frontier")) +
+         "</span>, held back by <span "
+         "data-field=\"holding_back\">" +
+         HtmlEscape(FreshnessText(f, "holding_back")) + "</span></span> ";
+  out += "<span class=\"pl-fact\">Last run <span data-field=\"last_run\">" + HtmlEscape(last_run) +
+         "</span></span> ";
+  out += "<span class=\"pl-fact\">Snapshot <span data-field=\"snapshot_run\">run " +
+         std::to_string(f.value("snapshot_run", int64_t{0})) +
+         "</span>, age <span data-field=\"snapshot_age\">" + HtmlEscape(age_text) +
+         "</span></span>";
+  out += "</header>\n";
+}
+
+void RenderPeriods(const Page& page, std::string& out) {
+  out += "<nav class=\"pl-period\">";
+  const std::pair<const char*, const char*> periods[] = {
+      {"1d", "1D"}, {"1w", "1W"}, {"1m", "1M"}, {"all", "All"}};
+  for (const auto& [name, label] : periods) {
+    out += "<a href=\"" + HtmlEscape(WithQuery(page.path, QueryString(page, {{"period", name}}))) +
+           "\"" + (page.params.period == name ? " aria-current=\"true\"" : "") + ">" + label +
+           "</a> ";
+  }
+  const Json& p = page.period;
+  if (p.contains("from_day") && p["from_day"].is_string()) {
+    out += "<span class=\"pl-period-days\">" + HtmlEscape(p["from_day"].get<std::string>()) +
+           " to " + HtmlEscape(p["to_day"].get<std::string>()) + " (UTC slot days)</span>";
+  } else {
+    out += "<span class=\"pl-period-days\">every day</span>";
+  }
+  out += "</nav>\n";
+}
+
+void RenderChart(const Chart& c, std::string& out) {
+  out += "<figure class=\"pl-chart\" id=\"" + HtmlEscape(c.id) + "\"><figcaption>" +
+         HtmlEscape(c.title) + "</figcaption><script type=\"application/json\">" +
+         ScriptJson(c.data) + "</script></figure>\n";
+}
+
+void RenderTable(const Page& page, const Table& t, std::string& out) {
+  const std::string query = QueryString(page);
+  const std::string api = WithQuery(ApiPath("/api", page.path), query);
+  const std::string csv = WithQuery(
+      ApiPath("/csv", page.path), "table=" + UrlEncode(t.id) + (query.empty() ? "" : "&" + query));
+  out += "<section class=\"pl-section\"><h2>" + HtmlEscape(t.title) + "</h2>";
+  if (!t.note.empty()) out += "<p class=\"pl-note\">" + HtmlEscape(t.note) + "</p>";
+  out += "<a class=\"pl-csv\" href=\"" + HtmlEscape(csv) + "\">CSV</a>\n";
+  out += "<table class=\"pl-table\" id=\"" + HtmlEscape(t.id) + "\" data-api=\"" + HtmlEscape(api) +
+         "\" data-csv=\"" + HtmlEscape(csv) + "\"><thead><tr>";
+  for (const std::string& col : t.columns) {
+    out += "<th data-col=\"" + HtmlEscape(col) + "\">";
+    const bool sortable =
+        std::find(t.sort_keys.begin(), t.sort_keys.end(), col) != t.sort_keys.end();
+    if (sortable) {
+      const bool current = page.sort == col;
+      const std::string dir = current && page.dir == "desc" ? "asc" : "desc";
+      const std::string href =
+          WithQuery(page.path, QueryString(page, {{"sort", col}, {"dir", dir}}));
+      out += "<a href=\"" + HtmlEscape(href) + "\"" +
+             (current ? std::string(" aria-sort=\"") +
+                            (page.dir == "asc" ? "ascending" : "descending") + "\""
+                      : "") +
+             ">" + HtmlEscape(LabelFor(col)) + (current ? (page.dir == "asc" ? " ▲" : " ▼") : "") +
+             "</a>";
+    } else {
+      out += HtmlEscape(LabelFor(col));
+    }
+    out += "</th>";
+  }
+  out += "</tr></thead><tbody>\n";
+  const std::string period_query =
+      page.params.period == "1w" ? "" : "?period=" + UrlEncode(page.params.period);
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+      const std::string& col = t.columns[c];
+      const Json& v = row[c];
+      out += "<td data-col=\"" + HtmlEscape(col) + "\"";
+      if (v.is_null()) {
+        out += " data-null=\"true\">";
+      } else {
+        out += " data-value=\"" + HtmlEscape(DataValue(v)) + "\">";
+      }
+      std::string text = HtmlEscape(DisplayText(col, v));
+      if (v.is_string() && v.get<std::string>().rfind("0x", 0) == 0 &&
+          v.get<std::string>().size() == 42 &&
+          ((col == "user" && t.id != "buyers") || col == "contract")) {  // buyers need not predict
+        const std::string base = col == "user" ? "/predictoor/" : "/feed/";
+        text = "<a href=\"" + HtmlEscape(base + v.get<std::string>() + period_query) + "\">" +
+               text + "</a>";
+      }
+      out += text + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody></table></section>\n";
+}
+
+void RenderHead(const std::string& title, const std::string& period, std::string& out) {
+  // The nav keeps the period (the pages' other state belongs to one page).
+  const std::string q = period.empty() || period == "1w" ? "" : "?period=" + UrlEncode(period);
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>" +
+      HtmlEscape(title) +
+      " · predlake</title><link rel=\"icon\" href=\"data:,\">"
+      "<link rel=\"stylesheet\" href=\"/assets/uplot.css\">"
+      "<link rel=\"stylesheet\" href=\"/assets/dashboard.css\">"
+      "<script src=\"/assets/uplot.js\" defer></script>"
+      "<script src=\"/assets/dashboard.js\" defer></script>"
+      "</head><body>\n"
+      "<nav class=\"pl-nav\"><a href=\"/" +
+      q + "\">Overview</a> <a href=\"/predictoors" + q + "\">Predictoors</a> <a href=\"/feeds" + q +
+      "\">Feeds</a> <a href=\"/runs" + q + "\">Runs</a></nav>\n";
+}
+
+std::string CsvField(const Json& v) {
+  if (v.is_null()) return "";
+  const std::string s = DataValue(v);
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string QueryString(const Page& page, const std::map<std::string, std::string>& override) {
+  std::map<std::string, std::string> state;
+  state["period"] = page.params.period;
+  if (!page.params.sort.empty()) state["sort"] = page.params.sort;
+  if (!page.params.dir.empty()) state["dir"] = page.params.dir;
+  for (const auto& [k, v] : override) state[k] = v;
+  std::string out;
+  for (const char* key : {"period", "sort", "dir"}) {
+    auto it = state.find(key);
+    if (it == state.end()) continue;
+    out += (out.empty() ? "" : "&") + std::string(key) + "=" + UrlEncode(it->second);
+  }
+  return out;
+}
+
+std::string RenderHtml(const Page& page) {
+  std::string out;
+  out.reserve(64 * 1024);
+  RenderHead(page.title, page.params.period, out);
+  RenderFreshness(page, out);
+  out += "<main><h1>" + HtmlEscape(page.title) + "</h1>\n";
+  RenderPeriods(page, out);
+  for (const std::string& note : page.notes) {
+    out += "<p class=\"pl-note\">" + HtmlEscape(note) + "</p>\n";
+  }
+  for (const Chart& c : page.charts) RenderChart(c, out);
+  for (const Table& t : page.tables) RenderTable(page, t, out);
+  out += "</main></body></html>\n";
+  return out;
+}
+
+Json RenderJson(const Page& page) {
+  Json j = Json::object();
+  j["page"] = page.path;
+  j["title"] = page.title;
+  j["period"] = page.period;
+  j["sort"] = Json{{"key", page.sort}, {"dir", page.dir}};
+  j["freshness"] = page.freshness;
+  Json tables = Json::object();
+  for (const Table& t : page.tables) {
+    Json rows = Json::array();
+    for (const auto& row : t.rows) rows.push_back(Json(row));
+    tables[t.id] = Json{{"columns", t.columns}, {"rows", std::move(rows)}};
+  }
+  j["tables"] = std::move(tables);
+  Json charts = Json::object();
+  for (const Chart& c : page.charts) charts[c.id] = c.data;
+  j["charts"] = std::move(charts);
+  return j;
+}
+
+Result<std::string> RenderCsv(const Page& page, const std::string& table_id) {
+  for (const Table& t : page.tables) {
+    if (t.id != table_id) continue;
+    std::string out;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c) out += ',';
+      out += CsvField(Json(t.columns[c]));
+    }
+    out += "\r\n";
+    for (const auto& row : t.rows) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c) out += ',';
+        out += CsvField(row[c]);
+      }
+      out += "\r\n";
+    }
+    return out;
+  }
+  std::string ids;
+  for (const Table& t : page.tables) ids += (ids.empty() ? "" : ", ") + t.id;
+  return Status::Usage("table: no table '" + table_id + "' on this page (one of " + ids + ")");
+}
+
+std::string ErrorHtml(int status, const std::string& message) {
+  std::string out;
+  RenderHead(status == 503 ? "Not available" : "Error", "", out);
+  out += "<main><h1>" + std::to_string(status) + "</h1><p class=\"pl-error\">" +
+         HtmlEscape(message) + "</p></main></body></html>\n";
+  return out;
+}
+
+}  // namespace predlake::serve

@@ -1,0 +1,85 @@
+// `predlake serve`: the predictoor revenue dashboard (docs/serve.md). An HTTP server (cpp-httplib)
+// whose every request reads the current Parquet snapshot (src/export) in an in-memory DuckDB of its
+// own, sealed so that only the exports folder is readable: a request resolves `current` once, so it
+// never sees a half-published state and never blocks the writer. Pages are server-rendered HTML;
+// behind each is a JSON API with the same numbers and a CSV per table; /metrics and /healthz.
+//
+// Nothing from the browser becomes SQL: parameters (period, sort, dir, table, the address in the
+// path) are checked against fixed lists or patterns and bound; sort keys come from a fixed list per
+// table. Thread-safe: requests run in parallel, one connection per thread (up to a bound).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.hpp"
+#include "common/time.hpp"
+
+namespace predlake::serve {
+
+// The default port (pdr-backend's dashboard uses the same).
+inline constexpr int kDefaultPort = 8050;
+// A request whose bytes stall longer than this is dropped; an idle keep-alive connection is closed
+// after kServeKeepAliveSeconds.
+inline constexpr int kServeReadTimeoutSeconds = 5;
+inline constexpr int kServeKeepAliveSeconds = 1;
+
+struct ServeOptions {
+  std::string lake_dir;            // lake_ss.lake_dir; the snapshots are under <lake_dir>/exports
+  std::string host = "127.0.0.1";  // --bind
+  int port = kDefaultPort;         // 0 picks a free port
+  int threads = 64;                // one per connection, up to this many at once
+  const Clock* clock = nullptr;    // snapshot age; not owned; nullptr: the system clock
+  // predictoor_ss.my_addresses, lower case: pinned first on the leaderboard, with a total row.
+  std::vector<std::string> my_addresses;
+};
+
+// One HTTP answer.
+struct Response {
+  int status = 200;
+  std::string content_type = "text/html; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// Answers GET `path` with `params` (the query string, decoded; a repeated name is kept once per
+// value) as the server does, without HTTP: the routing, the pages, the API, CSV, /metrics,
+// /healthz and /assets. Used by the server, the tests and the benchmark.
+Response Answer(const ServeOptions& options, std::string_view path,
+                const std::multimap<std::string, std::string>& params);
+
+// Opens the current snapshot for the requests to come (what the first request after a new snapshot
+// would otherwise pay: the snapshot's in-memory tables). `serve --every` calls it after each
+// export.
+Status Warm(const ServeOptions& options);
+
+class Server {
+ public:
+  // Binds the listening socket. kUsage when the port is out of range or cannot be bound (in use,
+  // no permission, an address that is not this machine's). Nothing is answered until Run.
+  static Result<std::unique_ptr<Server>> Start(const ServeOptions& options);
+  ~Server();  // stops the server; Run must have returned (join its thread first)
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  int port() const;
+  // "http://127.0.0.1:8050/"
+  std::string Url() const;
+  // Serves until Stop; OK then, kSource when the listener fails. Call once.
+  Status Run();
+  // Makes Run return after in-flight requests. Thread-safe, idempotent, may precede Run.
+  void Stop();
+  uint64_t requests() const;
+
+ private:
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace predlake::serve

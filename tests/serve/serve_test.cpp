@@ -1,0 +1,486 @@
+// The dashboard server (src/serve) in-process on port 0, against a small simulated world's lake and
+// its snapshot: the API's numbers against SQL on the lake (the metric definitions), the HTML
+// conventions, CSV equal to the API, 400s, 404s and 503 without a snapshot.
+#include "serve/serve.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "../raw/raw_test_util.hpp"
+#include "jobs/update.hpp"
+
+namespace predlake::serve {
+namespace {
+
+using raw::rawtest::Ms;
+using raw::rawtest::TempDir;
+using Json = nlohmann::json;
+
+// A lake of three simulated days with its snapshot (the export after the update), made once.
+class ServeWorld : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    auto world = raw::rawtest::SmallWorld("2024-07-23", "2024-07-26_02:00");
+    auto engine = raw::rawtest::MakeEngine(world);
+    raw::rawtest::NoSleep sleep;
+    jobs::UpdateRequest r;
+    r.writer.lake_dir = dir_->path();
+    r.writer.export_after = exports::ExportOptions{};
+    r.start_ms = Ms(world.start);
+    r.end_ms = [](int64_t now_ms) -> Result<int64_t> { return now_ms; };
+    r.factory = raw::rawtest::SimFactory(engine);
+    r.sleeper = &sleep;
+    r.retry.jitter_seed = 1;
+    auto report = jobs::Update(r, Ms(world.now));
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    auto users = Sql("SELECT DISTINCT user FROM bronze_pdr_predictions ORDER BY user LIMIT 2");
+    for (const auto& row : users) mine_->push_back(*row[0]);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  // Rows of a query on the lake itself (every value as DuckDB renders it).
+  static std::vector<std::vector<std::optional<std::string>>> Sql(const std::string& sql) {
+    auto lake = raw::rawtest::OpenLake(dir_->path());
+    EXPECT_NE(lake, nullptr);
+    if (!lake) return {};
+    auto rows = lake->conn().Query(sql, "test");
+    EXPECT_TRUE(rows.ok()) << rows.status().message();
+    return rows.ok() ? rows->ToText() : std::vector<std::vector<std::optional<std::string>>>{};
+  }
+
+  ServeOptions Options() const {
+    ServeOptions o;
+    o.lake_dir = dir_->path();
+    o.port = 0;
+    o.clock = &clock_;
+    o.my_addresses = *mine_;
+    return o;
+  }
+
+  static Json Api(const ServeOptions& o, const std::string& path,
+                  std::multimap<std::string, std::string> params = {}) {
+    Response r = Answer(o, path, params);
+    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
+    return Json::parse(r.body);
+  }
+
+  static TempDir* dir_;
+  static std::vector<std::string>* mine_;
+  FixedClock clock_{Ms("2024-07-26_03:00")};
+};
+TempDir* ServeWorld::dir_ = nullptr;
+std::vector<std::string>* ServeWorld::mine_ = new std::vector<std::string>();
+
+// Index of a column of an API table.
+size_t Col(const Json& table, const std::string& name) {
+  const auto& cols = table["columns"];
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i] == name) return i;
+  }
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+// An exact decimal string without trailing zeros ("1.500" -> "1.5", "2.000" -> "2").
+std::string Norm(const Json& v) {
+  if (v.is_null()) return "null";
+  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  return raw::rawtest::NormalizeDecimal(s);
+}
+std::string Norm(const std::optional<std::string>& v) {
+  return v ? raw::rawtest::NormalizeDecimal(*v) : "null";
+}
+
+TEST_F(ServeWorld, LeaderboardEqualsTheMetricDefinitionsOnTheLake) {
+  Json j = Api(Options(), "/api/predictoors", {{"period", "all"}});
+  const Json& t = j["tables"]["predictoors"];
+  // Cash P&L, settled stake, counts and bounds from bronze_pdr_predictions directly.
+  auto expected = Sql(
+      "SELECT user, count(*), coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0), "
+      "coalesce(sum(payout) FILTER (WHERE status = 'paying'), 0) - coalesce(sum(stake) FILTER "
+      "(WHERE status = 'paying'), 0), count(*) FILTER (WHERE status = 'paying' AND predvalue IS "
+      "NOT NULL AND truevalue IS NOT NULL), count(*) FILTER (WHERE status = 'paying' AND "
+      "predvalue IS NULL), count(*) FILTER (WHERE status = 'paying' AND predvalue = truevalue), "
+      "coalesce(sum(stake) FILTER (WHERE status = 'canceled' AND payout IS NULL), 0) FROM "
+      "bronze_pdr_predictions GROUP BY user ORDER BY user");
+  ASSERT_EQ(t["rows"].size(), expected.size());
+  ASSERT_GT(expected.size(), 3u);
+  std::map<std::string, Json> by_user;
+  for (const Json& row : t["rows"]) by_user[row[Col(t, "user")]] = row;
+  for (const auto& e : expected) {
+    const Json& row = by_user[*e[0]];
+    ASSERT_FALSE(row.is_null()) << *e[0];
+    EXPECT_EQ(row[Col(t, "predictions")].get<int64_t>(), std::stoll(*e[1]));
+    EXPECT_EQ(Norm(row[Col(t, "settled_stake")]), Norm(e[2])) << *e[0];
+    EXPECT_EQ(Norm(row[Col(t, "cash_pnl")]), Norm(e[3])) << *e[0];
+    const int64_t resolved = std::stoll(*e[4]), unrevealed = std::stoll(*e[5]),
+                  correct = std::stoll(*e[6]);
+    EXPECT_EQ(row[Col(t, "resolved")].get<int64_t>(), resolved);
+    EXPECT_EQ(row[Col(t, "unrevealed")].get<int64_t>(), unrevealed);
+    EXPECT_EQ(row[Col(t, "correct")].get<int64_t>(), correct);
+    EXPECT_EQ(Norm(row[Col(t, "refund_pending")]), Norm(e[7])) << *e[0];
+    if (resolved + unrevealed > 0) {
+      const double n = static_cast<double>(resolved + unrevealed);
+      EXPECT_DOUBLE_EQ(row[Col(t, "revealed_share")].get<double>(), resolved / n);
+      EXPECT_DOUBLE_EQ(row[Col(t, "accuracy_low")].get<double>(), correct / n);
+      EXPECT_DOUBLE_EQ(row[Col(t, "accuracy_high")].get<double>(), (correct + unrevealed) / n);
+    }
+    if (resolved > 0) {
+      EXPECT_DOUBLE_EQ(row[Col(t, "accuracy")].get<double>(),
+                       static_cast<double>(correct) / static_cast<double>(resolved));
+    }
+  }
+  // Mine first, then by cash P&L, which also gives the rank.
+  const size_t mine = Col(t, "mine"), rank = Col(t, "rank"), pnl = Col(t, "cash_pnl");
+  ASSERT_EQ(mine_->size(), 2u);
+  EXPECT_TRUE(t["rows"][0][mine].get<bool>());
+  EXPECT_TRUE(t["rows"][1][mine].get<bool>());
+  for (size_t i = 2; i < t["rows"].size(); ++i) EXPECT_FALSE(t["rows"][i][mine].get<bool>());
+  for (size_t i = 3; i < t["rows"].size(); ++i) {
+    EXPECT_LT(t["rows"][i - 1][rank].get<int64_t>(), t["rows"][i][rank].get<int64_t>());
+    EXPECT_GE(std::stold(t["rows"][i - 1][pnl].get<std::string>()),
+              std::stold(t["rows"][i][pnl].get<std::string>()));
+  }
+  // The total row of my addresses.
+  const Json& total = j["tables"]["my_total"];
+  ASSERT_EQ(total["rows"].size(), 1u);
+  auto mine_sum =
+      Sql("SELECT count(*), coalesce(sum(payout) FILTER (WHERE status = 'paying'), 0) "
+          "- coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0) FROM "
+          "bronze_pdr_predictions WHERE user IN ('" +
+          (*mine_)[0] + "', '" + (*mine_)[1] + "')");
+  EXPECT_EQ(total["rows"][0][Col(total, "predictions")].get<int64_t>(),
+            std::stoll(*mine_sum[0][0]));
+  EXPECT_EQ(Norm(total["rows"][0][Col(total, "cash_pnl")]), Norm(mine_sum[0][1]));
+}
+
+// Identities every row must satisfy, whatever the world: cash P&L is payouts received minus the
+// stake in paying slots, ROI is profit over resolved stake, the accuracy lies between its bounds,
+// and the leaderboard adds up to the network row.
+TEST_F(ServeWorld, MetricIdentitiesHoldOnEveryRow) {
+  Json board = Api(Options(), "/api/predictoors", {{"period", "all"}});
+  Json overview = Api(Options(), "/api/", {{"period", "all"}});
+  const Json& t = board["tables"]["predictoors"];
+  int64_t predictions = 0;
+  long double pnl = 0;
+  for (const Json& row : t["rows"]) {
+    const long double paid = std::stold(row[Col(t, "settled_payout")].get<std::string>());
+    const long double staked = std::stold(row[Col(t, "settled_stake")].get<std::string>());
+    const long double cash = std::stold(row[Col(t, "cash_pnl")].get<std::string>());
+    EXPECT_NEAR(static_cast<double>(cash), static_cast<double>(paid - staked), 1e-9);
+    pnl += cash;
+    predictions += row[Col(t, "predictions")].get<int64_t>();
+    const Json& roi = row[Col(t, "roi")];
+    if (!roi.is_null()) {
+      const double profit = std::stod(row[Col(t, "profit")].get<std::string>());
+      const double resolved = std::stod(row[Col(t, "resolved_stake")].get<std::string>());
+      EXPECT_NEAR(roi.get<double>(), profit / resolved, 1e-12);
+    }
+    const Json& acc = row[Col(t, "accuracy")];
+    if (!acc.is_null()) {
+      EXPECT_LE(row[Col(t, "accuracy_low")].get<double>(), acc.get<double>() + 1e-12);
+      EXPECT_GE(row[Col(t, "accuracy_high")].get<double>(), acc.get<double>() - 1e-12);
+      const double share = row[Col(t, "revealed_share")].get<double>();
+      EXPECT_GE(share, 0.0);
+      EXPECT_LE(share, 1.0);
+    }
+    // The resolved and unrevealed predictions are those of the paying slots.
+    EXPECT_LE(row[Col(t, "resolved")].get<int64_t>() + row[Col(t, "unrevealed")].get<int64_t>(),
+              row[Col(t, "predictions")].get<int64_t>());
+  }
+  const Json& n = overview["tables"]["network"];
+  EXPECT_EQ(n["rows"][0][Col(n, "predictions")].get<int64_t>(), predictions);
+  EXPECT_NEAR(std::stod(n["rows"][0][Col(n, "cash_pnl")].get<std::string>()),
+              static_cast<double>(pnl), 1e-6);
+}
+
+TEST_F(ServeWorld, PeriodsAreSlotDaysAnchoredAtTheCheckpoint) {
+  Json all = Api(Options(), "/api/", {{"period", "all"}});
+  Json day = Api(Options(), "/api/", {{"period", "1d"}});
+  auto cp = Sql("SELECT checkpoint_ms FROM predlake_checkpoint");
+  ASSERT_EQ(cp.size(), 1u);
+  const int64_t last_day = (std::stoll(*cp[0][0]) - 1) / 86'400'000;
+  EXPECT_EQ(day["period"]["to_day"], day["period"]["from_day"]);
+  const std::string lo = std::to_string(last_day * 86400),
+                    hi = std::to_string(last_day * 86400 + 86400);
+  auto n_day =
+      Sql("SELECT count(*) FROM bronze_pdr_predictions WHERE slot >= " + lo + " AND slot < " + hi);
+  auto n_all = Sql("SELECT count(*), count(DISTINCT user) FROM bronze_pdr_predictions");
+  const Json& nd = day["tables"]["network"];
+  const Json& na = all["tables"]["network"];
+  EXPECT_EQ(nd["rows"][0][Col(nd, "predictions")].get<int64_t>(), std::stoll(*n_day[0][0]));
+  EXPECT_EQ(na["rows"][0][Col(na, "predictions")].get<int64_t>(), std::stoll(*n_all[0][0]));
+  EXPECT_EQ(na["rows"][0][Col(na, "predictoors")].get<int64_t>(), std::stoll(*n_all[0][1]));
+  // The daily table sums to the network row; every chart has one x per day.
+  const Json& daily = all["tables"]["daily"];
+  int64_t sum = 0;
+  for (const Json& row : daily["rows"]) sum += row[Col(daily, "predictions")].get<int64_t>();
+  EXPECT_EQ(sum, na["rows"][0][Col(na, "predictions")].get<int64_t>());
+  ASSERT_TRUE(all["charts"].contains("predictions_daily"));
+  EXPECT_EQ(all["charts"]["predictions_daily"]["x"].size(), daily["rows"].size());
+  EXPECT_EQ(all["freshness"]["checkpoint_ms"].get<int64_t>(), std::stoll(*cp[0][0]));
+}
+
+TEST_F(ServeWorld, EveryFeedIsListedWithItsSalesAndConsensus) {
+  Json j = Api(Options(), "/api/feeds", {{"period", "all"}});
+  const Json& t = j["tables"]["feeds"];
+  auto contracts = Sql("SELECT count(*) FROM pdr_contracts");
+  EXPECT_EQ(t["rows"].size(), static_cast<size_t>(std::stoll(*contracts[0][0])));
+  auto sales =
+      Sql("SELECT split_part(ID, '-', 1), count(*), sum(last_price_value) FROM "
+          "pdr_subscriptions GROUP BY 1");
+  std::map<std::string, Json> by_contract;
+  for (const Json& row : t["rows"]) by_contract[row[Col(t, "contract")]] = row;
+  for (const auto& s : sales) {
+    const Json& row = by_contract[*s[0]];
+    ASSERT_FALSE(row.is_null()) << *s[0];
+    EXPECT_EQ(row[Col(t, "subscriptions")].get<int64_t>(), std::stoll(*s[1]));
+    EXPECT_EQ(Norm(row[Col(t, "sales")]), Norm(s[2]));
+  }
+  // Stake-weighted consensus accuracy of one feed, from bronze_pdr_slots.
+  const std::string c = t["rows"][0][Col(t, "contract")];
+  auto cons =
+      Sql("SELECT sum(CASE WHEN truevalue THEN roundSumStakesUp ELSE roundSumStakes - "
+          "roundSumStakesUp END)::DOUBLE / sum(roundSumStakes)::DOUBLE FROM "
+          "bronze_pdr_slots WHERE status = 'paying' AND truevalue IS NOT NULL AND "
+          "roundSumStakes > 0 AND contract = '" +
+          c + "'");
+  const Json& acc = t["rows"][0][Col(t, "consensus_accuracy")];
+  if (cons[0][0]) {
+    EXPECT_NEAR(acc.get<double>(), std::stod(*cons[0][0]), 1e-12);
+  } else {
+    EXPECT_TRUE(acc.is_null());
+  }
+}
+
+TEST_F(ServeWorld, DetailPagesAnswerAndUnknownOnes404) {
+  ServeOptions o = Options();
+  Json p = Api(o, "/api/predictoor/" + (*mine_)[0], {{"period", "all"}});
+  auto n = Sql("SELECT count(*) FROM bronze_pdr_predictions WHERE user = '" + (*mine_)[0] + "'");
+  const Json& s = p["tables"]["summary"];
+  EXPECT_EQ(s["rows"][0][Col(s, "predictions")].get<int64_t>(), std::stoll(*n[0][0]));
+  EXPECT_TRUE(p["charts"].contains("cumulative_pnl"));
+  EXPECT_LE(p["tables"]["recent"]["rows"].size(), 50u);
+  Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
+  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  Json f = Api(o, "/api/feed/" + contract, {{"period", "all"}});
+  for (const char* id :
+       {"summary", "daily", "top_predictoors", "buyers", "canceled", "trueval_delay"}) {
+    EXPECT_TRUE(f["tables"].contains(id)) << id;
+  }
+  Json runs = Api(o, "/api/runs");
+  EXPECT_GE(runs["tables"]["runs"]["rows"].size(), 1u);
+  EXPECT_EQ(Answer(o, "/predictoor/0x" + std::string(40, '0'), {}).status, 404);
+  EXPECT_EQ(Answer(o, "/feed/0x" + std::string(40, '0'), {}).status, 404);
+  EXPECT_EQ(Answer(o, "/nothing", {}).status, 404);
+  EXPECT_EQ(Answer(o, "/api/nothing", {}).status, 404);
+}
+
+TEST_F(ServeWorld, BadParametersAre400WithAMessage) {
+  ServeOptions o = Options();
+  for (const auto& [path, params] :
+       std::vector<std::pair<std::string, std::multimap<std::string, std::string>>>{
+           {"/predictoors", {{"period", "2d"}}},
+           {"/api/predictoors", {{"sort", "user; DROP TABLE x"}}},
+           {"/api/predictoors", {{"dir", "up"}}},
+           {"/api/feeds", {{"color", "red"}}},
+           {"/api/feeds", {{"period", "1d"}, {"period", "1w"}}},
+           {"/csv/feeds", {}},
+           {"/csv/feeds", {{"table", "nope"}}},
+           {"/predictoor/0x12", {}},
+           {"/feed/robert'); DROP", {}}}) {
+    Response r = Answer(o, path, params);
+    EXPECT_EQ(r.status, 400) << path;
+    EXPECT_FALSE(r.body.empty()) << path;
+  }
+  Response r = Answer(o, "/api/feeds", {{"period", "2d"}});
+  EXPECT_NE(Json::parse(r.body)["error"].get<std::string>().find("period"), std::string::npos);
+}
+
+TEST_F(ServeWorld, CsvEqualsTheApiTable) {
+  ServeOptions o = Options();
+  Json j = Api(o, "/api/predictoors", {{"period", "1w"}});
+  Response csv = Answer(o, "/csv/predictoors", {{"period", "1w"}, {"table", "predictoors"}});
+  ASSERT_EQ(csv.status, 200);
+  bool attachment = false;
+  for (const auto& [k, v] : csv.headers) {
+    if (k == "Content-Disposition" && v.rfind("attachment", 0) == 0) attachment = true;
+  }
+  EXPECT_TRUE(attachment);
+  std::vector<std::string> lines;
+  std::istringstream in(csv.body);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  const Json& t = j["tables"]["predictoors"];
+  ASSERT_EQ(lines.size(), t["rows"].size() + 1);
+  std::string header;
+  for (const Json& c : t["columns"]) header += (header.empty() ? "" : ",") + c.get<std::string>();
+  EXPECT_EQ(lines[0], header);
+  for (size_t i = 0; i < t["rows"].size(); ++i) {
+    std::string expect;
+    for (size_t c = 0; c < t["rows"][i].size(); ++c) {
+      const Json& v = t["rows"][i][c];
+      expect += (c ? "," : "") + (v.is_null()     ? ""
+                                  : v.is_string() ? v.get<std::string>()
+                                                  : v.dump());
+    }
+    EXPECT_EQ(lines[i + 1], expect);
+  }
+}
+
+TEST_F(ServeWorld, HtmlFollowsTheConventions) {
+  ServeOptions o = Options();
+  Response r = Answer(o, "/predictoors", {{"period", "1m"}});
+  ASSERT_EQ(r.status, 200);
+  const std::string& h = r.body;
+  for (const char* needle :
+       {"<html lang=\"en\">", "<link rel=\"stylesheet\" href=\"/assets/uplot.css\">",
+        "<script src=\"/assets/dashboard.js\" defer></script>", "<nav class=\"pl-nav\">",
+        "<a href=\"/feeds?period=1m\">", "<header class=\"pl-freshness\">",
+        "data-field=\"checkpoint\"", "data-field=\"frontier\"", "data-field=\"holding_back\"",
+        "data-field=\"last_run\"", "data-field=\"snapshot_age\"", "<nav class=\"pl-period\">",
+        "href=\"/predictoors?period=1m\" aria-current=\"true\">1M</a>",
+        "<table class=\"pl-table\" id=\"predictoors\" data-api=\"/api/predictoors?period=1m\" "
+        "data-csv=\"/csv/predictoors?table=predictoors&amp;period=1m\">",
+        "<a class=\"pl-csv\" href=\"/csv/predictoors?table=predictoors&amp;period=1m\">CSV</a>",
+        "<th data-col=\"cash_pnl\"><a "
+        "href=\"/predictoors?period=1m&amp;sort=cash_pnl&amp;dir=desc\">",
+        "<td data-col=\"mine\" data-value=\"true\">"}) {
+    EXPECT_NE(h.find(needle), std::string::npos) << needle;
+  }
+  Response overview = Answer(o, "/", {});
+  EXPECT_NE(overview.body.find("<figure class=\"pl-chart\" id=\"pnl_daily\"><figcaption>"),
+            std::string::npos);
+  EXPECT_NE(overview.body.find("<script type=\"application/json\">{\"x\":["), std::string::npos);
+}
+
+TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
+  auto server = Server::Start(Options());
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  Server& s = **server;
+  std::thread runner([&] { EXPECT_TRUE(s.Run().ok()); });
+  ASSERT_GT(s.port(), 0);
+  EXPECT_EQ(s.Url(), "http://127.0.0.1:" + std::to_string(s.port()) + "/");
+  // Slow clients that never finish their request (a header line, then nothing) do not hold the
+  // others up.
+  std::vector<int> stalled;
+  for (int i = 0; i < 3; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(s.port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    const char partial[] = "GET /api/feeds HTTP/1.1\r\nHost: x\r\n";
+    ASSERT_GT(::send(fd, partial, sizeof(partial) - 1, 0), 0);
+    stalled.push_back(fd);
+  }
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 4; ++i) {
+    clients.emplace_back([&] {
+      httplib::Client c("127.0.0.1", s.port());
+      auto res = c.Get("/api/feeds?period=1d");
+      if (res && res->status == 200) ++ok;
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (int fd : stalled) ::close(fd);
+  EXPECT_EQ(ok.load(), 4);
+  httplib::Client c("127.0.0.1", s.port());
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  auto metrics = c.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("predlake_snapshot_up 1"), std::string::npos);
+  EXPECT_NE(metrics->body.find("predlake_table_rows{table=\"bronze_pdr_predictions\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("predlake_waiting_updates{table=\"pdr_payouts\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("predlake_last_run_info{"), std::string::npos);
+  // A second server on the same port: kUsage.
+  ServeOptions again = Options();
+  again.port = s.port();
+  auto busy = Server::Start(again);
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.status().code(), StatusCode::kUsage);
+  s.Stop();
+  runner.join();
+}
+
+// A snapshot written before the gold cash and consensus columns (its manifest's schema lacks them):
+// it still opens, and the server computes those columns from bronze, with the same numbers.
+TEST_F(ServeWorld, SnapshotWithoutTheGoldColumnsGivesTheSameNumbers) {
+  namespace fs = std::filesystem;
+  TempDir copy;
+  fs::copy(dir_->path() + "/exports", copy.path() + "/exports",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path manifest =
+      fs::canonical(fs::path(copy.path()) / "exports" / "current") / "manifest.json";
+  Json m = Json::parse(std::ifstream(manifest));
+  const std::set<std::string> added = {
+      "settled_stake",   "settled_payout",         "cash_pnl",
+      "resolved_stake",  "unrevealed_stake",       "refund_pending",
+      "refund_claimed",  "consensus_slots",        "consensus_correct_slots",
+      "consensus_stake", "consensus_correct_stake"};
+  int dropped = 0;
+  for (Json& t : m["tables"]) {
+    if (t["name"] != "gold_predictoor_daily" && t["name"] != "gold_feed_daily") continue;
+    Json kept = Json::array();
+    for (const Json& c : t["schema"]) {
+      if (added.count(c["name"].get<std::string>())) {
+        ++dropped;
+      } else {
+        kept.push_back(c);
+      }
+    }
+    t["schema"] = kept;
+  }
+  ASSERT_GT(dropped, 10);
+  std::ofstream(manifest) << m.dump(1);
+  ServeOptions old = Options();
+  old.lake_dir = copy.path();
+  for (const char* path : {"/api/predictoors", "/api/feeds", "/api/"}) {
+    Json a = Api(Options(), path, {{"period", "all"}});
+    Json b = Api(old, path, {{"period", "all"}});
+    EXPECT_EQ(a["tables"], b["tables"]) << path;
+    EXPECT_EQ(a["charts"], b["charts"]) << path;
+  }
+}
+
+TEST(ServeNoSnapshot, PagesAndHealthzAre503) {
+  TempDir dir;
+  ServeOptions o;
+  o.lake_dir = dir.path();
+  for (const char* path : {"/", "/api/predictoors", "/csv/feeds", "/healthz"}) {
+    std::multimap<std::string, std::string> params;
+    if (std::string(path) == "/csv/feeds") params.emplace("table", "feeds");
+    Response r = Answer(o, path, params);
+    EXPECT_EQ(r.status, 503) << path;
+    EXPECT_NE(r.body.find("snapshot"), std::string::npos) << path << ": " << r.body;
+  }
+  Response m = Answer(o, "/metrics", {});
+  EXPECT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("predlake_snapshot_up 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace predlake::serve
