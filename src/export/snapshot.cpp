@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "fmt/format.h"
@@ -116,15 +117,27 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
     }
     std::string list;
     for (const std::string& file : files) list += (list.empty() ? "" : ", ") + QuoteSqlString(file);
-    // The lake's own column order and types, whatever order the files were written in.
+    // The lake's own column order and types, whatever order the files were written in. A column
+    // this build added after the snapshot was written (the manifest's schema lacks it) reads as
+    // NULL of its type: the layout only ever grows, so an older snapshot stays readable.
+    std::set<std::string> written;
+    for (const auto& col : t.value("schema", nlohmann::json::array())) {
+      written.insert(col.value("name", ""));
+    }
     ASSIGN_OR_RETURN(duck::QueryResult cols,
-                     conn.Query("SELECT column_name FROM information_schema.columns WHERE "
-                                "table_schema = 'main' AND table_name = " +
+                     conn.Query("SELECT column_name, data_type FROM information_schema.columns "
+                                "WHERE table_schema = 'main' AND table_name = " +
                                     QuoteSqlString(name) + " ORDER BY ordinal_position",
                                 "read the schema of " + name));
     std::string select;
     for (const auto& row : cols.ToText()) {
-      if (!row.empty() && row[0]) select += (select.empty() ? "" : ", ") + QuoteIdent(*row[0]);
+      if (row.size() < 2 || !row[0] || !row[1]) continue;
+      select += select.empty() ? "" : ", ";
+      if (written.empty() || written.count(*row[0]) > 0) {
+        select += QuoteIdent(*row[0]);
+      } else {
+        select += "CAST(NULL AS " + *row[1] + ") AS " + QuoteIdent(*row[0]);
+      }
     }
     if (select.empty()) select = "*";  // a table this build does not know: as the files have it
     RETURN_IF_ERROR(conn.Execute("DROP TABLE IF EXISTS " + QuoteIdent(name) + "; CREATE VIEW " +

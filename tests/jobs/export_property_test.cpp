@@ -311,6 +311,55 @@ TEST(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
   ExpectSnapshotEqualsLake(*lake, next->run_id, "after ALTER TABLE");
 }
 
+TEST(Export, ASnapshotFromBeforeAColumnWasAddedStillOpens) {
+  // The layout only grows: a snapshot written by an older build, without a column this build has,
+  // opens with that column NULL and every other one as written.
+  const config::SimConfig world = ExportWorld();
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  raw::rawtest::NoSleep sleep;
+  TempDir dir;
+  auto lake = raw::rawtest::OpenLake(dir.path());
+  ASSERT_NE(lake, nullptr);
+  raw::UpdateOptions fetch;
+  fetch.start_ms = Ms(world.start);
+  fetch.end_ms = Ms("2024-07-22");
+  fetch.sleeper = &sleep;
+  ASSERT_TRUE(
+      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+  ASSERT_TRUE(RunOneExport(*lake, {}).ok());
+  auto current = exports::ReadCurrent(dir.path());
+  ASSERT_TRUE(current.ok() && current->has_value());
+  exports::Snapshot old = **current;
+  // What an older build wrote: pdr_truevals without `revenue`, in its files and its manifest.
+  const std::vector<std::string> files = exports::SnapshotFiles(old, "pdr_truevals");
+  ASSERT_FALSE(files.empty());
+  for (const std::string& f : files) {
+    ASSERT_TRUE(lake->conn()
+                    .Execute("COPY (SELECT * EXCLUDE (revenue) FROM read_parquet('" + f +
+                                 "')) TO '" + f + ".old' (FORMAT parquet)",
+                             "t")
+                    .ok());
+    fs::rename(f + ".old", f);
+  }
+  for (auto& t : old.manifest["tables"]) {
+    if (t["name"] != "pdr_truevals") continue;
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& c : t["schema"]) {
+      if (c["name"] != "revenue") kept.push_back(c);
+    }
+    t["schema"] = kept;
+  }
+  auto opened = exports::OpenSnapshot(dir.path(), old, nullptr);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(Int(**opened, "SELECT count(*) FROM pdr_truevals WHERE revenue IS NOT NULL"), 0);
+  EXPECT_EQ(Int(**opened, "SELECT count(*) FROM pdr_truevals"),
+            Int(*lake, "SELECT count(*) FROM pdr_truevals"));
+  EXPECT_EQ(Int(**opened, "SELECT count(DISTINCT ID) FROM pdr_truevals WHERE slot > 0"),
+            Int(*lake, "SELECT count(DISTINCT ID) FROM pdr_truevals WHERE slot > 0"));
+  EXPECT_GT(Int(**opened, "SELECT count(*) FROM pdr_truevals"), 0);
+}
+
 TEST(Export, SupersededSnapshotsGoAfterTheGracePeriod) {
   TempDir dir;
   auto lake = raw::rawtest::OpenLake(dir.path());
