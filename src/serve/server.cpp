@@ -5,91 +5,19 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
-#include <list>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "http/connection_threads.hpp"
 #include "serve/pages.hpp"
 #include "serve/serve.hpp"
-
-#if __has_include("web/web.hpp")
 #include "web/web.hpp"
-#define PREDLAKE_SERVE_HAVE_WEB 1
-#endif
 
 namespace predlake::serve {
 
 namespace {
-
-// httplib's task queue, one thread per connection up to a bound (a fixed pool would be held by
-// idle keep-alive connections, and every other client would wait behind them). Past the bound,
-// connections wait for a free thread; each lets go of its thread after kServeKeepAliveSeconds
-// idle, and a stalled request is dropped after kServeReadTimeoutSeconds.
-class ServeConnectionThreads final : public httplib::TaskQueue {
- public:
-  explicit ServeConnectionThreads(size_t max_threads) : max_threads_(max_threads) {}
-  ~ServeConnectionThreads() override { shutdown(); }
-
-  void enqueue(std::function<void()> fn) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (shutting_down_) return;
-    if (running_ < max_threads_) {
-      Spawn(std::move(fn));
-    } else {
-      waiting_.push_back(std::move(fn));
-    }
-  }
-
-  void shutdown() override {
-    std::unique_lock<std::mutex> lock(mu_);
-    shutting_down_ = true;
-    waiting_.clear();
-    done_cv_.wait(lock, [this] { return running_ == 0; });
-    for (std::thread& t : finished_) t.join();
-    finished_.clear();
-  }
-
- private:
-  void Spawn(std::function<void()> fn) {  // mu_ held
-    ++running_;
-    for (std::thread& t : finished_) t.join();
-    finished_.clear();
-    threads_.emplace_back([this, fn = std::move(fn)]() mutable {
-      fn();
-      while (true) {
-        std::unique_lock<std::mutex> lock(mu_);
-        if (waiting_.empty() || shutting_down_) {
-          --running_;
-          for (auto it = threads_.begin(); it != threads_.end(); ++it) {
-            if (it->get_id() == std::this_thread::get_id()) {
-              finished_.push_back(std::move(*it));
-              threads_.erase(it);
-              break;
-            }
-          }
-          done_cv_.notify_all();
-          return;
-        }
-        std::function<void()> next = std::move(waiting_.front());
-        waiting_.pop_front();
-        lock.unlock();
-        next();
-      }
-    });
-  }
-
-  const size_t max_threads_;
-  std::mutex mu_;
-  std::condition_variable done_cv_;
-  size_t running_ = 0;
-  bool shutting_down_ = false;
-  std::deque<std::function<void()>> waiting_;
-  std::list<std::thread> threads_;
-  std::vector<std::thread> finished_;
-};
 
 std::atomic<uint64_t> g_requests{0};
 
@@ -115,14 +43,12 @@ Response ErrorResponse(Format format, const Status& status) {
 
 Response AssetResponse(std::string_view name) {
   Response r;
-#ifdef PREDLAKE_SERVE_HAVE_WEB
   if (const web::Asset* asset = web::FindAsset(name)) {
     r.content_type = std::string(asset->content_type);
     r.body = std::string(asset->body);
     r.headers.emplace_back("Cache-Control", "public, max-age=3600");
     return r;
   }
-#endif
   r.status = 404;
   r.content_type = "text/plain; charset=utf-8";
   r.body = "no asset '" + std::string(name) + "'\n";
@@ -209,7 +135,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServeOptions& options) {
   impl->options = options;
   Impl* raw = impl.get();
   const size_t threads = static_cast<size_t>(std::max(1, options.threads));
-  impl->http.new_task_queue = [threads] { return new ServeConnectionThreads(threads); };
+  impl->http.new_task_queue = [threads] { return http::NewConnectionThreads(threads); };
   // httplib's default adds SO_REUSEPORT, which would let a second server share a busy port.
   impl->http.set_socket_options([](socket_t sock) {
     int yes = 1;
