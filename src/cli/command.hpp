@@ -124,6 +124,8 @@ class Context {
   // Parses a time string against now_ms(). On failure returns kUsage; when `what` is given (e.g.
   // "--to") the message starts with it.
   Result<int64_t> ParseTimeArg(std::string_view text, std::string_view what = {}) const;
+  // The value of `--every` (update, serve): a positive duration in ms; kUsage naming --every.
+  static Result<int64_t> ParseEveryArg(const std::string& text);
   // lake_ss.st_timestr / fin_timestr resolved against now_ms() (kConfig with the file position on
   // error). StartMs also refuses a start in the future or not before lake_ss.fin_timestr (kConfig),
   // so that a first run cannot record a window that ends before it begins.

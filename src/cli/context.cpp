@@ -83,6 +83,13 @@ Result<int64_t> Context::ParseTimeArg(std::string_view text, std::string_view wh
   return t;
 }
 
+Result<int64_t> Context::ParseEveryArg(const std::string& text) {
+  Result<int64_t> every = ParseDuration(text);
+  if (!every.ok()) return every.status().WithContext("--every");
+  if (*every <= 0) return Status::Usage("--every: must be a positive duration, not '" + text + "'");
+  return every;
+}
+
 Result<int64_t> Context::StartMs() const {
   const std::string& text = config().lake.st_timestr;
   Result<int64_t> t = ParseTime(text, now_ms());

@@ -63,12 +63,7 @@ Status RunUpdateLoop(Context& ctx, int64_t every_ms, int64_t start_ms,
 Status Serve(Context& ctx, const ServeCommandOptions& o) {
   int64_t every_ms = 0;
   if (!o.every.empty()) {
-    Result<int64_t> every = ParseDuration(o.every);
-    if (!every.ok()) return every.status().WithContext("--every");
-    every_ms = *every;
-    if (every_ms <= 0) {
-      return Status::Usage("--every: must be a positive duration, not '" + o.every + "'");
-    }
+    ASSIGN_OR_RETURN(every_ms, Context::ParseEveryArg(o.every));
   }
   if (o.bind.empty()) return Status::Usage("--bind: must not be empty");
   std::error_code ec;

@@ -35,14 +35,9 @@ void PrintEtl(Context& ctx, const jobs::UpdateReport& r) {
 
 Status Update(Context& ctx, const UpdateOptions& o) {
   int64_t every_ms = 0;
+  // Bad options are usage errors before anything is opened, not a failing loop.
   if (!o.every.empty()) {
-    // Bad options are usage errors before anything is opened, not a failing loop.
-    Result<int64_t> every = ParseDuration(o.every);
-    if (!every.ok()) return every.status().WithContext("--every");
-    every_ms = *every;
-    if (every_ms <= 0) {
-      return Status::Usage("--every: must be a positive duration, not '" + o.every + "'");
-    }
+    ASSIGN_OR_RETURN(every_ms, Context::ParseEveryArg(o.every));
   }
   ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
   if (!o.to.empty()) {
