@@ -1,8 +1,11 @@
 #include "fixtures.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 
@@ -32,6 +35,26 @@ std::string SharedFixtureDir(std::string_view key,
   fs::path dir =
       cache / (exe.filename().string() + "_" + std::to_string(stamp) + "_" + std::string(key));
   if (fs::is_directory(dir, ec)) return dir.string();
+  fs::create_directories(cache, ec);
+  EXPECT_FALSE(ec) << "cannot create " << cache << ": " << ec.message();
+  if (ec) return "";
+  // One builder at a time: a concurrent first call waits for the fixture instead of building it
+  // too. The lock goes with the process, also when it is killed.
+  const fs::path lock_path = cache / (".lock_" + exe.filename().string() + "_" + std::string(key));
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  EXPECT_GE(lock_fd, 0) << "cannot open " << lock_path;
+  if (lock_fd < 0) return "";
+  struct LockGuard {
+    int fd;
+    ~LockGuard() { ::close(fd); }
+  } guard{lock_fd};
+  while (::flock(lock_fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      ADD_FAILURE() << "cannot lock " << lock_path;
+      return "";
+    }
+  }
+  if (fs::is_directory(dir, ec)) return dir.string();
   fs::path tmp = cache / (".tmp_" + std::to_string(::getpid()) + "_" + std::string(key));
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
@@ -43,8 +66,11 @@ std::string SharedFixtureDir(std::string_view key,
     return "";
   }
   fs::rename(tmp, dir, ec);
-  // Another process published the same fixture first: use theirs.
-  if (ec) fs::remove_all(tmp, ec);
+  EXPECT_FALSE(ec) << "cannot publish " << dir << ": " << ec.message();
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    return "";
+  }
   // Fixtures of earlier builds of this executable are of no further use.
   const std::string mine = exe.filename().string() + "_";
   const std::string current = mine + std::to_string(stamp) + "_";

@@ -26,8 +26,8 @@ std::string FixtureCsvSql(std::string_view table);
 // so a fixture built "once per suite" in memory would still be built once per test. The directory
 // lives in <folder of this executable>/fixture_cache/ and is keyed by the executable's modification
 // time, so a rebuilt executable builds afresh (and removes the earlier builds' fixtures).
-// Concurrent first calls may each build; one wins. Returns "" (the running test has failed) when
-// `build` fails the test.
+// Concurrent first calls build it once: the others wait on a lock. Returns "" (the running test has
+// failed) when `build` fails the test.
 std::string SharedFixtureDir(std::string_view key,
                              const std::function<void(const std::string&)>& build);
 
