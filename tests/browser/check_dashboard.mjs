@@ -2,7 +2,8 @@
 // The dashboard in a real browser (docs/web.md): Debian's headless chromium, driven by playwright-core
 // (tests/browser/package-lock.json; it never downloads a browser).
 //
-//   node tests/browser/check_dashboard.mjs BASE_URL SCREENSHOT_DIR [--details N]
+//   node tests/browser/check_dashboard.mjs BASE_URL SCREENSHOT_DIR|- [--details N] [--all-periods]
+//       [--all-links]
 //
 // Crawls from BASE_URL/: every page in the nav (nav.pl-nav), then the first N (default 2) predictoor
 // and feed detail links found in the tables. On every page:
@@ -15,13 +16,18 @@
 //     rows, each td's data-value the API value as text (data-null="true" and "—" where it is null);
 //   - every CSV link (a.pl-csv) downloads a CSV with the table's header and row count;
 //   - the period selector (nav.pl-period): one link is aria-current="true" and matches the URL;
-//     clicking each link changes the URL's period (keeping the other parameters) and moves
-//     aria-current, and the page it opens passes the checks above (CSV downloads aside);
-//   - every other link on the page (nav, sortable headers, detail pages) answers 200 with HTML;
+//     clicking a link changes the URL's period (keeping the other parameters) and moves
+//     aria-current, and the page it opens passes the checks above (CSV downloads aside). On the
+//     first page every period link is clicked; on each later page one, a different one from page
+//     to page (--all-periods: every link on every page);
+//   - the other links on the page (nav, sortable headers, detail pages) answer 200 with HTML: on
+//     the first page every link, later one link of each shape not seen yet (path with addresses
+//     generalised, and parameter names; the server's tests order every sort key of every page)
+//     (--all-links: every link);
 //   - at 390 px wide the page does not scroll sideways.
 // Saves a full-page PNG per crawled page into SCREENSHOT_DIR (NAME.png at 1280 px, NAME-narrow.png
-// at 390 px). Prints one line per failure ("FAIL <page>: <what>") and exits 1 when there is any;
-// 2 when it cannot run (bad arguments, no browser, the server does not answer).
+// at 390 px); "-" saves none. Prints one line per failure ("FAIL <page>: <what>") and exits 1 when
+// there is any; 2 when it cannot run (bad arguments, no browser, the server does not answer).
 //
 // Environment: PREDLAKE_CHROMIUM, the browser (default /usr/bin/chromium).
 import fs from "node:fs";
@@ -39,18 +45,24 @@ const MAX_CELL_REPORTS = 5;
 
 function usage(msg) {
   if (msg) console.error(`check_dashboard: ${msg}`);
-  console.error("usage: node check_dashboard.mjs BASE_URL SCREENSHOT_DIR [--details N]");
+  console.error("usage: node check_dashboard.mjs BASE_URL SCREENSHOT_DIR|- [--details N] [--all-periods] [--all-links]");
   process.exit(2);
 }
 
 const argv = process.argv.slice(2);
 let details = 2;
+let allPeriods = false;
+let allLinks = false;
 const positional = [];
 for (let i = 0; i < argv.length; i++) {
-  if (argv[i] === "--details") {
+  if (argv[i] === "--all-periods") {
+    allPeriods = true;
+  } else if (argv[i] === "--all-links") {
+    allLinks = true;
+  } else if (argv[i] === "--details") {
     details = Number(argv[++i]);
     if (!Number.isInteger(details) || details < 0) usage("--details takes a count");
-  } else if (argv[i].startsWith("-")) {
+  } else if (argv[i].startsWith("-") && argv[i] !== "-") {
     usage(`unknown option ${argv[i]}`);
   } else {
     positional.push(argv[i]);
@@ -63,8 +75,8 @@ try {
 } catch {
   usage(`not a URL: ${positional[0]}`);
 }
-const shotDir = positional[1];
-fs.mkdirSync(shotDir, {recursive: true});
+const shotDir = positional[1] === "-" ? null : positional[1];
+if (shotDir) fs.mkdirSync(shotDir, {recursive: true});
 
 const failures = [];
 const counts = {periodPages: 0, charts: 0, tables: 0, cells: 0, csvs: 0};
@@ -462,7 +474,9 @@ async function checkNarrow(where, url, save) {
   }));
   if (m.scroll > m.inner + 1) fail(where, `at ${NARROW.width} px the page scrolls sideways (${m.scroll} px wide)`);
   if (m.canvas > m.inner + 1) fail(where, `at ${NARROW.width} px a chart reaches ${Math.round(m.canvas)} px`);
-  if (save) await page.screenshot({path: path.join(shotDir, `${shotName(url)}-narrow.png`), fullPage: true});
+  if (save && shotDir) {
+    await page.screenshot({path: path.join(shotDir, `${shotName(url)}-narrow.png`), fullPage: true});
+  }
   await page.setViewportSize(WIDE);
   await page.waitForTimeout(100);
 }
@@ -495,9 +509,15 @@ function checkSelector(where, pageUrl, periods) {
   return true;
 }
 
-async function checkPeriods(where, snap) {
+// Clicks every period link (`which` = "all"), or the `which`-th (modulo) of those not current.
+async function checkPeriods(where, snap, which) {
   if (!checkSelector(where, page.url(), snap.periods)) return;
-  for (let i = 0; i < snap.periods.length; i++) {
+  let picked = snap.periods.map((p, i) => i);
+  if (which !== "all") {
+    const others = picked.filter((i) => snap.periods[i].current !== "true");
+    picked = others.length ? [others[which % others.length]] : [];
+  }
+  for (const i of picked) {
     const before = page.url();
     const link = page.locator("nav.pl-period a[href]").nth(i);
     const href = await link.evaluate((a) => a.href);
@@ -532,14 +552,22 @@ async function checkPeriods(where, snap) {
   }
 }
 
-// Every other same-origin link on the page (nav, sort headers, detail and period links) answers 200
-// with HTML; each URL is fetched once per run, at most MAX_LINKS in all.
+// The same-origin links of a page (nav, sort headers, detail and period links) answer 200 with HTML;
+// each URL is fetched once per run, at most MAX_LINKS in all. With `every` false only links of a
+// shape not seen yet: the path with its addresses generalised, and the parameter names.
 const MAX_LINKS = 300;
 const linkSeen = new Set();
-async function checkLinks(where, links) {
+const shapeSeen = new Set();
+function linkShape(u) {
+  return u.pathname.replace(/0x[0-9a-fA-F]+/g, "0x*") + "?" + [...u.searchParams.keys()].sort().join("&");
+}
+async function checkLinks(where, links, every) {
   for (const href of links) {
     const u = new URL(href);
     if (u.origin !== base.origin || linkSeen.has(u.href) || linkSeen.size >= MAX_LINKS) continue;
+    const shape = linkShape(u);
+    if (!every && shapeSeen.has(shape)) continue;
+    shapeSeen.add(shape);
     linkSeen.add(u.href);
     const res = await context.request.get(u.href, {failOnStatusCode: false, maxRedirects: 0});
     const type = res.headers()["content-type"] || "";
@@ -557,13 +585,14 @@ async function visit(url, {collect}) {
   visited.add(key);
   if (!(await load(url))) return null;
   pages++;
-  await page.screenshot({path: path.join(shotDir, `${shotName(url)}.png`), fullPage: true});
+  const first = pages === 1;
+  if (shotDir) await page.screenshot({path: path.join(shotDir, `${shotName(url)}.png`), fullPage: true});
   await checkNarrow(key, url, true);
   const snap = await readPage();
   await checkContent(key, snap, {csv: true});
-  await checkLinks(key, snap.links);
+  await checkLinks(key, snap.links, first || allLinks);
   const found = collect ? snap.tables.flatMap((t) => t.links) : [];
-  await checkPeriods(key, snap);
+  await checkPeriods(key, snap, first || allPeriods ? "all" : pages - 2);
   return {snap, found};
 }
 
@@ -595,7 +624,8 @@ try {
 }
 
 for (const f of failures) console.log(f);
-console.error(`check_dashboard: ${pages} pages checked, ${failures.length} failure(s); screenshots in ${shotDir}`);
+console.error(`check_dashboard: ${pages} pages checked, ${failures.length} failure(s); ` +
+  (shotDir ? `screenshots in ${shotDir}` : "no screenshots"));
 console.error(`check_dashboard: also ${counts.periodPages} pages opened by period links; ${counts.charts} charts, ` +
   `${counts.tables} tables (${counts.cells} cells) against their API, ${counts.csvs} CSV downloads, ` +
   `${linkSeen.size} links`);

@@ -3,11 +3,12 @@
 # lake, updated and exported, served on a free port; tests/browser/check_dashboard.mjs crawls it in
 # headless chromium (every nav page and a few detail pages: no console errors or failed requests,
 # the freshness header, charts drawn, tables equal to their API, CSV downloads, the period
-# selector) and saves a screenshot per page; the server is stopped with SIGTERM.
+# selector, links) and, when asked, saves a screenshot per page; the server is stopped with
+# SIGTERM.
 # Exit 77 (skipped) when the binary has no serve command, or without node, chromium or
 # tests/browser/node_modules (npm ci is tried first).
 # Usage: dashboard_browser.sh PREDLAKE_BINARY [SCREENSHOT_DIR]
-#   SCREENSHOT_DIR (or PREDLAKE_SCREENSHOT_DIR): where the screenshots are copied (default: none kept)
+#   SCREENSHOT_DIR (or PREDLAKE_SCREENSHOT_DIR): where the screenshots are saved (default: none taken)
 set -euo pipefail
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 keep="${2:-${PREDLAKE_SCREENSHOT_DIR:-}}"
@@ -82,11 +83,11 @@ for _ in $(seq 100); do
 done
 [ -n "$healthy" ] || fail "${url}healthz did not answer 200: $(curl -sS "${url}healthz" 2>&1 | head -3)"
 
+# Screenshots only when asked for: they are a third of the crawl's time.
 set +e
-node "$browser_dir/check_dashboard.mjs" "$url" shots > check.out 2> check.err
+node "$browser_dir/check_dashboard.mjs" "$url" "${keep:--}" > check.out 2> check.err
 rc=$?
 set -e
-[ -z "$keep" ] || cp shots/*.png "$keep"/ 2>/dev/null || true
 [ "$rc" -eq 0 ] || { cat check.out check.err >&2; fail "check_dashboard: exit $rc"; }
 
 kill -TERM "$server_pid"

@@ -3,8 +3,9 @@
 # tests/browser/check_dashboard.mjs against the static fixture dashboard (tests/browser/fixture,
 # served by a tiny node server) with the real assets (dashboard.js/css, and uPlot as the build
 # fetched it).
-#   good:    the fixture passes: every page, chart, table, CSV link and period link checks out.
-#   broken:  the deliberately broken fixture fails with the expected lines (a chart with bad JSON, a
+#   good:    the fixture passes the full crawl (--all-periods --all-links): every page, chart,
+#            table, CSV link, period link and link checks out.
+#   broken:  the deliberately broken fixture fails the default crawl with the expected lines (a chart with bad JSON, a
 #            table cell differing from the API, a missing stylesheet, a dead link, a CSV short of a
 #            row, a freshness header without snapshot_age), and only those: the checker catches
 #            failures.
@@ -65,7 +66,10 @@ good() {
   start_fixture
   local shots="${PREDLAKE_SCREENSHOT_DIR:-$work/shots}"
   set +e
-  node "$browser_dir/check_dashboard.mjs" "$url" "$shots" > "$work/good.out" 2> "$work/good.err"
+  # The full crawl here (every period link and every link on every page); the broken run below
+  # and the real server's test use the default, lighter one.
+  node "$browser_dir/check_dashboard.mjs" "$url" "$shots" --all-periods --all-links \
+    > "$work/good.out" 2> "$work/good.err"
   local rc=$?
   set -e
   stop_fixture
@@ -78,6 +82,9 @@ good() {
   ls "$shots" | grep -q '^feed-0x' || fail "no feed detail page was checked"
   grep -q '^check_dashboard: 8 pages checked, 0 failure(s)' "$work/good.err" \
     || fail "the good fixture: $(cat "$work/good.err")"
+  # Every page's four period links were clicked (the full crawl).
+  grep -q '^check_dashboard: also 32 pages opened by period links' "$work/good.err" \
+    || fail "the good fixture's full crawl: $(cat "$work/good.err")"
   sed 's/^/dashboard_fixture: good: /' "$work/good.err"
 }
 
@@ -100,7 +107,7 @@ FAIL /predictoors: chart #cash_pnl's JSON does not parse
 FAIL /predictoors: table #leaderboard row 3 column cash_pnl: the page has "12345.6", the API "-1412.8798"
 FAIL /predictoors?period=1d: table #leaderboard row 3 column cash_pnl: the page has "12345.6", the API "-201.8891"
 FAIL /feeds: HTTP 404 for /assets/missing.css
-FAIL /feeds?period=all: HTTP 404 for /assets/missing.css
+FAIL /feeds?period=1m: HTTP 404 for /assets/missing.css
 FAIL /feeds: CSV /csv/feeds?table=feeds has 3 rows, the table 4
 FAIL /feeds: the link /nowhere answers HTTP 404
 FAIL /runs: freshness header has no data-field="snapshot_age"

@@ -14,11 +14,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <thread>
 
 #include "../raw/raw_test_util.hpp"
 #include "jobs/update.hpp"
+#include "serve/pages.hpp"
 #include "support/fixtures.hpp"
 
 namespace predlake::serve {
@@ -304,6 +306,107 @@ TEST_F(ServeWorld, DetailPagesAnswerAndUnknownOnes404) {
   EXPECT_EQ(Answer(o, "/feed/0x" + std::string(40, '0'), {}).status, 404);
   EXPECT_EQ(Answer(o, "/nothing", {}).status, 404);
   EXPECT_EQ(Answer(o, "/api/nothing", {}).status, 404);
+}
+
+// A cell as a sortable value: exact decimals (strings in the API) and numbers as numbers, other
+// text as text (DuckDB orders VARCHAR by bytes, as std::string does).
+struct SortValue {
+  bool number = false;
+  long double n = 0;
+  std::string text;
+};
+SortValue SortValueOf(const nlohmann::ordered_json& v) {
+  SortValue out;
+  if (v.is_number()) {
+    out.number = true;
+    out.n = v.get<long double>();
+  } else if (v.is_boolean()) {
+    out.number = true;
+    out.n = v.get<bool>() ? 1 : 0;
+  } else {
+    out.text = v.get<std::string>();
+    static const std::regex kDecimal("-?[0-9]+(\\.[0-9]+)?");
+    if (std::regex_match(out.text, kDecimal)) {
+      out.number = true;
+      out.n = std::stold(out.text);
+    }
+  }
+  return out;
+}
+int CompareSortValues(const SortValue& a, const SortValue& b) {
+  if (a.number && b.number) return a.n < b.n ? -1 : (a.n > b.n ? 1 : 0);
+  return a.text.compare(b.text) < 0 ? -1 : (a.text == b.text ? 0 : 1);
+}
+
+// Every sort key of every page's sortable table answers and orders that table
+// by the key, nulls last, "my" addresses first on the leaderboard (the browser test follows one
+// sort link per page; this covers them all).
+TEST_F(ServeWorld, EverySortKeyOfEveryPageOrdersItsTable) {
+  ServeOptions o = Options();
+  Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
+  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  auto view = OpenView(o);
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  int checked = 0;
+  for (const std::string& path :
+       {std::string("/"), std::string("/predictoors"), std::string("/feeds"), std::string("/runs"),
+        "/predictoor/" + (*mine_)[0], "/feed/" + contract}) {
+    PageParams all;
+    all.period = "all";
+    auto page = BuildPage(o, *view, path, all);
+    ASSERT_TRUE(page.ok()) << path << ": " << page.status().message();
+    for (const Table& table : page->tables) {
+      for (size_t k = 0; k < table.sort_keys.size(); ++k) {
+        const std::string& key = table.sort_keys[k];
+        // Both directions for the first key; then one each, alternating (the direction is one
+        // ORDER BY term for every key).
+        std::vector<const char*> dirs = {"asc", "desc"};
+        if (k > 0) dirs = {k % 2 ? "desc" : "asc"};
+        for (const char* dir : dirs) {
+          SCOPED_TRACE(path + " " + table.id + " sort=" + key + " dir=" + dir);
+          PageParams params = all;
+          params.sort = key;
+          params.dir = dir;
+          auto sorted = BuildPage(o, *view, path, params);
+          ASSERT_TRUE(sorted.ok()) << sorted.status().message();
+          EXPECT_EQ(sorted->sort, key);
+          EXPECT_EQ(sorted->dir, dir);
+          const Table* t = nullptr;
+          for (const Table& candidate : sorted->tables) {
+            if (candidate.id == table.id) t = &candidate;
+          }
+          ASSERT_NE(t, nullptr);
+          auto col = std::find(t->columns.begin(), t->columns.end(), key);
+          ASSERT_NE(col, t->columns.end()) << "the sort key is not a column";
+          const size_t c = static_cast<size_t>(col - t->columns.begin());
+          // The leaderboard pins "my" addresses first: the order holds within each group.
+          auto mine = std::find(t->columns.begin(), t->columns.end(), "mine");
+          auto group = [&](size_t r) {
+            return mine == t->columns.end()
+                       ? nlohmann::ordered_json()
+                       : t->rows[r][static_cast<size_t>(mine - t->columns.begin())];
+          };
+          bool seen_null = false;
+          for (size_t r = 0; r < t->rows.size(); ++r) {
+            if (r > 0 && group(r) != group(r - 1)) seen_null = false;
+            const nlohmann::ordered_json& v = t->rows[r][c];
+            if (v.is_null()) {
+              seen_null = true;
+              continue;
+            }
+            EXPECT_FALSE(seen_null) << "row " << r << " follows a null";
+            if (r == 0 || group(r) != group(r - 1) || t->rows[r - 1][c].is_null()) continue;
+            const int cmp = CompareSortValues(SortValueOf(t->rows[r - 1][c]), SortValueOf(v));
+            EXPECT_TRUE(std::string(dir) == "asc" ? cmp <= 0 : cmp >= 0)
+                << "rows " << r - 1 << " and " << r << " out of order: " << t->rows[r - 1][c].dump()
+                << ", " << v.dump();
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 40);
 }
 
 TEST_F(ServeWorld, BadParametersAre400WithAMessage) {
