@@ -112,6 +112,9 @@ const Row kRows[] = {
      +[](Config& c) { return &c.sim.resubmitted_predictions; },
      "share of the predictions re-submitted with a new stake later within the epoch (the "
      "subgraph overwrites the entity)"},
+    {"sim_ss.max_response_mb", ValueKind::kInteger,
+     +[](Config& c) { return &c.sim.max_response_mb; },
+     "a response larger than this is abandoned with a GraphQL error", 1, 1024},
     {"sim_ss.faults.http_5xx", ValueKind::kProbability,
      +[](Config& c) { return &c.sim.faults.http_5xx; }, "share of requests answered with a 5xx"},
     {"sim_ss.faults.timeout", ValueKind::kProbability,

@@ -80,6 +80,9 @@ struct SimConfig {
   // Share of the predictions re-submitted with a new stake later within the epoch (the subgraph
   // overwrites the entity: timestamp, stake, block, txId).
   double resubmitted_predictions = 0;
+  // A response that grows past this many MB is abandoned with a GraphQL error (graph-node bounds
+  // its results too), so that one query cannot grow the server by hundreds of MB.
+  int max_response_mb = 32;
   SimFaults faults;
 };
 

@@ -649,6 +649,31 @@ TEST(SubgraphTest, ExtremeBoundsAreSafe) {
   EXPECT_TRUE(rows->rows.empty());
 }
 
+// sim_ss.max_response_mb: an answer that would pass the bound is abandoned with a GraphQL error
+// naming it; the same query under a larger bound is answered in full.
+TEST(SubgraphTest, ResponsesPastTheBoundAreAbandoned) {
+  std::string query = "{";
+  for (int i = 0; i < 8; ++i) {
+    query += " a" + std::to_string(i) +
+             ": predictPredictions(first: 1000) { id stake timestamp txId block user { id } slot { "
+             "id slot status predictContract { id } } }";
+  }
+  query += " }";
+  config::SimConfig c = simtest::SmallConfig();
+  c.max_response_mb = 8;
+  nlohmann::json full = simtest::Ask(*simtest::MakeEngine(c), query);
+  ASSERT_TRUE(full.contains("data")) << full.dump().substr(0, 300);
+  ASSERT_EQ(full["data"]["a7"].size(), 1000u);
+  const size_t bytes = full.dump().size();
+  ASSERT_GT(bytes, size_t{1} << 20) << "the query must be larger than the small bound";
+  c.max_response_mb = 1;
+  nlohmann::json cut = simtest::Ask(*simtest::MakeEngine(c), query);
+  ASSERT_TRUE(cut.contains("errors")) << cut.dump().substr(0, 300);
+  EXPECT_FALSE(cut.contains("data"));
+  EXPECT_EQ(cut["errors"][0]["message"],
+            "The response would be larger than 1 MB; ask for fewer rows, fields or aliases");
+}
+
 TEST(SubgraphTest, IntegerDivisionHelpers) {
   EXPECT_EQ(FloorDiv(-1, 300), -1);
   EXPECT_EQ(FloorDiv(-300, 300), -1);

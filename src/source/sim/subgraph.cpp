@@ -122,7 +122,8 @@ Result<std::string> Engine::Execute(std::string_view query, const graphql::Value
   ASSIGN_OR_RETURN(graphql::Document doc, graphql::Parse(query));
   RETURN_IF_ERROR(graphql::BindVariables(doc, variables));
   return subgraph::ExecuteDocument(*world_, HeadMs() - std::max<int64_t>(answer.head_behind_ms, 0),
-                                   doc, answer.null_head_timestamp);
+                                   doc, answer.null_head_timestamp,
+                                   static_cast<size_t>(config_.max_response_mb) << 20);
 }
 
 gql::HttpResponse Engine::Handle(std::string_view body, const AnswerOptions& answer) const {

@@ -29,9 +29,6 @@ inline constexpr size_t kMaxRequestBytes = 1 << 20;
 // with a GraphQL error before anything is collected.
 inline constexpr size_t kMaxRootFields = 32;
 inline constexpr size_t kMaxFields = 2000;
-// A response that grows past this is abandoned with a GraphQL error, so that one query cannot
-// grow the server by hundreds of MB.
-inline constexpr size_t kMaxResponseBytes = 32u << 20;
 
 // How one answer departs from the engine's normal one (fault injection).
 struct AnswerOptions {

@@ -62,12 +62,14 @@ struct Bounds {
 
 class Executor {
  public:
-  Executor(const World& world, int64_t head_ms, bool null_head_timestamp)
+  Executor(const World& world, int64_t head_ms, bool null_head_timestamp,
+           size_t max_response_bytes)
       : w_(world),
         cache_(world),
         head_s_(FloorDiv(head_ms, 1000)),
         cut_(head_s_ + 1),
-        null_head_timestamp_(null_head_timestamp) {}
+        null_head_timestamp_(null_head_timestamp),
+        max_response_bytes_(max_response_bytes) {}
 
   Result<std::string> Run(graphql::Document& doc) {
     if (doc.selections.size() > kMaxRootFields) {
@@ -132,7 +134,7 @@ class Executor {
       if (TooLarge()) {
         return GqlError(fmt::format(
             "The response would be larger than {} MB; ask for fewer rows, fields or aliases",
-            kMaxResponseBytes >> 20));
+            max_response_bytes_ >> 20));
       }
     }
     out_ += "}}";
@@ -695,7 +697,7 @@ class Executor {
     return n;
   }
 
-  bool TooLarge() const { return out_.size() > kMaxResponseBytes; }
+  bool TooLarge() const { return out_.size() > max_response_bytes_; }
 
   void WriteObject(Type t, const Row& r, const std::vector<Field>& sel) {
     out_ += '{';
@@ -896,14 +898,15 @@ class Executor {
   int64_t head_s_;
   int64_t cut_;  // events with timestamp < cut_ are visible
   bool null_head_timestamp_ = false;
+  size_t max_response_bytes_;
   std::string out_;
 };
 
 }  // namespace
 
 Result<std::string> ExecuteDocument(const World& world, int64_t head_ms, graphql::Document& doc,
-                                    bool null_head_timestamp) {
-  Executor ex(world, head_ms, null_head_timestamp);
+                                    bool null_head_timestamp, size_t max_response_bytes) {
+  Executor ex(world, head_ms, null_head_timestamp, max_response_bytes);
   return ex.Run(doc);
 }
 
