@@ -6,8 +6,9 @@
 // for the periods 1w and all. Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000);
 // repetitions PREDLAKE_BENCH_REPS (default 3; the best is reported). The lake lives under
 // PREDLAKE_BENCH_DIR (default the system temp folder) and is removed at the end unless
-// PREDLAKE_BENCH_KEEP is set (PREDLAKE_BENCH_REUSE then times that lake's snapshot again). Prints
-// one table (milliseconds per page).
+// PREDLAKE_BENCH_KEEP is set (PREDLAKE_BENCH_REUSE then times that lake's current snapshot again,
+// without opening the lake: the folder may be a link to bench_export's kept lake, even while that
+// benchmark writes it). Prints one table (milliseconds per page).
 #include "serve/serve.hpp"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "etl/etl.hpp"
 #include "export/export.hpp"
+#include "export/snapshot.hpp"
 #include "lake/lake.hpp"
 #include "serve/pages.hpp"
 #include "synthetic_world.hpp"
@@ -49,6 +51,18 @@ lake::Run Begin(lake::Lake& lake, const std::string& command) {
   return std::move(run).value();
 }
 
+// The 1-minute load average (Linux; empty elsewhere), printed with the results.
+std::string LoadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return "";
+  char buf[64] = {};
+  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
+  std::fclose(f);
+  if (!ok) return "";
+  std::string text(buf);
+  return text.substr(0, text.find(' '));
+}
+
 struct PageTime {
   std::string page;
   std::string period;
@@ -59,6 +73,7 @@ struct PageTime {
 struct SizeRow {
   int64_t size = 0;
   std::vector<PageTime> pages;
+  std::string load;  // 1-minute load average before and after the timings
 };
 
 SizeRow Measure(int64_t size, int reps) {
@@ -76,10 +91,12 @@ SizeRow Measure(int64_t size, int reps) {
   const int64_t end_ms = kT0 + hours * kHourMs;
   std::string user, contract;
   if (reuse) {
-    lake::OpenOptions open;
-    open.mode = lake::Mode::kRead;
-    auto opened = lake::Lake::Open(dir, open);
-    Check(opened.status(), "open kept lake");
+    // From the snapshot, not the lake: the lake may be another benchmark's, still being written
+    // (bench_export's kept lake, linked here), while its current snapshot is complete.
+    auto current = exports::ReadCurrent(dir);
+    Check(current.status(), "read the kept lake's snapshot");
+    auto opened = exports::OpenSnapshot(dir, **current, nullptr);
+    Check(opened.status(), "open the kept lake's snapshot");
     auto q = (*opened)->conn().Query(
         "SELECT user, contract FROM gold_predictoor_daily ORDER BY predictions DESC LIMIT 1",
         "pick");
@@ -140,6 +157,7 @@ SizeRow Measure(int64_t size, int reps) {
   const std::vector<std::string> pages = {"/",       "/predictoors",      "/predictoor/" + user,
                                           "/feeds",  "/feed/" + contract, "/runs",
                                           "/metrics"};
+  row.load = LoadAverage();
   {
     // The fixed cost of every request: `current` resolved, the snapshot's views, the seal.
     PageTime cold;
@@ -188,6 +206,7 @@ SizeRow Measure(int64_t size, int reps) {
       row.pages.push_back(t);
     }
   }
+  row.load += ", " + LoadAverage();
   if (!std::getenv("PREDLAKE_BENCH_KEEP")) fs::remove_all(dir);
   return row;
 }
@@ -217,6 +236,10 @@ int main() {
     for (const SizeRow& r : rows) std::printf(" %.0f ms |", r.pages[p].ms);
     if (rows.size() > 1) std::printf(" %.2fx |", rows.back().pages[p].ms / first.ms);
     std::printf("\n");
+  }
+  for (const SizeRow& r : rows) {
+    std::printf("\nload average (1 min) at %lld predictions, before and after the timings: %s\n",
+                static_cast<long long>(r.size), r.load.c_str());
   }
   return 0;
 }
