@@ -9,8 +9,12 @@
 //                each, no partitioning, no manifest, no fsync.
 // Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000); repetitions PREDLAKE_BENCH_REPS
 // (default 3; the best is reported). The lake lives under PREDLAKE_BENCH_DIR (default the system
-// temp folder) and is removed at the end unless PREDLAKE_BENCH_KEEP is set. Prints one table.
+// temp folder) and is removed at the end unless PREDLAKE_BENCH_KEEP is set; PREDLAKE_BENCH_REUSE
+// then times that kept lake again (its last hour dropped and re-published before each repetition)
+// instead of generating and publishing a new one. Prints one table.
 #include "export/export.hpp"
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +46,27 @@ double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The 1-minute load average (Linux; empty elsewhere), printed with the results.
+std::string LoadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return "";
+  char buf[64] = {};
+  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
+  std::fclose(f);
+  if (!ok) return "";
+  std::string text(buf);
+  return text.substr(0, text.find(' '));
+}
+
+// CPU seconds of this process, every thread (user + system): on a machine shared with other
+// builds the wall times follow the load, the CPU times what the work costs.
+double CpuSeconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 lake::Run Begin(lake::Lake& lake, const std::string& command) {
   auto run = lake.BeginRun(command);
   Check(run.status(), "begin run");
@@ -61,8 +86,11 @@ exports::ExportReport RunExport(lake::Lake& lake, bool full) {
 struct Row {
   int64_t size = 0;
   int64_t rows = 0;
-  double incremental = 1e9, full = 1e9, bare_copy = 1e9;
+  double incremental = 1e9, full = 1e9, bare_copy = 1e9;              // wall seconds, best
+  double incremental_cpu = 1e9, full_cpu = 1e9, bare_copy_cpu = 1e9;  // CPU seconds, best
   int64_t days_written = 0, days_linked = 0;
+  exports::ExportReport inc_report, full_report;  // the phases of the best repetition's exports
+  std::string load;                               // 1-minute load averages during the timings
 };
 
 Row Measure(int64_t size, int reps) {
@@ -72,7 +100,9 @@ Row Measure(int64_t size, int reps) {
   const std::string dir = (fs::path(base ? base : fs::temp_directory_path().string()) /
                            ("predlake_bench_export_" + std::to_string(size)))
                               .string();
-  fs::remove_all(dir);
+  const bool reuse = std::getenv("PREDLAKE_BENCH_REUSE") != nullptr &&
+                     fs::exists(fs::path(dir) / "exports" / "current");
+  if (!reuse) fs::remove_all(dir);
   const int64_t hours = std::max<int64_t>(3, static_cast<int64_t>(size / kPredictionsPerHour));
   const int64_t end_ms = kT0 + hours * kHourMs;
   const int64_t cut_ms = end_ms - kHourMs;
@@ -85,27 +115,34 @@ Row Measure(int64_t size, int reps) {
   Check(opened.status(), "open lake");
   std::unique_ptr<lake::Lake> lake = std::move(opened).value();
   auto& conn = lake->conn();
-  std::fprintf(stderr, "[%lld] generating %lld hours...\n", static_cast<long long>(size),
-               static_cast<long long>(hours));
-  Check(conn.Execute(
-            Fill(kGenerate, {{"T0", kT0 / 1000}, {"END", end_ms / 1000}, {"CLAIM", 6 * kHourMs}}),
-            "generate"),
-        "generate");
-  Check(conn.Execute(Fill(kLoad, {{"FROM", 0}, {"TO", cut_ms}}), "load"), "load");
-  for (std::string_view t : lake::kRawTables) Check(lake->SetWatermark(t, {kT0, cut_ms}, 0), "wm");
   etl::UpdateOptions etl_options;
   etl_options.st_ms = kT0;
-  {
-    lake::Run run = Begin(*lake, "etl update");
-    Check(etl::Update(*lake, run, etl_options).status(), "first etl update");
+  if (!reuse) {
+    std::fprintf(stderr, "[%lld] generating %lld hours...\n", static_cast<long long>(size),
+                 static_cast<long long>(hours));
+    Check(conn.Execute(
+              Fill(kGenerate, {{"T0", kT0 / 1000}, {"END", end_ms / 1000}, {"CLAIM", 6 * kHourMs}}),
+              "generate"),
+          "generate");
+    Check(conn.Execute(Fill(kLoad, {{"FROM", 0}, {"TO", cut_ms}}), "load"), "load");
+    for (std::string_view t : lake::kRawTables) {
+      Check(lake->SetWatermark(t, {kT0, cut_ms}, 0), "wm");
+    }
+    std::fprintf(stderr, "[%lld] first etl update...\n", static_cast<long long>(size));
+    {
+      lake::Run run = Begin(*lake, "etl update");
+      Check(etl::Update(*lake, run, etl_options).status(), "first etl update");
+    }
+    Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+    std::fprintf(stderr, "[%lld] first export...\n", static_cast<long long>(size));
+    RunExport(*lake, true);
   }
-  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
-  std::fprintf(stderr, "[%lld] first export...\n", static_cast<long long>(size));
-  RunExport(*lake, true);
 
   for (int rep = 0; rep < reps; ++rep) {
-    // The last hour arrives and is published (rolled back between repetitions), then exported.
-    if (rep > 0) {
+    // The last hour arrives and is published (rolled back between repetitions, and first of all
+    // on a reused lake, which holds it already), then exported.
+    std::fprintf(stderr, "[%lld] repetition %d...\n", static_cast<long long>(size), rep + 1);
+    if (rep > 0 || reuse) {
       lake::Run run = Begin(*lake, "raw drop");
       Check(etl::RawDrop(*lake, run, cut_ms, {}).status(), "raw drop");
       RunExport(*lake, false);  // back to the state before the hour
@@ -117,21 +154,34 @@ Row Measure(int64_t size, int reps) {
       lake::Run run = Begin(*lake, "etl update");
       Check(etl::Update(*lake, run, etl_options).status(), "etl update");
     }
+    // The update's write-ahead log folded into the database file now, so that the export's own
+    // commit (its ledger row) does not pay for the update's checkpoint.
+    Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+    row.load += (row.load.empty() ? "" : ", ") + LoadAverage();
     auto start = std::chrono::steady_clock::now();
+    double cpu = CpuSeconds();
     exports::ExportReport inc = RunExport(*lake, false);
-    row.incremental = std::min(row.incremental, Since(start));
+    row.incremental_cpu = std::min(row.incremental_cpu, CpuSeconds() - cpu);
+    const double inc_s = Since(start);
+    if (inc_s < row.incremental) row.inc_report = inc;
+    row.incremental = std::min(row.incremental, inc_s);
     row.days_written = inc.days_written;
     row.days_linked = inc.days_linked;
     row.rows = inc.rows_written + inc.rows_linked;
 
     start = std::chrono::steady_clock::now();
-    RunExport(*lake, true);
-    row.full = std::min(row.full, Since(start));
+    cpu = CpuSeconds();
+    exports::ExportReport full = RunExport(*lake, true);
+    row.full_cpu = std::min(row.full_cpu, CpuSeconds() - cpu);
+    const double full_s = Since(start);
+    if (full_s < row.full) row.full_report = full;
+    row.full = std::min(row.full, full_s);
 
     const fs::path bare = fs::path(dir) / "bare_copy";
     fs::remove_all(bare);
     fs::create_directories(bare);
     start = std::chrono::steady_clock::now();
+    cpu = CpuSeconds();
     for (const exports::ExportTable& t : exports::DataTables()) {
       Check(conn.Execute("COPY " + std::string(t.name) + " TO '" +
                              (bare / (std::string(t.name) + ".parquet")).string() +
@@ -140,6 +190,8 @@ Row Measure(int64_t size, int reps) {
             "bare copy");
     }
     row.bare_copy = std::min(row.bare_copy, Since(start));
+    row.bare_copy_cpu = std::min(row.bare_copy_cpu, CpuSeconds() - cpu);
+    row.load += ", " + LoadAverage();
   }
   lake.reset();
   if (!std::getenv("PREDLAKE_BENCH_KEEP")) fs::remove_all(dir);
@@ -167,6 +219,26 @@ int main() {
                 static_cast<long long>(r.size), static_cast<long long>(r.rows), r.incremental,
                 static_cast<long long>(r.days_written), static_cast<long long>(r.days_linked),
                 r.full, r.bare_copy, r.full / r.bare_copy);
+  }
+  std::printf(
+      "\nCPU seconds (this process, every thread):\n\n| predictions | incremental | full | bare "
+      "COPY | full / bare |\n|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    std::printf("| %lld | %.2f s | %.2f s | %.2f s | %.2fx |\n", static_cast<long long>(r.size),
+                r.incremental_cpu, r.full_cpu, r.bare_copy_cpu, r.full_cpu / r.bare_copy_cpu);
+  }
+  std::printf("\n| predictions | export | signatures | writes | fsyncs |\n|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    for (const auto* rep : {&r.inc_report, &r.full_report}) {
+      std::printf("| %lld | %s | %.2f s | %.2f s | %.2f s |\n", static_cast<long long>(r.size),
+                  rep == &r.inc_report ? "incremental" : "full", rep->signature_s, rep->write_s,
+                  rep->sync_s);
+    }
+  }
+  for (const Row& r : rows) {
+    std::printf(
+        "\nload average (1 min) at %lld predictions, before and after each repetition: %s\n",
+        static_cast<long long>(r.size), r.load.c_str());
   }
   if (rows.size() > 1) {
     std::printf("\nincremental growth from the smallest to the largest lake: %.2fx\n",

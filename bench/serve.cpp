@@ -6,9 +6,14 @@
 // for the periods 1w and all. Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000);
 // repetitions PREDLAKE_BENCH_REPS (default 3; the best is reported). The lake lives under
 // PREDLAKE_BENCH_DIR (default the system temp folder) and is removed at the end unless
-// PREDLAKE_BENCH_KEEP is set (PREDLAKE_BENCH_REUSE then times that lake's snapshot again). Prints
-// one table (milliseconds per page).
+// PREDLAKE_BENCH_KEEP is set (PREDLAKE_BENCH_REUSE then times that lake's current snapshot again,
+// without opening the lake: the folder may be a link to bench_export's kept lake, or to a folder
+// holding only a hard-linked copy of its exports/). Prints one table: per page the best wall
+// milliseconds and the best CPU milliseconds of the process (every thread; requests run one at a
+// time), which on a shared machine say what the request costs whatever the load.
 #include "serve/serve.hpp"
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +27,7 @@
 
 #include "etl/etl.hpp"
 #include "export/export.hpp"
+#include "export/snapshot.hpp"
 #include "lake/lake.hpp"
 #include "serve/pages.hpp"
 #include "synthetic_world.hpp"
@@ -49,16 +55,39 @@ lake::Run Begin(lake::Lake& lake, const std::string& command) {
   return std::move(run).value();
 }
 
+// The 1-minute load average (Linux; empty elsewhere), printed with the results.
+std::string LoadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return "";
+  char buf[64] = {};
+  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
+  std::fclose(f);
+  if (!ok) return "";
+  std::string text(buf);
+  return text.substr(0, text.find(' '));
+}
+
+// CPU milliseconds of this process, every thread (user + system): the requests run one at a time,
+// so a request's CPU is what the process used meanwhile, whatever the load of the machine.
+double CpuMs() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
 struct PageTime {
   std::string page;
   std::string period;
   double ms = 1e12;
+  double cpu_ms = 1e12;
   size_t bytes = 0;
 };
 
 struct SizeRow {
   int64_t size = 0;
   std::vector<PageTime> pages;
+  std::string load;  // 1-minute load average before and after the timings
 };
 
 SizeRow Measure(int64_t size, int reps) {
@@ -76,10 +105,12 @@ SizeRow Measure(int64_t size, int reps) {
   const int64_t end_ms = kT0 + hours * kHourMs;
   std::string user, contract;
   if (reuse) {
-    lake::OpenOptions open;
-    open.mode = lake::Mode::kRead;
-    auto opened = lake::Lake::Open(dir, open);
-    Check(opened.status(), "open kept lake");
+    // From the snapshot, not the lake: the lake may be another benchmark's, still being written
+    // (bench_export's kept lake, linked here), while its current snapshot is complete.
+    auto current = exports::ReadCurrent(dir);
+    Check(current.status(), "read the kept lake's snapshot");
+    auto opened = exports::OpenSnapshot(dir, **current, nullptr);
+    Check(opened.status(), "open the kept lake's snapshot");
     auto q = (*opened)->conn().Query(
         "SELECT user, contract FROM gold_predictoor_daily ORDER BY predictions DESC LIMIT 1",
         "pick");
@@ -140,16 +171,19 @@ SizeRow Measure(int64_t size, int reps) {
   const std::vector<std::string> pages = {"/",       "/predictoors",      "/predictoor/" + user,
                                           "/feeds",  "/feed/" + contract, "/runs",
                                           "/metrics"};
+  row.load = LoadAverage();
   {
-    // The fixed cost of every request: `current` resolved, the snapshot's views, the seal.
+    // Once per snapshot: its views and in-memory tables, and /metrics' scan (serve::Warm, what
+    // `serve --every` does after each export, before any request asks).
     PageTime cold;
-    cold.page = "(open a new snapshot: first request)";
+    cold.page = "(open a new snapshot: serve::Warm)";
     cold.period = "-";
     {
       auto start = std::chrono::steady_clock::now();
-      auto view = serve::OpenView(options);
-      Check(view.status(), "open view");
+      const double cpu = CpuMs();
+      Check(serve::Warm(options), "warm");
       cold.ms = MsSince(start);
+      cold.cpu_ms = CpuMs() - cpu;
     }
     row.pages.push_back(cold);
     PageTime t;
@@ -157,9 +191,11 @@ SizeRow Measure(int64_t size, int reps) {
     t.period = "-";
     for (int rep = 0; rep < reps; ++rep) {
       auto start = std::chrono::steady_clock::now();
+      const double cpu = CpuMs();
       auto view = serve::OpenView(options);
       Check(view.status(), "open view");
       t.ms = std::min(t.ms, MsSince(start));
+      t.cpu_ms = std::min(t.cpu_ms, CpuMs() - cpu);
     }
     row.pages.push_back(t);
   }
@@ -175,8 +211,10 @@ SizeRow Measure(int64_t size, int reps) {
       if (page != "/metrics") params.emplace("period", period);
       for (int rep = 0; rep < reps; ++rep) {
         auto start = std::chrono::steady_clock::now();
+        const double cpu = CpuMs();
         serve::Response r = serve::Answer(options, page, params);
         const double ms = MsSince(start);
+        t.cpu_ms = std::min(t.cpu_ms, CpuMs() - cpu);
         if (r.status != 200) {
           std::fprintf(stderr, "bench_serve: %s answered %d: %s\n", page.c_str(), r.status,
                        r.body.substr(0, 300).c_str());
@@ -188,6 +226,7 @@ SizeRow Measure(int64_t size, int reps) {
       row.pages.push_back(t);
     }
   }
+  row.load += ", " + LoadAverage();
   if (!std::getenv("PREDLAKE_BENCH_KEEP")) fs::remove_all(dir);
   return row;
 }
@@ -214,9 +253,15 @@ int main() {
   for (size_t p = 0; p < rows.front().pages.size(); ++p) {
     const PageTime& first = rows.front().pages[p];
     std::printf("| %s | %s |", first.page.c_str(), first.period.c_str());
-    for (const SizeRow& r : rows) std::printf(" %.0f ms |", r.pages[p].ms);
+    for (const SizeRow& r : rows) {
+      std::printf(" %.0f ms (CPU %.0f ms) |", r.pages[p].ms, r.pages[p].cpu_ms);
+    }
     if (rows.size() > 1) std::printf(" %.2fx |", rows.back().pages[p].ms / first.ms);
     std::printf("\n");
+  }
+  for (const SizeRow& r : rows) {
+    std::printf("\nload average (1 min) at %lld predictions, before and after the timings: %s\n",
+                static_cast<long long>(r.size), r.load.c_str());
   }
   return 0;
 }

@@ -134,20 +134,8 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
     out += fmt::format("predlake_table_rows{{table=\"{}\"}} {}\n", MetricLabel(t.value("name", "")),
                        t.value("rows", int64_t{0}));
   }
-  // Waiting updates cost a scan of the lake: once per snapshot.
-  std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;
-  {
-    std::lock_guard<std::mutex> lock(view.entry->mu);
-    if (!view.entry->waiting) {
-      Result<std::vector<etl::WaitingEvents>> w = etl::Waiting(*view.entry->lake);
-      if (w.ok()) {
-        std::vector<std::pair<std::string, int64_t>> list;
-        for (const etl::WaitingEvents& e : *w) list.emplace_back(e.table, e.events);
-        view.entry->waiting = std::move(list);
-      }
-    }
-    waiting = view.entry->waiting;
-  }
+  // Waiting updates cost a scan of the lake: once per snapshot (Warm() does it ahead).
+  std::optional<std::vector<std::pair<std::string, int64_t>>> waiting = WaitingOnce(*view.entry);
   if (waiting) {
     out +=
         "# HELP predlake_waiting_updates Update events waiting for their target row.\n"

@@ -587,11 +587,11 @@ std::string FeedsSql(bool one_feed) {
   const std::string extra_where = one_feed ? " WHERE contract = $3" : "";
   const std::string and_feed = one_feed ? " AND contract = $3" : "";
   return "WITH k AS (SELECT ID AS contract, pair, timeframe, source FROM pdr_contracts UNION "
-         "SELECT contract, min(pair), min(timeframe), min(source) FROM gold_feed_daily WHERE "
+         "SELECT contract, min(pair), min(timeframe), min(source) FROM serve_fd WHERE "
          "contract NOT IN (SELECT ID FROM pdr_contracts) GROUP BY contract UNION SELECT "
          "contract, min(pair), min(timeframe), min(source) FROM serve_sales WHERE "
          "contract NOT IN (SELECT ID FROM pdr_contracts) AND contract NOT IN (SELECT contract "
-         "FROM gold_feed_daily) GROUP BY contract), "
+         "FROM serve_fd) GROUP BY contract), "
          "kk AS (SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, min(source) AS "
          "source FROM k" +
          extra_where +
@@ -1064,9 +1064,26 @@ Result<SnapshotView> OpenView(const ServeOptions& options) {
   return last;
 }
 
+std::optional<std::vector<std::pair<std::string, int64_t>>> WaitingOnce(SnapshotEntry& entry) {
+  std::lock_guard<std::mutex> lock(entry.mu);
+  if (!entry.waiting_tried) {
+    entry.waiting_tried = true;
+    Result<std::vector<etl::WaitingEvents>> w = etl::Waiting(*entry.lake);
+    if (w.ok()) {
+      std::vector<std::pair<std::string, int64_t>> list;
+      for (const etl::WaitingEvents& e : *w) list.emplace_back(e.table, e.events);
+      entry.waiting = std::move(list);
+    }
+  }
+  return entry.waiting;
+}
+
 Status Warm(const ServeOptions& options) {
   Result<SnapshotView> view = OpenView(options);
-  return view.ok() ? Status::Ok() : view.status();
+  if (!view.ok()) return view.status();
+  // /metrics' scan too, so that no request waits for it.
+  WaitingOnce(*view->entry);
+  return Status::Ok();
 }
 
 Json Freshness(const SnapshotView& view) {

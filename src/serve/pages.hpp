@@ -88,7 +88,14 @@ struct SnapshotEntry {
   std::mutex mu;
   Json freshness;  // Freshness() without the age
   std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;  // /metrics, under mu
+  bool waiting_tried = false;  // under mu: computed (or failed) once per snapshot
 };
+
+// The update events waiting for their target row (/metrics), computed on the first call for
+// `entry` (a scan of the snapshot's payouts and truevals against the bronze rows: seconds at 10M
+// predictions) and remembered, failure included (then nullopt: /metrics leaves the gauge out).
+// Thread-safe (takes entry.mu).
+std::optional<std::vector<std::pair<std::string, int64_t>>> WaitingOnce(SnapshotEntry& entry);
 
 // One request's view: `current` resolved once (to `entry`'s snapshot), and a connection of its own.
 // kData when there is no snapshot or it cannot be read.
