@@ -140,13 +140,18 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     RETURN_IF_ERROR(pipeline.Publish());
     auto commit_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
+    auto waiting_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(waiting.Finish());
+    const double waiting_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - waiting_start)
+            .count();
     if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
     RecordOn(run, report);
     RETURN_IF_ERROR(run.Finish());
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
     RETURN_IF_ERROR(tx.Commit());
     report.step_ms = pipeline.timings();
+    report.step_ms.emplace_back("waiting", waiting_ms);
     report.step_ms.emplace_back("commit", std::chrono::duration<double, std::milli>(
                                               std::chrono::steady_clock::now() - commit_start)
                                               .count());

@@ -622,6 +622,12 @@ Status Checker::OrphanStagingTables() {
 }
 
 Result<ValidationReport> Checker::Run() {
+  // The whole-lake checks group and join every ID: capped, DuckDB spills to disk (beside the lake
+  // file) instead of growing with the lake.
+  if (!options_.memory_limit.empty()) {
+    RETURN_IF_ERROR(conn_.Execute("SET memory_limit = " + QuoteString(options_.memory_limit),
+                                  "validate: memory limit"));
+  }
   ASSIGN_OR_RETURN(tables_, ListTables(conn_));
   ASSIGN_OR_RETURN(checkpoint_, lake_.GetCheckpoint());
   has_bronze_ = Find(kBronzePredictions) != nullptr;

@@ -53,6 +53,10 @@ struct ValidateMark {
 };
 inline constexpr std::string_view kMetaValidateMark = "validate_mark";
 
+// What `validate` lets DuckDB use before it spills to disk, so that its peak memory does not grow
+// with the lake (docs/scale.md).
+inline constexpr std::string_view kValidateMemoryLimit = "1GB";
+
 // The lake's mark as it is now (read-only).
 Result<ValidateMark> CurrentMark(lake::Lake& lake);
 
@@ -66,6 +70,9 @@ struct ValidateOptions {
   // A waiting update event counts as stale when the row it waits for should have been built this
   // long ago (its event time is older than checkpoint - stale_after_ms).
   int64_t stale_after_ms = 24LL * 3600 * 1000;
+  // DuckDB's memory limit for the checks (the lake's connection keeps it afterwards); empty: leave
+  // it. The command line sets kValidateMemoryLimit.
+  std::string memory_limit;
 };
 
 // The checks, in report order:

@@ -22,6 +22,7 @@ Result<ops::ValidationReport> ValidateIncremental(Context& ctx) {
   ASSIGN_OR_RETURN(ops::ValidateMark now, ops::CurrentMark(*lake));
   ASSIGN_OR_RETURN(auto recorded, lake->GetMeta(ops::kMetaValidateMark));
   ops::ValidateOptions options;
+  options.memory_limit = ops::kValidateMemoryLimit;
   if (recorded) options.since = ops::ValidateMark::FromJson(*recorded);
   if (options.since) {
     ctx.log().Info("validate --incremental: what changed since run " +
@@ -40,7 +41,9 @@ Status Validate(Context& ctx, const ValidateOptions& o) {
     ASSIGN_OR_RETURN(report, ValidateIncremental(ctx));
   } else {
     ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
-    ASSIGN_OR_RETURN(report, ops::Validate(*lake));
+    ops::ValidateOptions options;
+    options.memory_limit = ops::kValidateMemoryLimit;
+    ASSIGN_OR_RETURN(report, ops::Validate(*lake, options));
   }
   if (o.format == "json") {
     ops::WriteValidationJson(ctx.out(), report);
