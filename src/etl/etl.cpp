@@ -7,6 +7,7 @@
 #include "common/time.hpp"
 #include "duck/duck.hpp"
 #include "etl/pipeline.hpp"
+#include "etl/waiting.hpp"
 
 namespace predlake::etl {
 
@@ -134,15 +135,23 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
   if (!note.empty()) report.message += " (" + std::string(note) + ")";
   {
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    WaitingMaintenance waiting(lake, job, pipeline.params());
+    RETURN_IF_ERROR(waiting.Prepare());
     RETURN_IF_ERROR(pipeline.Publish());
     auto commit_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
+    auto waiting_start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(waiting.Finish());
+    const double waiting_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - waiting_start)
+            .count();
     if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
     RecordOn(run, report);
     RETURN_IF_ERROR(run.Finish());
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
     RETURN_IF_ERROR(tx.Commit());
     report.step_ms = pipeline.timings();
+    report.step_ms.emplace_back("waiting", waiting_ms);
     report.step_ms.emplace_back("commit", std::chrono::duration<double, std::milli>(
                                               std::chrono::steady_clock::now() - commit_start)
                                               .count());
@@ -213,11 +222,16 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
 
 // The part of a rollback inside the caller's transaction.
 Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& report) {
+  WaitingMaintenance waiting(lake, Job::kRollback, pipeline.params());
+  RETURN_IF_ERROR(waiting.Prepare());
   RETURN_IF_ERROR(pipeline.Publish());
   if (report.checkpoint_after_ms) {
-    return lake.SetCheckpoint({*report.start_ms, *report.checkpoint_after_ms}, report.run_id);
+    RETURN_IF_ERROR(
+        lake.SetCheckpoint({*report.start_ms, *report.checkpoint_after_ms}, report.run_id));
+  } else {
+    RETURN_IF_ERROR(lake.ClearCheckpoint());
   }
-  return lake.ClearCheckpoint();
+  return waiting.Finish();
 }
 
 }  // namespace
@@ -241,14 +255,16 @@ Result<Frontier> ComputeFrontier(lake::Lake& lake) {
   return f;
 }
 
-Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
+namespace {
+
+Result<std::vector<WaitingEvents>> ReadWaiting(lake::Lake& lake, std::string_view stem) {
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
   std::vector<WaitingEvents> out;
   if (!checkpoint) return out;
-  ASSIGN_OR_RETURN(std::string_view text, StepSql("waiting"));
+  ASSIGN_OR_RETURN(std::string_view text, StepSql(stem));
   ASSIGN_OR_RETURN(
       std::string sql,
-      RenderSql(text, {{"S", checkpoint->start_ms}, {"C", checkpoint->checkpoint_ms}}, "waiting"));
+      RenderSql(text, {{"S", checkpoint->start_ms}, {"C", checkpoint->checkpoint_ms}}, stem));
   ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
   while (auto chunk = result.NextChunk()) {
     for (size_t r = 0; r < chunk->size(); ++r) {
@@ -260,6 +276,17 @@ Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
+  ASSIGN_OR_RETURN(bool current, WaitingIsCurrent(lake));
+  return current ? ReadWaiting(lake, "waiting_counts") : WaitingFromRaw(lake);
+}
+
+Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake) {
+  return ReadWaiting(lake, "waiting");
 }
 
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {

@@ -127,8 +127,18 @@ Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
 Result<Frontier> ComputeFrontier(lake::Lake& lake);
 
 // Update events waiting for their target row, one entry per table (events = 0 when none). Empty
-// before the first ETL run. Read-only; its cost follows the size of the lake.
+// before the first ETL run. Read-only. Counted from predlake_waiting, which every publish keeps
+// exact, when it is current for the checkpoint (cost: the size of the set); otherwise, as
+// WaitingFromRaw (a lake whose checkpoint was last moved by an older predlake).
 Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake);
+
+// The same from raw and the built tables, ignoring predlake_waiting: its cost follows the size of
+// the lake (validate compares the two; the property tests assert they agree).
+Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake);
+
+// True when the maintained set (predlake_waiting) is current for the checkpoint as it is now: the
+// last publish maintained it. False without a checkpoint.
+Result<bool> WaitingIsCurrent(lake::Lake& lake);
 
 // Every step name, in pipeline order (for PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT).
 std::vector<std::string> StepNames();

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,11 +41,38 @@ struct ValidationReport {
   std::vector<std::string> Failed() const;
 };
 
+// Where an incremental validate starts from: the lake as the last clean `validate --incremental`
+// saw it (kept in predlake_meta under kMetaValidateMark).
+struct ValidateMark {
+  int64_t run_id = 0;  // the newest run in the ledger then
+  std::optional<int64_t> checkpoint_ms;
+  std::map<std::string, int64_t> watermarks;  // raw table -> watermark then
+  std::string ToJson() const;
+  // nullopt for text that is not a mark (a hand-edited or foreign value).
+  static std::optional<ValidateMark> FromJson(const std::string& text);
+};
+inline constexpr std::string_view kMetaValidateMark = "validate_mark";
+
+// What `validate` lets DuckDB use before it spills to disk, so that its peak memory does not grow
+// with the lake (docs/scale.md).
+inline constexpr std::string_view kValidateMemoryLimit = "1GB";
+
+// The lake's mark as it is now (read-only).
+Result<ValidateMark> CurrentMark(lake::Lake& lake);
+
 struct ValidateOptions {
   int max_examples = 5;
+  // Set: check only what the lake's writers changed since that mark (docs/operations.md,
+  // "validate --incremental"): raw rows from the lowest watermark any run since left (raw drops
+  // and imports included), built rows written by runs since, the processed window from the lowest
+  // checkpoint since. Whole-lake checks that have no such bound are skipped and say so.
+  std::optional<ValidateMark> since;
   // A waiting update event counts as stale when the row it waits for should have been built this
   // long ago (its event time is older than checkpoint - stale_after_ms).
   int64_t stale_after_ms = 24LL * 3600 * 1000;
+  // DuckDB's memory limit for the checks (the lake's connection keeps it afterwards); empty: leave
+  // it. The command line sets kValidateMemoryLimit.
+  std::string memory_limit;
 };
 
 // The checks, in report order:
@@ -70,6 +99,8 @@ struct ValidateOptions {
 //   bronze_raw_parity                        predictions in [start, checkpoint) present in raw but
 //                                            not in bronze, or the reverse
 //   stale_waiting_updates                    update events waiting for a row that should exist
+//   waiting_updates_maintained               the waiting updates the publishes maintain (what
+//                                            describe shows) differ from their count from raw
 //   orphan_staging_tables                    staging tables left by a run that died
 // Built-table checks are kSkipped while bronze_pdr_predictions does not exist. Errors (a query
 // failing) are kData; a failing check is not an error.

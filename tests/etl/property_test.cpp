@@ -18,6 +18,7 @@
 
 #include "child_process.hpp"
 #include "etl/pipeline.hpp"
+#include "etl/waiting.hpp"
 #include "etl_test_util.hpp"
 #include "support/rng.hpp"
 
@@ -291,6 +292,26 @@ class EtlProperty : public ::testing::TestWithParam<int> {
         log_ += "check; ";
         CheckPureFunction("random check");
       }
+      CheckWaiting();
+    }
+  }
+
+  // The waiting updates every publish maintains (predlake_waiting) are current for the checkpoint
+  // and equal the computation from raw, after every step.
+  void CheckWaiting() {
+    if (HasFatalFailure()) return;
+    auto current = WaitingIsCurrent(*lake_);
+    ASSERT_TRUE(current.ok()) << current.status().message();
+    if (CheckpointMs(*lake_) >= 0) EXPECT_TRUE(*current) << log_;
+    auto kept = Waiting(*lake_);
+    auto full = WaitingFromRaw(*lake_);
+    ASSERT_TRUE(kept.ok() && full.ok());
+    ASSERT_EQ(kept->size(), full->size()) << log_;
+    for (size_t i = 0; i < kept->size(); ++i) {
+      EXPECT_EQ((*kept)[i].table, (*full)[i].table) << log_;
+      EXPECT_EQ((*kept)[i].events, (*full)[i].events) << (*kept)[i].table << "\n" << log_;
+      EXPECT_EQ((*kept)[i].oldest_ms, (*full)[i].oldest_ms) << (*kept)[i].table << "\n" << log_;
+      if ((*kept)[i].events > 0) ++waiting_seen_;
     }
   }
 
@@ -364,6 +385,7 @@ class EtlProperty : public ::testing::TestWithParam<int> {
   bool resubmitted_ = false;     // the source has re-submitted predictions
   int checkpoints_between_ = 0;  // checkpoints between two known submissions of a prediction
   int raw_drops_between_ = 0;    // raw drops between them
+  int waiting_seen_ = 0;         // checks that found waiting updates
 };
 
 void EtlProperty::Run() {
@@ -389,6 +411,8 @@ void EtlProperty::Run() {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(CheckpointMs(*lake_), checkpoint);
   EXPECT_EQ(DiffSnapshot(*lake_, "final"), "") << log_;
+  CheckWaiting();
+  RecordProperty("waiting_seen", waiting_seen_);
   RecordProperty("injected_failures", failures_);
   RecordProperty("kills", kills_);
   if (std::getenv("PREDLAKE_ETL_VERBOSE")) {

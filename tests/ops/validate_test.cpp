@@ -76,7 +76,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 14u);
+  ASSERT_EQ(report.checks.size(), 15u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -92,7 +92,7 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 11 checks passed (3 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 12 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -322,6 +322,92 @@ TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
   EXPECT_NE(c.note.find("2369 raw, 2369 bronze"), std::string::npos) << c.note;
 }
 
+// Incremental mode checks what the lake's writers changed since the mark: here the built rows an
+// `etl drop` + `etl update` rewrote after it, and the payouts fetched after it (the mark saw the
+// payouts' watermark at mid). Damage inside that range is found, damage before it only by the full
+// validate.
+TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
+  const int64_t mid = kFixtureStartMs + 3'600'000;
+  const std::string m = std::to_string(mid);
+  ValidateMark mark;
+  {
+    auto lake = OpenWriter(dir_.path());
+    ASSERT_NE(lake, nullptr);
+    auto now = CurrentMark(*lake);
+    ASSERT_TRUE(now.ok()) << now.status().message();
+    mark = *now;
+    mark.watermarks["pdr_payouts"] = mid;
+    {
+      auto run = lake->BeginRun("etl drop");
+      ASSERT_TRUE(run.ok());
+      ASSERT_TRUE(etl::Drop(*lake, *run, mid, {}).ok());
+    }
+    {
+      auto run = lake->BeginRun("etl update");
+      ASSERT_TRUE(run.ok());
+      ASSERT_TRUE(etl::Update(*lake, *run, {}).ok());
+    }
+    // One damaged row on each side of mid, for two checks.
+    auto damage = [&](const std::string& side) {
+      Exec(*lake,
+           "UPDATE bronze_pdr_predictions SET predvalue = NULL WHERE ID = (SELECT min(ID) FROM "
+           "bronze_pdr_predictions WHERE payout IS NOT NULL AND status <> 'canceled' AND "
+           "run_id " +
+               std::string(side == "<" ? "<= " : "> ") + std::to_string(mark.run_id) +
+               " AND timestamp " + side + " " + m +
+               "); DELETE FROM pdr_predictions WHERE ID = (SELECT min(y.ID) FROM pdr_payouts AS "
+               "y JOIN pdr_predictions AS r USING (ID) WHERE r.timeframe = '5m' AND r.slot * "
+               "1000 >= " +
+               std::to_string(kFixtureStartMs + 1'200'000) + " AND y.timestamp " + side + " " + m +
+               ")");
+    };
+    damage(">=");
+    damage("<");
+  }
+  ValidationReport full = Run();
+  EXPECT_EQ(Get(full, "bronze_payout_fields_null").count, 2) << Text(full);
+  EXPECT_EQ(Get(full, "payouts_without_prediction").count, 2) << Text(full);
+
+  auto lake = OpenForRead(dir_.path());
+  ASSERT_TRUE(lake.ok());
+  ValidateOptions options;
+  options.since = mark;
+  auto incremental = Validate(**lake, options);
+  ASSERT_TRUE(incremental.ok()) << incremental.status().message();
+  const CheckResult& fields = Get(*incremental, "bronze_payout_fields_null");
+  EXPECT_EQ(fields.count, 1) << Text(*incremental);
+  ASSERT_EQ(fields.examples.rows.size(), 1u);
+  EXPECT_GE(std::stoll(*fields.examples.rows[0][1]) * 1000, mid - 600'000);
+  const CheckResult& payouts = Get(*incremental, "payouts_without_prediction");
+  EXPECT_EQ(payouts.count, 1) << Text(*incremental);
+  ASSERT_EQ(payouts.examples.rows.size(), 1u);
+  EXPECT_GE(std::stoll(*payouts.examples.rows[0][2]), mid);
+  EXPECT_NE(fields.note.find("incremental"), std::string::npos) << fields.note;
+  EXPECT_EQ(Get(*incremental, "waiting_updates_maintained").status, CheckStatus::kSkipped);
+  EXPECT_EQ(incremental->Failed(),
+            (std::vector<std::string>{"payouts_without_prediction", "bronze_payout_fields_null"}));
+
+  // The mark round-trips through its JSON; other text is no mark.
+  auto parsed = ValidateMark::FromJson(mark.ToJson());
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->run_id, mark.run_id);
+  EXPECT_EQ(parsed->checkpoint_ms, mark.checkpoint_ms);
+  EXPECT_EQ(parsed->watermarks, mark.watermarks);
+  EXPECT_FALSE(ValidateMark::FromJson("not json"));
+  EXPECT_FALSE(ValidateMark::FromJson("{\"run_id\": \"x\"}"));
+}
+
+// The waiting updates every publish maintains are what the computation from raw finds; a damaged
+// maintained set fails its check.
+TEST_F(ValidateTest, MaintainedWaitingUpdatesMatchRawOrFail) {
+  EXPECT_EQ(Get(Run(), "waiting_updates_maintained").status, CheckStatus::kPass);
+  Corrupt("DELETE FROM predlake_waiting WHERE ID = (SELECT min(ID) FROM predlake_waiting)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "waiting_updates_maintained");
+  EXPECT_EQ(c.status, CheckStatus::kFail) << Text(report);
+  EXPECT_EQ(c.count, 1);
+}
+
 TEST_F(ValidateTest, UpdatesNotAppliedToTheirRowFireAsStale) {
   Corrupt(
       "UPDATE bronze_pdr_predictions SET payout = NULL WHERE ID = (SELECT min(ID) FROM "
@@ -370,7 +456,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 14u);
+  ASSERT_EQ(j["checks"].size(), 15u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -379,7 +465,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
   EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
   EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
-  EXPECT_NE(Text(report).find("validate: 1 of 11 checks failed: raw_rows_outside_watermark"),
+  EXPECT_NE(Text(report).find("validate: 1 of 12 checks failed: raw_rows_outside_watermark"),
             std::string::npos);
 }
 

@@ -8,11 +8,43 @@ namespace {
 
 struct ValidateOptions {
   std::string format = "text";
+  bool incremental = false;
 };
 
+// --incremental: a writer (it records where it got to), checking what changed since the mark the
+// last clean incremental run recorded; the mark moves only when no check failed, so a finding is
+// reported again until it is repaired. No mark yet (or one that does not parse): every check runs
+// in full and the mark is recorded.
+Result<ops::ValidationReport> ValidateIncremental(Context& ctx) {
+  ASSIGN_OR_RETURN(auto lake, ops::OpenForWrite(ctx.LakeDir(), "validate --incremental",
+                                                &ctx.clock(), ops::BusyRetry(ctx.log()),
+                                                /*create=*/false));
+  ASSIGN_OR_RETURN(ops::ValidateMark now, ops::CurrentMark(*lake));
+  ASSIGN_OR_RETURN(auto recorded, lake->GetMeta(ops::kMetaValidateMark));
+  ops::ValidateOptions options;
+  options.memory_limit = ops::kValidateMemoryLimit;
+  if (recorded) options.since = ops::ValidateMark::FromJson(*recorded);
+  if (options.since) {
+    ctx.log().Info("validate --incremental: what changed since run " +
+                   std::to_string(options.since->run_id));
+  } else {
+    ctx.log().Info("validate --incremental: no earlier incremental run; checking everything");
+  }
+  ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake, options));
+  if (report.Failed().empty()) RETURN_IF_ERROR(lake->SetMeta(ops::kMetaValidateMark, now.ToJson()));
+  return report;
+}
+
 Status Validate(Context& ctx, const ValidateOptions& o) {
-  ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
-  ASSIGN_OR_RETURN(ops::ValidationReport report, ops::Validate(*lake));
+  ops::ValidationReport report;
+  if (o.incremental) {
+    ASSIGN_OR_RETURN(report, ValidateIncremental(ctx));
+  } else {
+    ASSIGN_OR_RETURN(auto lake, ops::OpenForRead(ctx.LakeDir(), ops::BusyRetry(ctx.log())));
+    ops::ValidateOptions options;
+    options.memory_limit = ops::kValidateMemoryLimit;
+    ASSIGN_OR_RETURN(report, ops::Validate(*lake, options));
+  }
   if (o.format == "json") {
     ops::WriteValidationJson(ctx.out(), report);
   } else {
@@ -31,6 +63,8 @@ Status Validate(Context& ctx, const ValidateOptions& o) {
 RunFn ValidateCommand(OptionSet& args) {
   auto o = std::make_shared<ValidateOptions>();
   args.Format(&o->format, {"text", "json"});
+  args.Flag("--incremental", &o->incremental,
+            "check only what changed since the last clean `validate --incremental` (records it)");
   return [o](Context& ctx) { return Validate(ctx, *o); };
 }
 

@@ -50,3 +50,16 @@ CREATE TABLE IF NOT EXISTS predlake_run_tables (
   rows_updated BIGINT NOT NULL DEFAULT 0,
   rows_deleted BIGINT NOT NULL DEFAULT 0
 );
+
+-- Update events of the processed window [start, checkpoint) that wait for a row not built (payouts
+-- of a prediction, truevals of a slot), maintained by every ETL publish in its transaction so that
+-- `describe` reads the count instead of joining raw against the built tables (docs/etl.md,
+-- "Waiting updates"). Valid while predlake_meta's etl_waiting_for names the checkpoint's
+-- start_ms:checkpoint_ms:run_id; otherwise readers compute the set from raw.
+CREATE TABLE IF NOT EXISTS predlake_waiting (
+  table_name VARCHAR NOT NULL,      -- pdr_payouts | pdr_truevals
+  ID VARCHAR NOT NULL,              -- the event's raw ID
+  target VARCHAR NOT NULL,          -- the ID of the built row it waits for
+  slot BIGINT,
+  timestamp BIGINT NOT NULL
+);

@@ -1,0 +1,175 @@
+// module: predlake_etl
+// Builds one synthetic lake for the scale table (docs/scale.md, bench/scale.sh) and times, in this
+// process, what needs the library: the first ETL run, `etl rebuild` and the bare single-query
+// baseline (bronze_pdr_predictions from raw in one CREATE TABLE AS), each including DuckDB's
+// CHECKPOINT to disk, as a user waits for it. The lake is kept for the binary's measurements
+// (describe, validate, update, etl drop): its raw tables are the synthetic world of
+// bench/synthetic_world.hpp up to the end, their watermarks at the end, the network recorded as
+// sim, so that `predlake update` with a sim world starting at the end fetches the hours after it.
+// Usage: bench_scale_lake DIR PREDICTIONS. Prints "key value" lines (seconds, counts, the end).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "common/time.hpp"
+#include "etl/etl.hpp"
+#include "lake/lake.hpp"
+#include "synthetic_world.hpp"
+
+namespace {
+
+using namespace predlake;
+
+void Check(const Status& st, const char* what) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "bench_scale_lake: %s: %s\n", what, st.message().c_str());
+    std::exit(1);
+  }
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+lake::Run Begin(lake::Lake& lake, const std::string& command) {
+  auto run = lake.BeginRun(command);
+  Check(run.status(), "begin run");
+  return std::move(run).value();
+}
+
+// bronze_pdr_predictions in one statement (bench/etl_incremental.cpp's baseline, checked equal
+// there).
+constexpr const char* kBaseline = R"sql(
+CREATE OR REPLACE TABLE bench_bronze AS
+WITH tv AS (
+  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id,
+         arg_min({'truevalue': truevalue, 'revenue': revenue, 'ts': timestamp},
+                 {'ts': timestamp, 'id': ID}) AS t
+  FROM pdr_truevals WHERE timestamp >= {S} AND timestamp < {F}
+  GROUP BY ALL
+)
+SELECT p.ID, coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot AS slot_id,
+       coalesce(p.contract, split_part(p.ID, '-', 1)) AS contract,
+       p.slot, p.user, p.pair, p.timeframe, p.source, y.predvalue, tv.t.truevalue,
+       coalesce(p.stake, y.stake) AS stake, tv.t.revenue, y.payout, p.timestamp,
+       greatest(p.timestamp,
+                CASE WHEN tv.t IS NOT NULL THEN tv.t.ts
+                     WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
+                     THEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 END,
+                y.timestamp) AS last_event_timestamp,
+       CASE WHEN tv.t IS NOT NULL THEN 'paying'
+            WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
+            THEN 'canceled' ELSE 'pending' END AS status
+FROM pdr_predictions p
+LEFT JOIN tv ON tv.slot_id = coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot
+LEFT JOIN pdr_payouts y ON y.ID = p.ID AND y.timestamp >= {S} AND y.timestamp < {F}
+LEFT JOIN pdr_contracts c ON c.ID = coalesce(p.contract, split_part(p.ID, '-', 1))
+WHERE p.timestamp >= {S} AND p.timestamp < {F}
+ORDER BY p.timestamp, p.ID;
+)sql";
+
+// The synthetic world has no slot entities; the subgraph has one per predicted slot, and
+// `validate`'s slot_gaps rightly fails without them. pdr_slots is no ETL input, so adding them
+// changes nothing built.
+constexpr const char* kSlots = R"sql(
+INSERT INTO pdr_slots
+SELECT contract || '-' || slot, slot * 1000, slot, NULL, NULL, NULL, NULL
+FROM (SELECT DISTINCT contract, slot FROM pdr_predictions)
+WHERE slot * 1000 >= (SELECT start_ms FROM predlake_watermarks WHERE table_name = 'pdr_slots')
+  AND slot * 1000 < (SELECT watermark_ms FROM predlake_watermarks WHERE table_name = 'pdr_slots')
+ON CONFLICT DO NOTHING;
+)sql";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[2]) == "--add-slots") {
+    lake::OpenOptions open;
+    open.mode = lake::Mode::kWrite;
+    open.command = "bench";
+    open.create = false;
+    auto opened = lake::Lake::Open(argv[1], open);
+    Check(opened.status(), "open lake");
+    Check((*opened)->conn().Execute(std::string(kSlots) + "CHECKPOINT;", "slots"), "slots");
+    return 0;
+  }
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: bench_scale_lake DIR PREDICTIONS | DIR --add-slots\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  const int64_t size = std::atoll(argv[2]);
+  std::filesystem::remove_all(dir);
+  const int64_t hours =
+      std::max<int64_t>(3, static_cast<int64_t>(size / bench::kPredictionsPerHour));
+  const int64_t end_ms = bench::kT0 + hours * bench::kHourMs;
+  lake::OpenOptions open;
+  open.mode = lake::Mode::kWrite;
+  open.command = "bench";
+  auto opened = lake::Lake::Open(dir, open);
+  Check(opened.status(), "open lake");
+  auto lake = std::move(opened).value();
+  auto& conn = lake->conn();
+  // The machine is shared: PREDLAKE_BENCH_MEMORY_LIMIT (e.g. 4GB) caps DuckDB, which then spills.
+  if (const char* limit = std::getenv("PREDLAKE_BENCH_MEMORY_LIMIT")) {
+    Check(conn.Execute("SET memory_limit = '" + std::string(limit) + "'", "memory limit"),
+          "memory limit");
+  }
+  auto start = std::chrono::steady_clock::now();
+  Check(conn.Execute(bench::Fill(bench::kGenerate, {{"T0", bench::kT0 / 1000},
+                                                    {"END", end_ms / 1000},
+                                                    {"CLAIM", 6 * bench::kHourMs}}),
+                     "generate"),
+        "generate");
+  Check(conn.Execute(bench::Fill(bench::kLoad, {{"FROM", 0}, {"TO", end_ms}}), "load"), "load");
+  for (std::string_view t : lake::kRawTables) {
+    Check(lake->SetWatermark(t, {bench::kT0, end_ms}, 0), "watermark");
+  }
+  Check(lake->SetMeta(lake::kMetaNetwork, "sim"), "network");
+  Check(conn.Execute(kSlots, "slots"), "slots");
+  Check(conn.Execute("DROP TABLE bench_feeds; DROP TABLE bench_src_pdr_predictions; DROP TABLE "
+                     "bench_src_pdr_truevals; DROP TABLE bench_src_pdr_payouts; DROP TABLE "
+                     "bench_src_pdr_subscriptions; DROP TABLE bench_src_pdr_slots; CHECKPOINT",
+                     "drop sources"),
+        "drop sources");
+  std::printf("raw_s %.2f\n", Seconds(start));
+
+  etl::UpdateOptions options;
+  options.st_ms = bench::kT0;
+  start = std::chrono::steady_clock::now();
+  {
+    lake::Run run = Begin(*lake, "etl update");
+    Check(etl::Update(*lake, run, options).status(), "first etl update");
+  }
+  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+  std::printf("first_etl_s %.2f\n", Seconds(start));
+
+  start = std::chrono::steady_clock::now();
+  {
+    lake::Run run = Begin(*lake, "etl rebuild");
+    Check(etl::Rebuild(*lake, run, options).status(), "rebuild");
+  }
+  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
+  std::printf("rebuild_s %.2f\n", Seconds(start));
+
+  start = std::chrono::steady_clock::now();
+  Check(conn.Execute(bench::Fill(kBaseline, {{"S", bench::kT0}, {"F", end_ms}}) + "\nCHECKPOINT;",
+                     "baseline"),
+        "baseline");
+  std::printf("baseline_s %.2f\n", Seconds(start));
+  Check(conn.Execute("DROP TABLE bench_bronze; CHECKPOINT", "drop baseline"), "drop baseline");
+
+  auto count = [&](const char* sql) {
+    auto v = conn.QueryInt(sql, "count");
+    Check(v.status(), "count");
+    return v->value_or(0);
+  };
+  std::printf("predictions %lld\n",
+              static_cast<long long>(count("SELECT count(*) FROM pdr_predictions")));
+  std::printf("payouts %lld\n", static_cast<long long>(count("SELECT count(*) FROM pdr_payouts")));
+  std::printf("end_ms %lld\n", static_cast<long long>(end_ms));
+  std::printf("end %s\n", FormatTime(end_ms).c_str());
+  return 0;
+}
