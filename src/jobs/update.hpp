@@ -22,7 +22,10 @@ struct UpdateRequest {
   // The requested end of a run whose "now" is the argument (`--to` or lake_ss.fin_timestr resolved
   // against it; a loop resolves it again for every run). Its error is returned unchanged.
   std::function<Result<int64_t>(int64_t now_ms)> end_ms;
-  raw::TransportFactory factory;              // the subgraph
+  raw::TransportFactory factory;  // the subgraph
+  // The exchange (lake_ss.ohlcv; empty: no candles, and the ETL waits for none), and its name.
+  raw::ExchangeFactory exchange;
+  std::string ohlcv_exchange = "binance";
   std::string fallback_source = "binance";    // lake_ss.feed_source
   gql::RetryPolicy retry;                     // of the fetch's GraphQL clients
   Sleeper* sleeper = nullptr;                 // the fetch's waits; not owned; nullptr: really sleep

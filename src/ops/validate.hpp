@@ -71,6 +71,8 @@ struct ValidateOptions {
 //                                            not in bronze, or the reverse
 //   stale_waiting_updates                    update events waiting for a row that should exist
 //   orphan_staging_tables                    staging tables left by a run that died
+//   trueval_vs_exchange                      slots whose on-chain trueval disagrees with the
+//                                            exchange's candles (docs/ohlcv.md)
 // Built-table checks are kSkipped while bronze_pdr_predictions does not exist. Errors (a query
 // failing) are kData; a failing check is not an error.
 Result<ValidationReport> Validate(lake::Lake& lake, const ValidateOptions& options = {});

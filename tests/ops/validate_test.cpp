@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -76,7 +77,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 14u);
+  ASSERT_EQ(report.checks.size(), 15u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -92,7 +93,7 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 11 checks passed (3 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 12 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -362,6 +363,27 @@ TEST_F(ValidateTest, OrphanStagingTablesFire) {
   EXPECT_EQ(c.examples.rows[0][1], "2");
 }
 
+TEST_F(ValidateTest, TruevalsThatDisagreeWithTheExchangeFire) {
+  // The fixtures have no candles: nothing is checked, and the check passes. Slots whose trueval
+  // disagrees with their candles (tests/e2e/ohlcv.sh makes them with sim_ss.wrong_truevals) fire;
+  // agreeing ones are counted as checked only.
+  ValidationReport clean = Run();
+  EXPECT_EQ(Get(clean, "trueval_vs_exchange").status, CheckStatus::kPass);
+  EXPECT_EQ(Get(clean, "trueval_vs_exchange").note, "0 slots checked against the exchange");
+  Corrupt(
+      "UPDATE bronze_pdr_slots SET exchange_init_close = 2, exchange_end_close = 1, "
+      "exchange_move = 'down', trueval_agrees = (ID IN (SELECT ID FROM bronze_pdr_slots WHERE "
+      "truevalue IS NOT NULL ORDER BY ID LIMIT 2)) WHERE ID IN (SELECT ID FROM bronze_pdr_slots "
+      "WHERE truevalue IS NOT NULL ORDER BY ID LIMIT 5)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "trueval_vs_exchange");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 3);
+  EXPECT_EQ(c.note, "5 slots checked against the exchange");
+  ASSERT_EQ(c.examples.rows.size(), 3u);
+  EXPECT_EQ(c.examples.rows[0][8], "down");
+}
+
 TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   Corrupt("DELETE FROM predlake_watermarks WHERE table_name = 'pdr_slots'");
   ValidationReport report = Run();
@@ -370,7 +392,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 14u);
+  ASSERT_EQ(j["checks"].size(), 15u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -379,7 +401,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
   EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
   EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
-  EXPECT_NE(Text(report).find("validate: 1 of 11 checks failed: raw_rows_outside_watermark"),
+  EXPECT_NE(Text(report).find("validate: 1 of 12 checks failed: raw_rows_outside_watermark"),
             std::string::npos);
 }
 
@@ -397,11 +419,11 @@ TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
   for (const char* name :
        {"built_rows_past_checkpoint", "bronze_payout_fields_null", "built_rows_without_feed",
-        "bronze_raw_parity", "stale_waiting_updates"}) {
+        "bronze_raw_parity", "stale_waiting_updates", "trueval_vs_exchange"}) {
     EXPECT_EQ(Get(report, name).status, CheckStatus::kSkipped) << name;
   }
   EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
-  EXPECT_NE(Text(report).find("(3 informational, 5 skipped)"), std::string::npos) << Text(report);
+  EXPECT_NE(Text(report).find("(3 informational, 6 skipped)"), std::string::npos) << Text(report);
 }
 
 TEST(Validate, NewEmptyLakePasses) {
