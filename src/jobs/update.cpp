@@ -30,7 +30,7 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
         etl_options.st_ms = request.start_ms;
         etl_options.progress = request.progress;
         etl_options.faults = request.faults;
-        etl_options.ohlcv = static_cast<bool>(request.exchange);
+        etl_options.ohlcv = request.ohlcv;
         auto built = etl::Update(lake, run, etl_options);
         if (request.progress != nullptr) request.progress->Finish();
         if (!built.ok()) return built.status();
