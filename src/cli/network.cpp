@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/time.hpp"
+#include "source/exchange/exchange.hpp"
 #include "source/gql/http_transport.hpp"
 #include "source/sim/faults.hpp"
 #include "source/sim/subgraph.hpp"
@@ -24,6 +25,22 @@ Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx) {
   ASSIGN_OR_RETURN(std::string url, ctx.SubgraphUrl());
   return raw::TransportFactory([url](const raw::TransportUse&) -> std::unique_ptr<gql::Transport> {
     return std::make_unique<gql::HttpTransport>(url);
+  });
+}
+
+Result<raw::ExchangeFactory> MakeExchangeFactory(const Context& ctx) {
+  if (!ctx.config().lake.ohlcv) return raw::ExchangeFactory();
+  if (ctx.network() == "sim") {
+    ASSIGN_OR_RETURN(std::shared_ptr<const sim::Engine> engine,
+                     sim::Engine::Create(ctx.config().sim, ctx.now_ms()));
+    return raw::ExchangeFactory([engine](int64_t run_id) -> std::unique_ptr<exchange::Transport> {
+      // Stream 99: another fault stream than the subgraph's fetchers.
+      return std::make_unique<sim::InProcessExchangeTransport>(engine, sim::FaultSalt(run_id, 99));
+    });
+  }
+  std::string url = ctx.config().lake.ohlcv_base_url;
+  return raw::ExchangeFactory([url](int64_t) -> std::unique_ptr<exchange::Transport> {
+    return std::make_unique<exchange::HttpTransport>(url);
   });
 }
 

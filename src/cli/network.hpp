@@ -14,6 +14,11 @@ namespace predlake::cli {
 // simulator's kConfig/kUsage for a bad sim_ss.
 Result<raw::TransportFactory> MakeTransportFactory(const Context& ctx);
 
+// The exchange of lake_ss.ohlcv (docs/ohlcv.md), or an empty factory when lake_ss.ohlcv is false:
+// for `sim` the simulated exchange in-process (its own engine, same sim_ss and now); for a real
+// network an exchange::HttpTransport to lake_ss.ohlcv_base_url.
+Result<raw::ExchangeFactory> MakeExchangeFactory(const Context& ctx);
+
 // The fetch's retry policy: lake_ss.retry_budget, and with `-v` a debug line per retry (what
 // failed, its kind and the wait) on ctx.log().
 gql::RetryPolicy FetchRetryPolicy(Context& ctx);

@@ -30,6 +30,8 @@ constexpr const char* kNetworks[] = {"sim", "sapphire-mainnet", "sapphire-testne
 
 constexpr const char* kTimeframes[] = {"5m", "1h"};
 
+constexpr const char* kExchanges[] = {"binance"};
+
 // Where a key's value lives in Config. Each row's alternative matches its kind (a test reads every
 // row); an accessor is only read through when formatting a const Config.
 using Field = std::variant<std::monostate, std::string* (*)(Config&), bool* (*)(Config&),
@@ -69,6 +71,16 @@ const Row kRows[] = {
     {"lake_ss.feed_source", ValueKind::kString, +[](Config& c) { return &c.lake.feed_source; },
      "the price source of a feed whose data NFT names none (mainnet's feeds have no NFT data; "
      "docs/raw.md)"},
+    {"lake_ss.ohlcv", ValueKind::kBoolean, +[](Config& c) { return &c.lake.ohlcv; },
+     "fetch the exchange's candles (pdr_ohlcv) and check every trueval against them "
+     "(docs/ohlcv.md)"},
+    {"lake_ss.ohlcv_exchange", ValueKind::kString,
+     +[](Config& c) { return &c.lake.ohlcv_exchange; },
+     "the exchange whose candles are fetched, for the feeds whose source it is (binance)"},
+    {"lake_ss.ohlcv_base_url", ValueKind::kString,
+     +[](Config& c) { return &c.lake.ohlcv_base_url; },
+     "the exchange's REST API on real networks (Binance's spot API shape; `sim` answers "
+     "in-process)"},
     {"lake_ss.feeds", ValueKind::kIgnored, {}, "pdr-backend's; predlake fetches every feed"},
     {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
@@ -115,6 +127,9 @@ const Row kRows[] = {
     {"sim_ss.max_response_mb", ValueKind::kInteger,
      +[](Config& c) { return &c.sim.max_response_mb; },
      "a response larger than this is abandoned with a GraphQL error", 1, 1024},
+    {"sim_ss.wrong_truevals", ValueKind::kProbability,
+     +[](Config& c) { return &c.sim.wrong_truevals; },
+     "share of the slots whose trueval is made wrong on purpose (the candles move the other way)"},
     {"sim_ss.faults.http_5xx", ValueKind::kProbability,
      +[](Config& c) { return &c.sim.faults.http_5xx; }, "share of requests answered with a 5xx"},
     {"sim_ss.faults.timeout", ValueKind::kProbability,
@@ -643,6 +658,16 @@ std::string DidYouMean(const std::string& word, const std::vector<std::string>& 
   return best;
 }
 
+bool IsKnownExchange(const std::string& name) {
+  return std::find(std::begin(kExchanges), std::end(kExchanges), name) != std::end(kExchanges);
+}
+
+std::string KnownExchanges() {
+  std::string out;
+  for (const char* n : kExchanges) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
 std::string KnownNetworks() {
   std::string out;
   for (const char* n : kNetworks) out += (out.empty() ? "" : ", ") + std::string(n);
@@ -724,6 +749,19 @@ Result<Config> LoadConfig(const std::string& path) {
       Origin origin = OriginOf(cfg, "lake_ss.network");
       return Status::Config(fmt::format("{}: lake_ss.network: {}", origin.Describe(),
                                         UnknownNetworkMessage(cfg.lake.network)));
+    }
+    if (!IsKnownExchange(cfg.lake.ohlcv_exchange)) {
+      Origin origin = OriginOf(cfg, "lake_ss.ohlcv_exchange");
+      return Status::Config(
+          fmt::format("{}: lake_ss.ohlcv_exchange: unknown exchange '{}' (known: {})",
+                      origin.Describe(), cfg.lake.ohlcv_exchange, KnownExchanges()));
+    }
+    if (!StartsWith(cfg.lake.ohlcv_base_url, "http://") &&
+        !StartsWith(cfg.lake.ohlcv_base_url, "https://")) {
+      Origin origin = OriginOf(cfg, "lake_ss.ohlcv_base_url");
+      return Status::Config(
+          fmt::format("{}: lake_ss.ohlcv_base_url: '{}' is not an http:// or https:// URL",
+                      origin.Describe(), cfg.lake.ohlcv_base_url));
     }
   } catch (const YAML::Exception& e) {
     int line = e.mark.is_null() ? 1 : e.mark.line + 1;

@@ -39,6 +39,13 @@ struct LakeConfig {
   int64_t retry_budget_ms = 10 * 60 * 1000;
   // The price source of a feed whose data NFT names none (mainnet's tokens have `nft: null`).
   std::string feed_source = "binance";
+  // Exchange candles (pdr_ohlcv, docs/ohlcv.md): fetched by `raw update` for every feed whose
+  // source is ohlcv_exchange, and compared with the truevals by the ETL. False: no candles are
+  // fetched, the candle columns stay NULL and the ETL waits for no candle watermark.
+  bool ohlcv = true;
+  std::string ohlcv_exchange = "binance";  // one of KnownExchanges()
+  std::string ohlcv_base_url =
+      "https://api.binance.com";  // real networks; `sim` answers in-process
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).
@@ -83,6 +90,9 @@ struct SimConfig {
   // A response that grows past this many MB is abandoned with a GraphQL error (graph-node bounds
   // its results too), so that one query cannot grow the server by hundreds of MB.
   int max_response_mb = 32;
+  // Share of the slots whose on-chain trueval is made wrong on purpose: the simulated exchange's
+  // candles move the other way (for `validate`'s trueval_vs_exchange check).
+  double wrong_truevals = 0;
   SimFaults faults;
 };
 
@@ -174,6 +184,11 @@ bool IsUsableNetwork(const Config& cfg, const std::string& name);
 std::string UnknownNetworkMessage(const std::string& name);
 // "sim, sapphire-mainnet, sapphire-testnet", for error messages.
 std::string KnownNetworks();
+
+// The exchanges whose candles predlake fetches (lake_ss.ohlcv_exchange): binance.
+bool IsKnownExchange(const std::string& name);
+// "binance", for error messages.
+std::string KnownExchanges();
 
 // The origin recorded for a dotted key, or a kDefault origin when the file did not set it.
 Origin OriginOf(const Config& cfg, const std::string& key);

@@ -78,7 +78,7 @@ Status FinishNoop(lake::Lake& lake, lake::Run& run, const RunReport& report) {
 // `note` (when not empty) is appended to the run's message, in parentheses.
 Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions& options,
                  RunReport& report, std::string_view note = {}) {
-  ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake));
+  ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake, options.ohlcv));
   if (!frontier.missing.empty()) {
     return Status::Data(
         "raw table" + std::string(frontier.missing.size() > 1 ? "s " : " ") +
@@ -122,7 +122,8 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
                    {"CUT", from},
                    {"RUN", report.run_id},
                    {"ALL_GROUPS", job == Job::kRebuild ? 1 : 0},
-                   {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
+                   {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS},
+                   {"OHLCV", options.ohlcv ? 1 : 0}};
   Pipeline pipeline(lake, job, std::move(params), options, report.command);
   RETURN_IF_ERROR(pipeline.Stage());
   report.tables = pipeline.counts();
@@ -146,6 +147,7 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - waiting_start)
             .count();
     if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
+    RETURN_IF_ERROR(lake.SetMeta(kMetaBuiltWithOhlcv, options.ohlcv ? "on" : "off"));
     RecordOn(run, report);
     RETURN_IF_ERROR(run.Finish());
     RETURN_IF_ERROR(pipeline.CheckFault("commit"));
@@ -182,6 +184,12 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
       return Status::Data("the built tables must be rebuilt before a rollback (" + *stale +
                           "): run `predlake etl rebuild` first");
     }
+    ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
+    if (built_with && *built_with != (options.ohlcv ? "on" : "off")) {
+      return Status::Data("the built tables were built with lake_ss.ohlcv " +
+                          std::string(*built_with == "on" ? "true" : "false") +
+                          ": run `predlake etl rebuild` first");
+    }
   }
   if (from_ms >= checkpoint->checkpoint_ms) {
     // Recorded like an `etl update` with nothing to do: the empty window at the checkpoint.
@@ -202,7 +210,8 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
                    {"CUT", from_ms},
                    {"RUN", report.run_id},
                    {"ALL_GROUPS", 0},
-                   {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS}};
+                   {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS},
+                   {"OHLCV", options.ohlcv ? 1 : 0}};
   std::optional<Pipeline> pipeline;
   pipeline.emplace(lake, Job::kRollback, std::move(params), options, report.command);
   RETURN_IF_ERROR(pipeline->Stage());
@@ -236,9 +245,18 @@ Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& re
 
 }  // namespace
 
-Result<Frontier> ComputeFrontier(lake::Lake& lake) {
+Result<Frontier> ComputeFrontier(lake::Lake& lake, bool ohlcv) {
   ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
   Frontier f;
+  if (ohlcv) {
+    for (const auto& [name, mark] : marks) {
+      if (name.rfind(lake::kOhlcvStreamPrefix, 0) != 0) continue;
+      if (!f.frontier_ms || mark.watermark_ms < *f.frontier_ms) {
+        f.frontier_ms = mark.watermark_ms;
+        f.held_by = name;
+      }
+    }
+  }
   for (std::string_view table : kInputTables) {
     auto it = marks.find(std::string(table));
     if (it == marks.end()) {
@@ -292,6 +310,13 @@ Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake) {
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
   return AsRun(lake, run, "etl update", [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
+    if (!stale) {
+      ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
+      ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+      if (checkpoint && built_with && *built_with != (options.ohlcv ? "on" : "off")) {
+        stale = std::string("lake_ss.ohlcv changed to ") + (options.ohlcv ? "true" : "false");
+      }
+    }
     if (!stale) return BuildBody(lake, run, Job::kUpdate, options, report);
     // The built tables predate columns of this predlake: building on them would add deltas to
     // values never computed, so they are rebuilt from raw (to the same end an update would reach).

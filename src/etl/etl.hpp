@@ -58,6 +58,8 @@ struct FaultInjection {
 struct RunOptions {
   Progress* progress = nullptr;  // per-step progress; not owned, may be null
   FaultInjection faults;         // none by default
+  // lake_ss.ohlcv: the candle columns are built and the frontier includes the candle watermarks.
+  bool ohlcv = true;
 };
 
 struct UpdateOptions : RunOptions {
@@ -71,9 +73,9 @@ struct UpdateOptions : RunOptions {
 // Where the raw tables the ETL reads allow it to go.
 struct Frontier {
   std::optional<int64_t> frontier_ms;  // min of the input watermarks; nullopt if one is missing
-  std::string held_by;                 // the input table with the lowest watermark
-  std::vector<std::string> missing;    // input tables without a watermark, in kInputTables order
-  int64_t latest_start_ms = 0;         // max of the input tables' start_ms
+  std::string held_by;               // the input table (or candle stream) with the lowest watermark
+  std::vector<std::string> missing;  // input tables without a watermark, in kInputTables order
+  int64_t latest_start_ms = 0;       // max of the input tables' start_ms
 };
 
 // What a run did. `message` is one human-readable line summarising it.
@@ -123,8 +125,14 @@ Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
 Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
                           const RunOptions& options);
 
-// The frontier of the input tables (read-only).
-Result<Frontier> ComputeFrontier(lake::Lake& lake);
+// The frontier of the input tables (read-only); with `ohlcv`, the candle streams' watermarks
+// (every watermark named lake::kOhlcvStreamPrefix...) count as inputs too, and held_by names the
+// stream ("pdr_ohlcv:binance:BTC/USDT:5m").
+Result<Frontier> ComputeFrontier(lake::Lake& lake, bool ohlcv = true);
+
+// predlake_meta key: "on" or "off", whether the built tables were last published with the candle
+// columns (RunOptions::ohlcv). An update whose setting differs rebuilds; a rollback refuses.
+inline constexpr std::string_view kMetaBuiltWithOhlcv = "etl_ohlcv";
 
 // Update events waiting for their target row, one entry per table (events = 0 when none). Empty
 // before the first ETL run. Read-only. Counted from predlake_waiting, which every publish keeps

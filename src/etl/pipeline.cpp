@@ -50,6 +50,7 @@ constexpr StepSpec kSteps[] = {
     {"range_slot_keys", StepKind::kParams, kUpdate | kRollback},
     {"range_slot_keys_rebuild", StepKind::kParams, kRebuild},
     {"compute_slots", StepKind::kExec, kAll},
+    {"candle_slots", StepKind::kExec, kAll},
     {"slot_changes", StepKind::kExec, kUpdate},
     // Predictions: compute new (or rolled back) ones, fold the window's events into live ones.
     {"prediction_source", StepKind::kExec, kUpdate | kRebuild},

@@ -16,6 +16,7 @@ const std::vector<ExportTable>& DataTables() {
     for (std::string_view name : lake::kRawTables) {
       out.push_back({name, "raw", Partitioning::kByTimestampDay});
     }
+    out.push_back({lake::kOhlcvTable.name, "raw", Partitioning::kByTimestampDay});
     out.push_back({lake::kContractsTable.name, "snapshot", Partitioning::kNone});
     for (std::string_view name : lake::kBuiltTables) {
       // The bronze tables carry the event's `timestamp`; the gold tables are per `day` already.

@@ -16,6 +16,9 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
         raw_options.retry = request.retry;
         raw_options.sleeper = request.sleeper;
         raw_options.fallback_source = request.fallback_source;
+        raw_options.exchange = request.exchange;
+        raw_options.ohlcv_exchange = request.ohlcv_exchange;
+        raw_options.now_ms = now_ms;
         auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
         if (request.progress != nullptr) request.progress->Finish();
         if (!fetched.ok()) return fetched.status();
@@ -27,6 +30,7 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
         etl_options.st_ms = request.start_ms;
         etl_options.progress = request.progress;
         etl_options.faults = request.faults;
+        etl_options.ohlcv = request.ohlcv;
         auto built = etl::Update(lake, run, etl_options);
         if (request.progress != nullptr) request.progress->Finish();
         if (!built.ok()) return built.status();

@@ -22,7 +22,12 @@ struct UpdateRequest {
   // The requested end of a run whose "now" is the argument (`--to` or lake_ss.fin_timestr resolved
   // against it; a loop resolves it again for every run). Its error is returned unchanged.
   std::function<Result<int64_t>(int64_t now_ms)> end_ms;
-  raw::TransportFactory factory;              // the subgraph
+  raw::TransportFactory factory;  // the subgraph
+  // The exchange (empty: no candles are fetched), its name, and lake_ss.ohlcv for the ETL (the
+  // candle columns and the candle watermarks in the frontier).
+  raw::ExchangeFactory exchange;
+  std::string ohlcv_exchange = "binance";
+  bool ohlcv = true;
   std::string fallback_source = "binance";    // lake_ss.feed_source
   gql::RetryPolicy retry;                     // of the fetch's GraphQL clients
   Sleeper* sleeper = nullptr;                 // the fetch's waits; not owned; nullptr: really sleep

@@ -630,6 +630,14 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
                                   "drop raw rows from " + name));
     counts[name].rows_deleted = result.rows_changed();
   }
+  {
+    // The candles (insert-only); their per-stream watermarks move back with the others below.
+    const std::string name(kOhlcvTable.name);
+    ASSIGN_OR_RETURN(auto result,
+                     conn_->Query("DELETE FROM " + name + " WHERE timestamp >= " + from,
+                                  "drop raw rows from " + name));
+    counts[name].rows_deleted = result.rows_changed();
+  }
   RETURN_IF_ERROR(conn_->Execute(
       "UPDATE predlake_watermarks SET watermark_ms = greatest(start_ms, " +
           std::to_string(from_ms) + "), updated_at_ms = " + std::to_string(clock_->NowMs()) +

@@ -1,5 +1,7 @@
 #include "lake/tables.hpp"
 
+#include <cstdint>
+
 namespace predlake::lake {
 
 std::string_view SqlTypeName(ColumnType type) {
@@ -30,6 +32,20 @@ std::string RawTableList(std::string_view separator) {
     out += name;
   }
   return out;
+}
+
+std::string OhlcvStreamName(std::string_view exchange, std::string_view pair,
+                            std::string_view timeframe) {
+  std::string out(kOhlcvStreamPrefix);
+  out.append(exchange).append(":").append(pair).append(":").append(timeframe);
+  return out;
+}
+
+std::string OhlcvId(std::string_view exchange, std::string_view pair, std::string_view timeframe,
+                    int64_t open_ms) {
+  std::string out(exchange);
+  out.append("|").append(pair).append("|").append(timeframe).append("|");
+  return out + std::to_string(open_ms);
 }
 
 std::string CreateTableSql(const TableDef& table) {

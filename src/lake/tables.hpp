@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -116,6 +117,15 @@ inline constexpr ColumnDef kContracts[] = {{"ID", T::kVarchar},
                                            {"trueval_submit_timeout", T::kBigint},
                                            // where pair/timeframe/source came from (raw::Contract)
                                            {"metadata_from", T::kVarchar}};
+// Exchange candles (pdr_ohlcv, the lake's second source; docs/ohlcv.md). ID is
+// "exchange|pair|timeframe|timestamp", so that the key on those four is the ID the raw machinery
+// keys every table on; timestamp is the candle's open time (ms). Prices are exact decimals as the
+// exchange writes them.
+inline constexpr ColumnDef kOhlcv[] = {{"ID", T::kVarchar},       {"exchange", T::kVarchar},
+                                       {"pair", T::kVarchar},     {"timeframe", T::kVarchar},
+                                       {"timestamp", T::kBigint}, {"open", T::kDecimal},
+                                       {"high", T::kDecimal},     {"low", T::kDecimal},
+                                       {"close", T::kDecimal},    {"volume", T::kDecimal}};
 // A superseded version of a prediction: its columns as they were, and the timestamp of the version
 // that replaced it.
 inline constexpr auto kPredictionVersions = [] {
@@ -162,6 +172,20 @@ inline constexpr const TableDef& kSlotsTable = kRawTableDefs[4];
 // Feed contracts as last fetched (a snapshot, no watermark): what each feed is and its epoch rules.
 inline constexpr TableDef kContractsTable = {"pdr_contracts", columns::kContracts, kNoColumn, true};
 
+// Exchange candles: a raw table of the exchange source, not of the subgraph (so not one of
+// kRawTableDefs, which the subgraph fetch walks). Insert-only. Its watermarks are per stream, one
+// per (exchange, pair, timeframe), named by OhlcvStreamName.
+inline constexpr TableDef kOhlcvTable = {"pdr_ohlcv", columns::kOhlcv,
+                                         ColumnIndex(columns::kOhlcv, "timestamp")};
+// Every watermark row of a candle stream starts with this ("pdr_ohlcv:binance:BTC/USDT:5m").
+inline constexpr std::string_view kOhlcvStreamPrefix = "pdr_ohlcv:";
+// The watermark name of the stream (exchange, pair, timeframe).
+std::string OhlcvStreamName(std::string_view exchange, std::string_view pair,
+                            std::string_view timeframe);
+// The ID of a candle row.
+std::string OhlcvId(std::string_view exchange, std::string_view pair, std::string_view timeframe,
+                    int64_t open_ms);
+
 // Their names, in the same order.
 inline constexpr std::array<std::string_view, kRawTableDefs.size()> kRawTables = [] {
   std::array<std::string_view, kRawTableDefs.size()> names{};
@@ -169,12 +193,14 @@ inline constexpr std::array<std::string_view, kRawTableDefs.size()> kRawTables =
   return names;
 }();
 
-// Every table defined here: the raw tables, pdr_contracts, then the prediction versions.
-inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 2> kSourceTableDefs = [] {
-  std::array<const TableDef*, kRawTableDefs.size() + 2> all{};
+// Every table defined here: the raw tables, pdr_contracts, the prediction versions, then the
+// candles.
+inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 3> kSourceTableDefs = [] {
+  std::array<const TableDef*, kRawTableDefs.size() + 3> all{};
   for (size_t i = 0; i < kRawTableDefs.size(); ++i) all[i] = &kRawTableDefs[i];
   all[kRawTableDefs.size()] = &kContractsTable;
   all[kRawTableDefs.size() + 1] = &kPredictionVersionsTable;
+  all[kRawTableDefs.size() + 2] = &kOhlcvTable;
   return all;
 }();
 
@@ -237,6 +263,14 @@ inline constexpr BuiltColumnDef kBuiltColumnsAdded[] = {
     {kGoldFeedDaily, "consensus_correct_slots", ColumnType::kBigint},
     {kGoldFeedDaily, "consensus_stake", ColumnType::kDecimal},
     {kGoldFeedDaily, "consensus_correct_stake", ColumnType::kDecimal},
+    // The exchange's own outcome of each slot (issue 14, docs/ohlcv.md): the two candle closes
+    // Predictoor's trueval compares, the move ('up', 'down', 'flat') and whether the on-chain
+    // trueval agrees; per feed day, the slots whose trueval disagrees.
+    {kBronzeSlots, "exchange_init_close", ColumnType::kDecimal},
+    {kBronzeSlots, "exchange_end_close", ColumnType::kDecimal},
+    {kBronzeSlots, "exchange_move", ColumnType::kVarchar},
+    {kBronzeSlots, "trueval_agrees", ColumnType::kBoolean},
+    {kGoldFeedDaily, "trueval_disagreements", ColumnType::kBigint},
 };
 
 // Bookkeeping tables (src/lake/sql/01_bookkeeping.sql) all start with this.
@@ -272,7 +306,8 @@ static_assert([] {
   for (const TableDef& t : kRawTableDefs) {
     if (!WellFormed(t) || t.timestamp_column == kNoColumn) return false;
   }
-  return WellFormed(kContractsTable) && WellFormed(kPredictionVersionsTable);
+  return WellFormed(kContractsTable) && WellFormed(kPredictionVersionsTable) &&
+         WellFormed(kOhlcvTable);
 }());
 // A version has every column of its table, in the same order.
 static_assert([] {

@@ -65,6 +65,14 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     if (it != marks.end()) w.mark = it->second;
     d.watermarks.push_back(std::move(w));
   }
+  // The candle streams (docs/ohlcv.md), after the raw tables, by name.
+  for (const auto& [name, mark] : marks) {
+    if (name.rfind(lake::kOhlcvStreamPrefix, 0) != 0) continue;
+    WatermarkSummary w;
+    w.table = name;
+    w.mark = mark;
+    d.watermarks.push_back(std::move(w));
+  }
   for (const TableRef& t : tables) {
     if (t.name != kContractsTable) continue;
     ASSIGN_OR_RETURN(

@@ -48,14 +48,17 @@ struct Description {
   std::optional<std::string> deployment;
   std::optional<std::string> previous_deployment;
   std::optional<int64_t> deployment_changed_at_ms;
-  std::vector<TableSummary> tables;          // raw, snapshot, built, then leftover staging tables
-  std::vector<WatermarkSummary> watermarks;  // one per raw table, in lake::kRawTables order
-  std::vector<FeedSummary> feeds;            // pdr_contracts, by pair, timeframe, contract
+  std::vector<TableSummary> tables;  // raw, snapshot, built, then leftover staging tables
+  // One per raw table, in lake::kRawTables order, then one per candle stream
+  // ("pdr_ohlcv:binance:BTC/USDT:5m") by name.
+  std::vector<WatermarkSummary> watermarks;
+  std::vector<FeedSummary> feeds;  // pdr_contracts, by pair, timeframe, contract
   std::optional<lake::Checkpoint> checkpoint;
   // Set while an upgrade's new built columns wait for a rebuild (lake::kMetaRebuildRequired: what
   // was added); nullopt otherwise.
   std::optional<std::string> rebuild_required;
-  // The frontier of the raw tables the ETL reads (etl::kInputTables) and the one holding it back.
+  // The frontier of the raw tables the ETL reads (etl::kInputTables, and the candle streams) and
+  // the one holding it back.
   etl::Frontier frontier;
   // Update events waiting for a row that is not built (etl::Waiting); empty before the first ETL
   // run.

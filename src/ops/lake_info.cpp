@@ -9,7 +9,8 @@ namespace {
 
 bool IsRawTable(std::string_view name) {
   return std::find(lake::kRawTables.begin(), lake::kRawTables.end(), name) !=
-         lake::kRawTables.end();
+             lake::kRawTables.end() ||
+         name == lake::kOhlcvTable.name;
 }
 
 int KindOrder(TableKind kind) {

@@ -48,6 +48,7 @@ class Checker {
   Status StaleWaitingUpdates();
   Status WaitingUpdatesMaintained();
   Status OrphanStagingTables();
+  Status TruevalVsExchange();
 
   CheckResult& Add(std::string name, std::string description) {
     CheckResult c;
@@ -621,6 +622,29 @@ Status Checker::OrphanStagingTables() {
   return Status::Ok();
 }
 
+Status Checker::TruevalVsExchange() {
+  CheckResult& check =
+      Add("trueval_vs_exchange",
+          "slots whose on-chain trueval disagrees with the exchange's candles (Predictoor's "
+          "definition, docs/ohlcv.md: the closes of the candles opening at slot - 2 epochs and "
+          "slot - 1 epoch; a tie cancels the round) (count: slots)");
+  const TableRef* slots = Find(lake::kBronzeSlots);
+  if (slots == nullptr || !slots->HasColumn("trueval_agrees")) {
+    Skip(check, "no built tables yet");
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(auto checked,
+                   conn_.QueryInt("SELECT count(*) FROM bronze_pdr_slots WHERE trueval_agrees "
+                                  "IS NOT NULL",
+                                  "validate " + check.name));
+  check.note = std::to_string(checked.value_or(0)) + " slots checked against the exchange";
+  return Fill(check,
+              "SELECT ID, pair, timeframe, source, slot, truevalue, exchange_init_close, "
+              "exchange_end_close, exchange_move FROM bronze_pdr_slots WHERE trueval_agrees = "
+              "false",
+              "slot, ID");
+}
+
 Result<ValidationReport> Checker::Run() {
   // The whole-lake checks group and join every ID: capped, DuckDB spills to disk (beside the lake
   // file) instead of growing with the lake.
@@ -644,6 +668,7 @@ Result<ValidationReport> Checker::Run() {
   RETURN_IF_ERROR(StaleWaitingUpdates());
   RETURN_IF_ERROR(WaitingUpdatesMaintained());
   RETURN_IF_ERROR(OrphanStagingTables());
+  RETURN_IF_ERROR(TruevalVsExchange());
   return std::move(report_);
 }
 

@@ -102,6 +102,8 @@ struct ValidateOptions {
 //   waiting_updates_maintained               the waiting updates the publishes maintain (what
 //                                            describe shows) differ from their count from raw
 //   orphan_staging_tables                    staging tables left by a run that died
+//   trueval_vs_exchange                      slots whose on-chain trueval disagrees with the
+//                                            exchange's candles (docs/ohlcv.md)
 // Built-table checks are kSkipped while bronze_pdr_predictions does not exist. Errors (a query
 // failing) are kData; a failing check is not an error.
 Result<ValidationReport> Validate(lake::Lake& lake, const ValidateOptions& options = {});

@@ -12,6 +12,7 @@
 
 #include "raw/csv.hpp"
 #include "raw/store.hpp"
+#include "source/exchange/exchange.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -123,6 +124,30 @@ const TableDef* TableFromName(const fs::path& file) {
   return nullptr;
 }
 
+// A pdr-backend OHLCV file (ohlcv_data_factory: <exchange>_<BASE-QUOTE>_<timeframe>.parquet,
+// columns timestamp (Int64, open time in ms) and open, high, low, close, volume (Float64)).
+struct OhlcvFile {
+  std::string path;
+  std::string exchange, pair, timeframe;
+};
+
+std::optional<OhlcvFile> OhlcvFileFromName(const fs::path& file) {
+  std::string name = file.filename().string();
+  if (!EndsWith(Lower(name), ".parquet")) return std::nullopt;
+  std::string stem = name.substr(0, name.size() - std::string_view(".parquet").size());
+  size_t a = stem.find('_');
+  size_t b = stem.rfind('_');
+  if (a == std::string::npos || a == b) return std::nullopt;
+  OhlcvFile f{file.string(), Lower(stem.substr(0, a)), stem.substr(a + 1, b - a - 1),
+              stem.substr(b + 1)};
+  std::replace(f.pair.begin(), f.pair.end(), '-', '/');
+  if (f.exchange.empty() || !exchange::BinanceSymbol(f.pair) ||
+      !exchange::TimeframeMs(f.timeframe)) {
+    return std::nullopt;
+  }
+  return f;
+}
+
 // The table whose columns a header holds (all required ones, nothing from another table only).
 Result<const TableDef*> TableFromHeader(const std::string& path) {
   ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path));
@@ -164,7 +189,7 @@ size_t IndexOf(const TableDef* t) { return static_cast<size_t>(t - RawTables().d
 
 // `databases` receives the paths that are DuckDB databases (read by table, not as CSV).
 Status Discover(const std::vector<std::string>& paths, FileSets& out,
-                std::set<std::string>& databases) {
+                std::set<std::string>& databases, std::vector<OhlcvFile>& candles) {
   std::set<std::string> seen;
   auto add = [&](const TableDef* t, const fs::path& p) {
     std::error_code ec;
@@ -190,6 +215,16 @@ Status Discover(const std::vector<std::string>& paths, FileSets& out,
         return Status::Usage(path + ": a DuckDB database without raw tables (expected " +
                              RawTableChoice() + ")");
       }
+      continue;
+    }
+    if (fs::is_regular_file(st) && EndsWith(Lower(path), ".parquet")) {
+      std::optional<OhlcvFile> f = OhlcvFileFromName(path);
+      if (!f) {
+        return Status::Usage(path +
+                             ": not a pdr-backend OHLCV file name "
+                             "(<exchange>_<BASE-QUOTE>_<timeframe>.parquet)");
+      }
+      candles.push_back(std::move(*f));
       continue;
     }
     if (fs::is_regular_file(st)) {
@@ -218,6 +253,18 @@ Status Discover(const std::vector<std::string>& paths, FileSets& out,
       std::sort(files.begin(), files.end());
       for (const fs::path& f : files) add(&t, f);
       found += files.size();
+    }
+    // pdr-backend's OHLCV files (ohlcv_data_factory), beside the rest.
+    {
+      std::vector<OhlcvFile> found_candles;
+      for (const auto& e : fs::directory_iterator(path, ec)) {
+        if (!e.is_regular_file()) continue;
+        if (auto f = OhlcvFileFromName(e.path())) found_candles.push_back(std::move(*f));
+      }
+      std::sort(found_candles.begin(), found_candles.end(),
+                [](const OhlcvFile& x, const OhlcvFile& y) { return x.path < y.path; });
+      found += found_candles.size();
+      for (OhlcvFile& f : found_candles) candles.push_back(std::move(f));
     }
     // pdr-backend's lake_data folder keeps its tables in duckdb.db.
     const fs::path db_file = fs::path(path) / "duckdb.db";
@@ -430,9 +477,76 @@ class Importer {
 // One attempt at the whole import. With `safe`, every row goes through ON CONFLICT; otherwise
 // rows after a table's last stored timestamp take a plain INSERT, and `plain_insert_failed` tells
 // whether the attempt failed because one of them was present (repeated across the files).
+// Stores the candles of pdr-backend OHLCV files (prices through their shortest decimal text, so
+// that 43012.01 stays 43012.01) and gives each file's stream the window [from, to): the import's
+// when declared, else the file's first open time to its last plus one timeframe. A stream's
+// existing coverage must touch the window, as for the tables. Inside the caller's transaction.
+Status ImportCandles(lake::Lake& lake, const ImportOptions& options,
+                     const std::vector<OhlcvFile>& files, int64_t run_id,
+                     std::vector<ImportTableReport>& reports) {
+  for (const OhlcvFile& f : files) {
+    const std::string stream = lake::OhlcvStreamName(f.exchange, f.pair, f.timeframe);
+    const int64_t tf = *exchange::TimeframeMs(f.timeframe);
+    const std::string source = "read_parquet(" + duck::QuoteString(f.path) + ")";
+    auto dec = [](const char* col) {
+      return std::string("CAST(CAST(\"") + col + "\" AS VARCHAR) AS DECIMAL(38, 18))";
+    };
+    ASSIGN_OR_RETURN(auto range, lake.conn().Query("SELECT count(*), min(\"timestamp\")::BIGINT, "
+                                                   "max(\"timestamp\")::BIGINT FROM " +
+                                                       source,
+                                                   f.path));
+    auto rows = range.ToText();
+    ImportTableReport report;
+    report.table = stream;
+    report.files = {f.path};
+    report.counts.rows_in = rows.empty() ? 0 : std::stoll(rows[0][0].value_or("0"));
+    if (report.counts.rows_in == 0 && (!options.from_ms || !options.to_ms)) {
+      return Status::Data(f.path + ": no candles; pass --from and --to to record the window");
+    }
+    const int64_t from =
+        options.from_ms.value_or(report.counts.rows_in ? std::stoll(*rows[0][1]) : 0);
+    const int64_t to =
+        options.to_ms.value_or(report.counts.rows_in ? std::stoll(*rows[0][2]) + tf : 0);
+    if (from >= to) {
+      return Status::Usage(f.path + ": the window " + FormatWindow(from, to) + " is empty");
+    }
+    const std::string id_prefix = f.exchange + "|" + f.pair + "|" + f.timeframe + "|";
+    ASSIGN_OR_RETURN(
+        auto inserted,
+        lake.conn().Query(
+            "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " SELECT " +
+                duck::QuoteString(id_prefix) + " || CAST(\"timestamp\"::BIGINT AS VARCHAR), " +
+                duck::QuoteString(f.exchange) + ", " + duck::QuoteString(f.pair) + ", " +
+                duck::QuoteString(f.timeframe) + ", \"timestamp\"::BIGINT, " + dec("open") + ", " +
+                dec("high") + ", " + dec("low") + ", " + dec("close") + ", " + dec("volume") +
+                " FROM " + source + " WHERE \"timestamp\" >= " + std::to_string(from) +
+                " AND \"timestamp\" < " + std::to_string(to) +
+                " ORDER BY \"timestamp\" ON CONFLICT DO NOTHING",
+            f.path));
+    report.counts.rows_out = inserted.rows_changed();
+    ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(stream));
+    report.before = before;
+    lake::Watermark after{from, to};
+    if (before) {
+      if (from > before->watermark_ms || to < before->start_ms) {
+        return Status::Data(stream + ": the import covers " + FormatWindow(from, to) +
+                            " but the stream holds " +
+                            FormatWindow(before->start_ms, before->watermark_ms) +
+                            "; importing would leave a gap between them");
+      }
+      after = {std::min(before->start_ms, from), std::max(before->watermark_ms, to)};
+    }
+    report.after = after;
+    RETURN_IF_ERROR(lake.SetWatermark(stream, after, run_id));
+    reports.push_back(std::move(report));
+  }
+  return Status::Ok();
+}
+
 Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& options,
                                          const FileSets& sets,
-                                         const std::set<std::string>& databases, lake::Run& run,
+                                         const std::set<std::string>& databases,
+                                         const std::vector<OhlcvFile>& candles, lake::Run& run,
                                          bool safe, bool& plain_insert_failed, Progress* progress) {
   ImportReport report;
   report.run_id = run.id();
@@ -461,6 +575,32 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
         plain_insert_failed = stager.plain_insert_failed();
         return st;
       }
+    }
+  }
+  std::vector<ImportTableReport> candle_reports;
+  RETURN_IF_ERROR(ImportCandles(lake, options, candles, run.id(), candle_reports));
+  if (!importer.any_rows() && !candles.empty()) {
+    // Only candles: the window is theirs.
+    report.from_ms = INT64_MAX;
+    report.to_ms = INT64_MIN;
+    for (const ImportTableReport& r : candle_reports) {
+      report.from_ms = std::min(report.from_ms, r.after.start_ms);
+      report.to_ms = std::max(report.to_ms, r.after.watermark_ms);
+    }
+    if (sets.empty()) {
+      run.SetWindow(report.from_ms, report.to_ms);
+      int64_t in = 0, out = 0;
+      for (const ImportTableReport& r : candle_reports) {
+        in += r.counts.rows_in;
+        out += r.counts.rows_out;
+      }
+      run.tables()[std::string(lake::kOhlcvTable.name)] = {in, out, 0, 0};
+      run.detail()["files"] = candle_reports.size();
+      if (!options.network.empty()) run.detail()["network"] = options.network;
+      RETURN_IF_ERROR(run.Finish());
+      RETURN_IF_ERROR(tx.Commit());
+      report.tables = std::move(candle_reports);
+      return report;
     }
   }
   if (!options.from_ms && !importer.any_rows()) {
@@ -503,11 +643,20 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     run.tables()[t.report.table] = t.report.counts;
     files += t.report.files.size();
   }
+  if (!candle_reports.empty()) {
+    lake::TableCounts& c = run.tables()[std::string(lake::kOhlcvTable.name)];
+    for (const ImportTableReport& r : candle_reports) {
+      c.rows_in += r.counts.rows_in;
+      c.rows_out += r.counts.rows_out;
+    }
+    files += candle_reports.size();
+  }
   run.detail()["files"] = files;
   if (!options.network.empty()) run.detail()["network"] = options.network;
   RETURN_IF_ERROR(run.Finish());
   RETURN_IF_ERROR(tx.Commit());
   for (TableState& t : tables) report.tables.push_back(t.report);
+  for (ImportTableReport& r : candle_reports) report.tables.push_back(std::move(r));
   return report;
 }
 
@@ -521,13 +670,14 @@ Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOption
     }
     FileSets sets;
     std::set<std::string> databases;
-    RETURN_IF_ERROR(Discover(options.paths, sets, databases));
+    std::vector<OhlcvFile> candles;
+    RETURN_IF_ERROR(Discover(options.paths, sets, databases, candles));
     bool plain_insert_failed = false;
-    auto report = ImportInTransaction(lake, options, sets, databases, run, false,
+    auto report = ImportInTransaction(lake, options, sets, databases, candles, run, false,
                                       plain_insert_failed, progress);
     if (!report.ok() && plain_insert_failed) {
-      report = ImportInTransaction(lake, options, sets, databases, run, true, plain_insert_failed,
-                                   progress);
+      report = ImportInTransaction(lake, options, sets, databases, candles, run, true,
+                                   plain_insert_failed, progress);
     }
     return report;
   }();

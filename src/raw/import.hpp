@@ -20,6 +20,8 @@ struct ImportOptions {
   // header), or DuckDB database files (told by their header, whatever their name): every raw table
   // the database holds, by its name, read through the same column mapping as a CSV file (values
   // as DuckDB prints them; DOUBLE amounts in plain decimal notation).
+  // pdr-backend's OHLCV files, <exchange>_<BASE-QUOTE>_<timeframe>.parquet (in a folder or
+  // named), go to pdr_ohlcv, each with its stream's watermark (docs/ohlcv.md).
   std::vector<std::string> paths;
   // The window the files cover. Defaults: the smallest timestamp of the imported rows, and the
   // largest plus 1 ms (over all tables).

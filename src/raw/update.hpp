@@ -15,6 +15,7 @@
 #include "common/progress.hpp"
 #include "common/status.hpp"
 #include "lake/lake.hpp"
+#include "raw/ohlcv.hpp"
 #include "source/gql/client.hpp"
 #include "source/gql/transport.hpp"
 
@@ -43,6 +44,14 @@ struct UpdateOptions {
 
   // The source of a feed whose NFT data names none (lake_ss.feed_source).
   std::string fallback_source = "binance";
+
+  // The exchange candles (pdr_ohlcv, docs/ohlcv.md): fetched before the subgraph tables for the
+  // feeds whose source is ohlcv_exchange when `exchange` is set (lake_ss.ohlcv) and the table is
+  // wanted (`tables` empty or naming pdr_ohlcv), up to min(end, the head); never a candle closing
+  // after now_ms.
+  ExchangeFactory exchange;
+  std::string ohlcv_exchange = "binance";
+  int64_t now_ms = 0;
 
   int page_size = 1000;
   // pdr_slots is re-read from its watermark minus (the longest epoch + trueval timeout of the
@@ -93,6 +102,7 @@ struct UpdateReport {
   };
   std::vector<Skipped> skipped_contracts;
   std::vector<TableReport> tables;
+  OhlcvReport ohlcv;  // the candles (streams 0 when none were fetched)
   double seconds = 0;
 };
 

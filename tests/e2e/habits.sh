@@ -52,6 +52,7 @@ url="$(head -1 serve.out)"
 cat > ppss.yaml <<YAML
 lake_ss:
   lake_dir: lake
+  ohlcv_base_url: ${url%%/subgraphs/*}
   st_timestr: 2024-07-26_01:00
   fin_timestr: 2024-07-26_01:30
   feeds: ["binance BTC/USDT c 5m"]

@@ -48,6 +48,7 @@ lake_csv() {
     pdr_payouts) cols="ID,token,\"user\",slot,timestamp,D(payout),predvalue,truevalue,D(stake)" ;;
     pdr_subscriptions) cols="ID,pair,timeframe,source,tx_id,D(last_price_value),timestamp,\"user\"" ;;
     pdr_slots) cols="ID,timestamp,slot,truevalue,D(roundSumStakesUp),D(roundSumStakes),status" ;;
+    pdr_ohlcv) cols="ID,exchange,pair,timeframe,timestamp,D(open),D(high),D(low),D(close),D(volume)" ;;
   esac
   cols="$(echo "$cols" | sed -E "s/D\(([A-Za-z_]+)\)/CASE WHEN \1 = 0 THEN '0' ELSE rtrim(rtrim(CAST(\1 AS VARCHAR), '0'), '.') END AS \1/g")"
   "$bin" -q -c "$config" query "SELECT $cols FROM $table WHERE timestamp < $w ORDER BY timestamp, ID" \
@@ -73,6 +74,17 @@ check_equals_dump() {
     }
     [ "$(wc -l < "lake_$table.csv")" -gt 20 ] || fail "$table is nearly empty"
   done
+  # The candles (docs/ohlcv.md): every stream at the head (the candles opening before it, 08:55
+  # and 08:00 the last, have closed by now, 09:00), and equal to the simulated exchange.
+  local streams
+  streams="$("$bin" -q -c "$config" query "SELECT count(*) FROM predlake_watermarks WHERE table_name LIKE 'pdr_ohlcv:%' AND watermark_ms = $head_ms" --format csv | tail -1)"
+  [ "$streams" = 8 ] || fail "$streams of 8 candle streams at the head"
+  lake_csv "$config" pdr_ohlcv "$head_ms" > lake_pdr_ohlcv.csv
+  "$bin" -q -c sim.yaml sim dump pdr_ohlcv --to "$head_ms" > dump_pdr_ohlcv.csv
+  cmp -s lake_pdr_ohlcv.csv dump_pdr_ohlcv.csv || {
+    diff lake_pdr_ohlcv.csv dump_pdr_ohlcv.csv | head -5 >&2
+    fail "pdr_ohlcv differs from sim dump"
+  }
 }
 
 # Head of the simulated world: now - 30 s.
@@ -174,7 +186,9 @@ for _ in $(seq 1 100); do
 done
 url="$(head -1 serve.out)"
 case "$url" in http://127.0.0.1:*) ;; *) fail "sim serve printed no URL: '$url'" ;; esac
+# The candles come from the same server (its exchange endpoint), faults included.
 { sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
+  printf '  ohlcv_base_url: %s\n' "${url%%/subgraphs/*}"
   printf 'web3_pp:\n  sapphire-testnet:\n    subgraph_url: %s\n' "$url"; } > http.yaml
 
 "$bin" -q -c http.yaml -n sapphire-testnet raw update > /dev/null 2>&1 &

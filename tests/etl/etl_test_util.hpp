@@ -70,8 +70,14 @@ SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed,
                         double resubmitted = 0);
 inline constexpr std::string_view kSourceVersions = "test_src_prediction_versions";
 
+// The candle streams of test_src_pdr_ohlcv (a simulated world's, from its dump), as watermark
+// names; empty without it (the fixtures have no candles).
+std::vector<std::string> CandleStreams(lake::Lake& lake);
+// The raw tables, then the candle streams: every watermark the ETL reads.
+std::vector<std::string> InputNames(lake::Lake& lake);
+
 // Inserts the source rows of `table` with timestamp in [from, to) into the raw table and sets its
-// watermark to {start, to}.
+// watermark to {start, to}. `table` may be a candle stream (pdr_ohlcv:exchange:pair:timeframe).
 void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to);
 // Feeds every raw table from its current watermark to `to` (a table without a watermark starts
 // at `start`).

@@ -61,6 +61,7 @@ State Observe(lake::Lake& lake) {
   for (std::string_view t : lake::kRawTables) {
     s.raw_rows[std::string(t)] = QueryInt(lake, "SELECT count(*) FROM " + std::string(t));
   }
+  s.raw_rows["pdr_ohlcv"] = QueryInt(lake, "SELECT count(*) FROM pdr_ohlcv");
   return s;
 }
 
@@ -84,10 +85,10 @@ class EtlProperty : public ::testing::TestWithParam<int> {
     lo_ = begin_ - 10 * step_;
     hi_ = end_ + 10 * step_;
     st_ms_ = rng_->Uniform(begin_ - 5 * step_, begin_ + 20 * step_);
-    // Raw tables start at slightly different times.
-    for (std::string_view t : lake::kRawTables) {
+    // Raw tables (and candle streams) start at slightly different times.
+    for (const std::string& t : InputNames(*lake_)) {
       int64_t start = begin_ + (rng_->Chance(30) ? rng_->Uniform(0, 3) * step_ : 0);
-      Feed(*lake_, std::string(t), start, start, start);
+      Feed(*lake_, t, start, start, start);
     }
   }
 
@@ -426,6 +427,13 @@ void EtlProperty::Run() {
     EXPECT_GT(QueryInt(*lake_,
                        "SELECT count(*) FROM " + std::string(lake::kPredictionVersionsTable.name)),
               0);
+  }
+  if (!CandleStreams(*lake_).empty()) {
+    // The candle columns were built, and some truevals disagree (sim_ss.wrong_truevals).
+    EXPECT_GT(QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_slots WHERE trueval_agrees"), 0);
+    EXPECT_GT(QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_slots WHERE NOT trueval_agrees"),
+              0);
+    EXPECT_GT(QueryInt(*lake_, "SELECT sum(trueval_disagreements) FROM gold_feed_daily"), 0);
   }
   // Every prediction from the start on is built.
   EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_predictions"),

@@ -46,7 +46,8 @@ TEST(GoldUpgrade, AnOldLakeIsRebuiltByItsNextUpdate) {
   ASSERT_TRUE(stale.ok());
   ASSERT_TRUE(stale->has_value());
   EXPECT_EQ(**stale, std::to_string(std::size(lake::kBuiltColumnsAdded)) +
-                         " columns added to gold_predictoor_daily, gold_feed_daily");
+                         " columns added to gold_predictoor_daily, gold_feed_daily, "
+                         "bronze_pdr_slots");
 
   // A rollback would fold into the unbuilt values: refused, nothing changed.
   auto dropped = Drop(*lake, mid - 30 * kMinute, RunOptions{});

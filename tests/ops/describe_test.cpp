@@ -41,10 +41,11 @@ TEST(Describe, NewLakeListsEveryTableWithZeroRows) {
     EXPECT_EQ(t.rows, 0) << t.name;
     EXPECT_FALSE(t.first_ms.has_value()) << t.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "pdr_predictions", "pdr_truevals", "pdr_payouts", "pdr_subscriptions",
-                       "pdr_slots", "pdr_contracts", "bronze_pdr_predictions", "bronze_pdr_slots",
-                       "gold_feed_daily", "gold_feed_sales_daily", "gold_predictoor_daily"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "pdr_predictions", "pdr_truevals", "pdr_payouts", "pdr_subscriptions", "pdr_slots",
+                "pdr_ohlcv", "pdr_contracts", "bronze_pdr_predictions", "bronze_pdr_slots",
+                "gold_feed_daily", "gold_feed_sales_daily", "gold_predictoor_daily"}));
   ASSERT_EQ(d.watermarks.size(), 5u);
   for (const WatermarkSummary& w : d.watermarks) EXPECT_FALSE(w.mark.has_value());
   EXPECT_FALSE(d.checkpoint.has_value());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -448,6 +449,27 @@ TEST_F(ValidateTest, OrphanStagingTablesFire) {
   EXPECT_EQ(c.examples.rows[0][1], "2");
 }
 
+TEST_F(ValidateTest, TruevalsThatDisagreeWithTheExchangeFire) {
+  // The fixtures have no candles: nothing is checked, and the check passes. Slots whose trueval
+  // disagrees with their candles (tests/e2e/ohlcv.sh makes them with sim_ss.wrong_truevals) fire;
+  // agreeing ones are counted as checked only.
+  ValidationReport clean = Run();
+  EXPECT_EQ(Get(clean, "trueval_vs_exchange").status, CheckStatus::kPass);
+  EXPECT_EQ(Get(clean, "trueval_vs_exchange").note, "0 slots checked against the exchange");
+  Corrupt(
+      "UPDATE bronze_pdr_slots SET exchange_init_close = 2, exchange_end_close = 1, "
+      "exchange_move = 'down', trueval_agrees = (ID IN (SELECT ID FROM bronze_pdr_slots WHERE "
+      "truevalue IS NOT NULL ORDER BY ID LIMIT 2)) WHERE ID IN (SELECT ID FROM bronze_pdr_slots "
+      "WHERE truevalue IS NOT NULL ORDER BY ID LIMIT 5)");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "trueval_vs_exchange");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 3);
+  EXPECT_EQ(c.note, "5 slots checked against the exchange");
+  ASSERT_EQ(c.examples.rows.size(), 3u);
+  EXPECT_EQ(c.examples.rows[0][8], "down");
+}
+
 TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   Corrupt("DELETE FROM predlake_watermarks WHERE table_name = 'pdr_slots'");
   ValidationReport report = Run();
@@ -483,11 +505,11 @@ TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
   for (const char* name :
        {"built_rows_past_checkpoint", "bronze_payout_fields_null", "built_rows_without_feed",
-        "bronze_raw_parity", "stale_waiting_updates"}) {
+        "bronze_raw_parity", "stale_waiting_updates", "trueval_vs_exchange"}) {
     EXPECT_EQ(Get(report, name).status, CheckStatus::kSkipped) << name;
   }
   EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
-  EXPECT_NE(Text(report).find("(3 informational, 5 skipped)"), std::string::npos) << Text(report);
+  EXPECT_NE(Text(report).find("(3 informational, 6 skipped)"), std::string::npos) << Text(report);
 }
 
 TEST(Validate, NewEmptyLakePasses) {

@@ -209,7 +209,8 @@ TEST(DumpTest, HeadersAreTheRawTablesColumns) {
       {"pdr_truevals", "ID,token,timestamp,truevalue,slot,revenue,roundSumStakesUp,roundSumStakes"},
       {"pdr_payouts", "ID,token,user,slot,timestamp,payout,predvalue,truevalue,stake"},
       {"pdr_subscriptions", "ID,pair,timeframe,source,tx_id,last_price_value,timestamp,user"},
-      {"pdr_slots", "ID,timestamp,slot,truevalue,roundSumStakesUp,roundSumStakes,status"}};
+      {"pdr_slots", "ID,timestamp,slot,truevalue,roundSumStakesUp,roundSumStakes,status"},
+      {"pdr_ohlcv", "ID,exchange,pair,timeframe,timestamp,open,high,low,close,volume"}};
   ASSERT_EQ(DumpTableNames().size(), want.size());
   auto e = MakeEngine(SmallConfig());
   for (size_t i = 0; i < want.size(); ++i) {

@@ -47,6 +47,7 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
   }
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   request.options.progress = progress.get();
+  request.options.ohlcv = ctx.config().lake.ohlcv;
   request.options.faults = etl::FaultInjection::FromEnv();
   ASSIGN_OR_RETURN(etl::RunReport report, jobs::RunEtl(WriterEnvFor(ctx), request));
   ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});

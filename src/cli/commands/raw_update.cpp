@@ -28,6 +28,9 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.cancel = &Context::EnableCancellation();
   options.retry = FetchRetryPolicy(ctx);
   options.fallback_source = ctx.config().lake.feed_source;
+  ASSIGN_OR_RETURN(options.exchange, MakeExchangeFactory(ctx));
+  options.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
+  options.now_ms = ctx.now_ms();
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(

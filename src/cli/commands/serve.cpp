@@ -45,6 +45,9 @@ Status RunUpdateLoop(Context& ctx, int64_t every_ms, int64_t start_ms,
     return to;
   };
   request.factory = factory;
+  ASSIGN_OR_RETURN(request.exchange, MakeExchangeFactory(ctx));
+  request.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
+  request.ohlcv = ctx.config().lake.ohlcv;
   request.retry = FetchRetryPolicy(ctx);
   request.fallback_source = ctx.config().lake.feed_source;
   request.cancel = &Context::EnableCancellation();

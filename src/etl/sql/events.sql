@@ -2,7 +2,9 @@
 -- the window's submissions of the slot (count of new predictions, the stake they add or a
 -- re-submission changes, latest time), its earliest trueval event,
 -- and the live slots still pending whose cancellation deadline falls in the window (a time-driven
--- event with no row of its own). Parameters: C, F, CUT.
+-- event with no row of its own), and (OHLCV = 1) the live slots whose exchange outcome becomes
+-- known in the window: slot * 1000 in [C, F) with the candle that closes at the slot stored (also
+-- time-driven; candle_slots.sql computes the outcome). Parameters: C, F, CUT, OHLCV.
 INSERT INTO etl_stage_slot_events
 WITH preds AS (
   SELECT etl_contract(ID, contract) || '-' || slot AS slot_id, slot,
@@ -28,6 +30,16 @@ deadlines AS (
   FROM bronze_pdr_slots
   WHERE status = 'pending' AND deadline_timestamp >= ${C} AND deadline_timestamp < ${F}
     AND timestamp < ${CUT}
+),
+candles AS (
+  SELECT l.ID AS slot_id, l.slot
+  FROM bronze_pdr_slots AS l
+  WHERE ${OHLCV} = 1 AND l.slot * 1000 >= ${C} AND l.slot * 1000 < ${F} AND l.timestamp < ${CUT}
+    AND EXISTS (
+      SELECT 1 FROM pdr_ohlcv AS o
+      WHERE o.timestamp >= ${C} - 86400000 * 2 AND o.timestamp < ${F}
+        AND o.exchange = l.source AND o.pair = l.pair AND o.timeframe = l.timeframe
+        AND o.timestamp = (l.slot - l.seconds_per_epoch) * 1000)
 )
 SELECT slot_id, slot,
        coalesce(preds.n_predictions, 0),
@@ -37,7 +49,8 @@ SELECT slot_id, slot,
        tvs.t.truevalue, tvs.t.revenue, tvs.t.up, tvs.t.total, tvs.t.ts
 FROM preds
 FULL JOIN tvs USING (slot_id, slot)
-FULL JOIN deadlines USING (slot_id, slot);
+FULL JOIN deadlines USING (slot_id, slot)
+FULL JOIN candles USING (slot_id, slot);
 
 -- Payout events of the window, one row per prediction (the earliest, should an ID repeat).
 INSERT INTO etl_stage_payout_events

@@ -45,6 +45,7 @@ slots AS (
          count(*) FILTER (WHERE s.status = 'canceled') AS slots_canceled,
          sum(s.revenue) FILTER (WHERE s.status = 'paying') AS revenue,
          count(*) FILTER (WHERE s.in_consensus) AS consensus_slots,
+         count(*) FILTER (WHERE s.trueval_agrees = false) AS trueval_disagreements,
          count(*) FILTER (
            WHERE s.in_consensus
              AND CASE WHEN s.truevalue
@@ -97,6 +98,7 @@ SELECT day, contract, p.pair, p.timeframe, p.source,
        coalesce(s.consensus_correct_slots, 0) AS consensus_correct_slots,
        coalesce(s.consensus_stake, 0) AS consensus_stake,
        coalesce(s.consensus_correct_stake, 0) AS consensus_correct_stake,
+       coalesce(s.trueval_disagreements, 0) AS trueval_disagreements,
        ${RUN} AS run_id
 FROM preds AS p
 FULL JOIN slots AS s USING (day, contract)

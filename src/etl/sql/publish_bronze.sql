@@ -16,6 +16,10 @@ SET n_predictions = s.n_predictions,
     status = s.status,
     status_timestamp = s.status_timestamp,
     last_event_timestamp = s.last_event_timestamp,
+    exchange_init_close = s.exchange_init_close,
+    exchange_end_close = s.exchange_end_close,
+    exchange_move = s.exchange_move,
+    trueval_agrees = s.trueval_agrees,
     run_id = s.run_id
 FROM etl_stage_slots AS s
 WHERE NOT s.is_new AND l.ID = s.ID AND l.slot BETWEEN ${su_lo} AND ${su_hi};

@@ -156,14 +156,32 @@ Result<HttpResponse> HttpTransport::Post(const std::string& body) {
     return Status::Source("POST " + url_ + ": libcurl could not be initialised");
   }
   CURL* c = impl_->curl;
+  curl_easy_setopt(c, CURLOPT_URL, url_.c_str());
+  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  return Perform("POST", url_);
+}
+
+Result<HttpResponse> HttpTransport::Get(const std::string& path_and_query) {
+  const std::string url = url_ + path_and_query;
+  if (impl_->curl == nullptr || impl_->headers == nullptr) {
+    return Status::Source("GET " + url + ": libcurl could not be initialised");
+  }
+  CURL* c = impl_->curl;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  return Perform("GET", url);
+}
+
+Result<HttpResponse> HttpTransport::Perform(std::string_view method, const std::string& url) {
+  CURL* c = impl_->curl;
   impl_->body.clear();
   impl_->retry_after.reset();
   impl_->too_big = false;
   impl_->error[0] = '\0';
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  const std::string what_url = std::string(method) + " " + url;
   CURLcode rc = curl_easy_perform(c);
-  if (rc == CURLE_ABORTED_BY_CALLBACK) return Status::Cancelled("POST " + url_ + ": stopped");
+  if (rc == CURLE_ABORTED_BY_CALLBACK) return Status::Cancelled(what_url + ": stopped");
   if (rc != CURLE_OK) {
     std::string what = curl_easy_strerror(rc);
     if (impl_->too_big) {
@@ -171,7 +189,7 @@ Result<HttpResponse> HttpTransport::Post(const std::string& body) {
     } else if (impl_->error[0] != '\0') {
       what += " (" + std::string(impl_->error) + ")";
     }
-    return Status::Source("POST " + url_ + ": " + what);
+    return Status::Source(what_url + ": " + what);
   }
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);

@@ -42,11 +42,15 @@ class HttpTransport final : public Transport {
   HttpTransport& operator=(const HttpTransport&) = delete;
 
   Result<HttpResponse> Post(const std::string& body) override;
+  // GETs the URL plus `path_and_query` ("/api/v3/klines?symbol=..."), with the same keep-alive
+  // handle, options and failure rules as Post (a REST source, such as an exchange, uses it).
+  Result<HttpResponse> Get(const std::string& path_and_query);
   std::string Describe() const override { return url_; }
   // Aborts a request in flight within about a second of `*stop` turning true.
   void SetStopFlag(const std::atomic<bool>* stop) override;
 
  private:
+  Result<HttpResponse> Perform(std::string_view method, const std::string& url);
   struct Impl;
   std::string url_;
   HttpOptions options_;

@@ -1,6 +1,8 @@
 #include "source/sim/dump.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 
 #include "lake/tables.hpp"
 
@@ -30,12 +32,17 @@ Item& Add(std::vector<Item>& items, int64_t ts, const std::string& id,
 }  // namespace
 
 const std::vector<std::string>& DumpTableNames() {
-  static const std::vector<std::string> kNames(lake::kRawTables.begin(), lake::kRawTables.end());
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names(lake::kRawTables.begin(), lake::kRawTables.end());
+    names.emplace_back(lake::kOhlcvTable.name);
+    return names;
+  }();
   return kNames;
 }
 
 std::vector<std::string> DumpColumns(const std::string& table) {
-  const lake::TableDef* def = lake::FindRawTable(table);
+  const lake::TableDef* def =
+      table == lake::kOhlcvTable.name ? &lake::kOhlcvTable : lake::FindRawTable(table);
   std::vector<std::string> names;
   if (def != nullptr) {
     for (const lake::ColumnDef& c : def->columns) names.emplace_back(c.name);
@@ -70,6 +77,48 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
     cache.Trim();
   };
   const auto& feeds = w.feeds();
+
+  if (table == lake::kOhlcvTable.name) {
+    // The candles a complete fetch leaves: from the world's start, every candle of a feed whose
+    // source is the simulated exchange (binance) that opened before min(to_ms, head) and closed
+    // by now.
+    // Decimals without trailing zeros.
+    auto plain = [](std::string s) {
+      if (s.find('.') == std::string::npos) return s;
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+      return s;
+    };
+    constexpr const lake::TableDef& t = lake::kOhlcvTable;
+    const int64_t now_ms = engine.NowMs();
+    for (const Feed& f : feeds) {
+      std::string exchange = f.source;
+      for (char& c : exchange) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (exchange != "binance") continue;
+      const int64_t e_ms = f.epoch * 1000;
+      const int64_t end = std::min(to_ms, FloorDiv(now_ms, e_ms) * e_ms);
+      for (int64_t a = w.start_s() * 1000; a < end; a += kChunk * 1000) {
+        std::vector<exchange::Candle> candles;
+        w.CandlesIn(f.index, a, std::min(end, a + kChunk * 1000) - 1, INT32_MAX, candles);
+        for (const exchange::Candle& c : candles) {
+          std::string id = lake::OhlcvId(exchange, f.pair, f.timeframe, c.open_ms);
+          Item& item = Add(items, c.open_ms, id, t);
+          item.fields[Col(t, "ID")] = id;
+          item.fields[Col(t, "exchange")] = exchange;
+          item.fields[Col(t, "pair")] = f.pair;
+          item.fields[Col(t, "timeframe")] = f.timeframe;
+          item.fields[Col(t, "timestamp")] = std::to_string(c.open_ms);
+          item.fields[Col(t, "open")] = plain(c.open);
+          item.fields[Col(t, "high")] = plain(c.high);
+          item.fields[Col(t, "low")] = plain(c.low);
+          item.fields[Col(t, "close")] = plain(c.close);
+          item.fields[Col(t, "volume")] = plain(c.volume);
+        }
+      }
+    }
+    flush();
+    return Status::Ok();
+  }
 
   if (table == lake::kSlotsTable.name) {
     int64_t first = INT64_MAX;

@@ -23,7 +23,9 @@
 
 namespace predlake::sim {
 
-// pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots.
+// pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots, pdr_ohlcv (the
+// simulated exchange's candles of the feeds whose source is binance, from the world's start: those
+// opening before min(to_ms, head) that closed by the engine's now).
 const std::vector<std::string>& DumpTableNames();
 
 // The column names of a raw table; empty for an unknown table.

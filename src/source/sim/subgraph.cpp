@@ -112,6 +112,32 @@ Result<std::shared_ptr<const Engine>> Engine::Create(const config::SimConfig& co
   return std::shared_ptr<const Engine>(std::move(e));
 }
 
+int64_t Engine::NowMs() const { return clock_ ? clock_->NowMs() : now_ms_; }
+
+gql::HttpResponse Engine::HandleExchange(std::string_view path_and_query) const {
+  auto bad = [](int code, const std::string& msg) {
+    nlohmann::json body = {{"code", code}, {"msg", msg}};
+    return gql::HttpResponse{400, body.dump(), std::nullopt};
+  };
+  auto request = exchange::ParseKlinesPathAndQuery(path_and_query);
+  if (!request.ok()) return bad(-1100, request.status().message());
+  const int feed = world_->FeedBySymbol(request->symbol, request->interval);
+  if (feed < 0) return bad(-1121, "Invalid symbol.");
+  if (request->start_ms < 0) return bad(-1102, "this simulator needs startTime");
+  // Binance answers the candle still open too; a client must drop it.
+  const int64_t now = NowMs();
+  const int64_t end = request->end_ms < 0 ? now : std::min(request->end_ms, now);
+  std::vector<exchange::Candle> candles;
+  world_->CandlesIn(feed, request->start_ms, end, request->limit, candles);
+  const int64_t e_ms = world_->feeds()[static_cast<size_t>(feed)].epoch * 1000;
+  nlohmann::json out = nlohmann::json::array();
+  for (const exchange::Candle& c : candles) {
+    out.push_back({c.open_ms, c.open, c.high, c.low, c.close, c.volume, c.open_ms + e_ms - 1, "0",
+                   0, "0", "0", "0"});
+  }
+  return gql::HttpResponse{200, out.dump(), std::nullopt};
+}
+
 int64_t Engine::HeadMs() const {
   const int64_t now = clock_ ? clock_->NowMs() : now_ms_;
   return now - config_.indexing_lag_ms;

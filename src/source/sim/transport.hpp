@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "source/exchange/exchange.hpp"
 #include "source/gql/transport.hpp"
 #include "source/sim/subgraph.hpp"
 
@@ -24,6 +25,22 @@ class InProcessTransport final : public gql::Transport {
   std::string Describe() const override { return "sim (in-process)"; }
 
   uint64_t requests() const { return requests_; }
+
+ private:
+  std::shared_ptr<const Engine> engine_;
+  uint64_t fault_salt_ = 0;
+  uint64_t requests_ = 0;
+};
+
+// The simulated exchange in-process (the candles of `sim`): Engine::HandleExchange with the same
+// injected faults as the subgraph transport (5xx, 429 with Retry-After, timeouts, malformed
+// bodies; a GraphQL-error fault arrives as a body that is not a candle array).
+class InProcessExchangeTransport final : public exchange::Transport {
+ public:
+  explicit InProcessExchangeTransport(std::shared_ptr<const Engine> engine,
+                                      uint64_t fault_salt = 0);
+  Result<gql::HttpResponse> Get(const std::string& path_and_query) override;
+  std::string Describe() const override { return "sim exchange (in-process)"; }
 
  private:
   std::shared_ptr<const Engine> engine_;

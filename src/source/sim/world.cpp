@@ -1,6 +1,7 @@
 #include "source/sim/world.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "source/sim/hash.hpp"
@@ -57,6 +58,10 @@ enum Purpose : uint64_t {
   kResubmit,
   kResubmitTs,
   kResubmitStake,
+  kWrongTrueval,
+  kCandleBase,
+  kCandleWick,
+  kCandleVolume,
 };
 
 constexpr double kCancelRate = 0.02;
@@ -168,6 +173,7 @@ Result<std::shared_ptr<const World>> World::Create(const config::SimConfig& conf
   std::shared_ptr<World> w(new World());
   w->seed_ = config.seed;
   w->resubmit_share_ = config.resubmitted_predictions;
+  w->wrong_trueval_share_ = config.wrong_truevals;
   w->start_s_ = CeilDiv(start_ms, 1000);
   const uint64_t seed = config.seed;
 
@@ -534,6 +540,82 @@ const SlotInfo& SlotCache::Get(int feed, int64_t slot) {
 
 void SlotCache::Trim(size_t max_entries) {
   if (map_.size() > max_entries) map_.clear();
+}
+
+bool World::TruevalIsWrong(int feed, int64_t slot) const {
+  if (wrong_trueval_share_ <= 0) return false;
+  const Feed& f = feeds_[static_cast<size_t>(feed)];
+  return Unit(Hash(seed_, kWrongTrueval, f.key, static_cast<uint64_t>(slot))) <
+         wrong_trueval_share_;
+}
+
+int World::FeedBySymbol(const std::string& symbol, const std::string& interval) const {
+  for (const Feed& f : feeds_) {
+    std::string compact;
+    for (char c : f.pair) {
+      if (c != '/' && c != '-')
+        compact += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    if (compact == symbol && f.timeframe == interval) return f.index;
+  }
+  return -1;
+}
+
+namespace {
+
+// The move of the candle opening at `open_s` against the one before it: the exchange's answer to
+// the slot open_s + E (Predictoor compares the closes of the candles opening at s - 2E and s - E),
+// which is the slot's on-chain trueval unless that is made wrong on purpose.
+bool CandleMovesUp(const World& w, const Feed& f, uint64_t seed, int64_t open_s) {
+  const int64_t slot = open_s + f.epoch;
+  const bool truevalue = (Hash(seed, kTrueValue, f.key, static_cast<uint64_t>(slot)) & 1) != 0;
+  return truevalue != w.TruevalIsWrong(f.index, slot);
+}
+
+std::string Cents(int64_t cents) {
+  std::string frac = std::to_string(cents % 100);
+  if (frac.size() < 2) frac = "0" + frac;
+  return std::to_string(cents / 100) + "." + frac;
+}
+
+}  // namespace
+
+int64_t World::CandleCloseCents(int feed, int64_t open_s) const {
+  // base + step * (+run or -run), where run counts the candles of the same direction ending here:
+  // a rise after a fall lands above base, a fall after a rise below it, and within a run the price
+  // keeps moving the same way, so every close compares with the one before as CandleMovesUp says.
+  // The scan back is as long as the run (2 on average); it is capped far beyond any real run.
+  const Feed& f = feeds_[static_cast<size_t>(feed)];
+  const int64_t base = 100'000 + static_cast<int64_t>(Hash(seed_, kCandleBase, f.key) % 10'000'000);
+  const int64_t step = 1 + base / 2000;
+  const bool up = CandleMovesUp(*this, f, seed_, open_s);
+  int64_t run = 1;
+  while (run < 150 && CandleMovesUp(*this, f, seed_, open_s - run * f.epoch) == up) ++run;
+  return up ? base + step * run : base - step * run;
+}
+
+void World::CandlesIn(int feed, int64_t from_ms, int64_t to_ms, int limit,
+                      std::vector<exchange::Candle>& out) const {
+  const Feed& f = feeds_[static_cast<size_t>(feed)];
+  const int64_t e_ms = f.epoch * 1000;
+  for (int64_t t = CeilDiv(from_ms, e_ms) * e_ms;
+       t <= to_ms && static_cast<int>(out.size()) < limit; t += e_ms) {
+    const int64_t open_s = t / 1000;
+    const int64_t close = CandleCloseCents(feed, open_s);
+    const int64_t open = CandleCloseCents(feed, open_s - f.epoch);
+    const int64_t wick =
+        1 + static_cast<int64_t>(Hash(seed_, kCandleWick, f.key, static_cast<uint64_t>(open_s)) %
+                                 static_cast<uint64_t>(1 + close / 4000));
+    exchange::Candle c;
+    c.open_ms = t;
+    c.open = Cents(open);
+    c.close = Cents(close);
+    c.high = Cents(std::max(open, close) + wick);
+    c.low = Cents(std::max<int64_t>(0, std::min(open, close) - wick));
+    c.volume = Cents(static_cast<int64_t>(
+        Hash(seed_, kCandleVolume, f.key, static_cast<uint64_t>(open_s)) % 100'000'000));
+    out.push_back(std::move(c));
+  }
 }
 
 }  // namespace predlake::sim

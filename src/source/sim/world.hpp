@@ -28,6 +28,7 @@
 
 #include "common/status.hpp"
 #include "config/config.hpp"
+#include "source/exchange/exchange.hpp"
 #include "source/sim/wei.hpp"
 
 namespace predlake::sim {
@@ -203,12 +204,28 @@ class World {
   void PayoutsIn(int64_t from, int64_t to, const std::vector<bool>& feed_mask, SlotCache& cache,
                  std::vector<Payout>& out) const;
 
+  // The simulated exchange (docs/ohlcv.md). Candles of a feed open every epoch; the closes of the
+  // candles opening at s - 2E and s - E compare as the trueval of slot s says (Predictoor's
+  // definition; never equal), except for the slots TruevalIsWrong picks.
+  // sim_ss.wrong_truevals: the on-chain trueval of this slot is wrong (the exchange moved the other
+  // way).
+  bool TruevalIsWrong(int feed, int64_t slot) const;
+  // The feed whose pair is `symbol` ("BTCUSDT") with timeframe `interval`, or -1.
+  int FeedBySymbol(const std::string& symbol, const std::string& interval) const;
+  // The close, in cents, of the candle of `feed` opening at `open_s`.
+  int64_t CandleCloseCents(int feed, int64_t open_s) const;
+  // Candles opening in [from_ms, to_ms] (inclusive, as Binance reads endTime), at most `limit`,
+  // appended in open-time order.
+  void CandlesIn(int feed, int64_t from_ms, int64_t to_ms, int limit,
+                 std::vector<exchange::Candle>& out) const;
+
  private:
   World() = default;
   int64_t ClaimTime(const Predictoor& p, int predictoor, int64_t k) const;
 
   uint64_t seed_ = 0;
   double resubmit_share_ = 0;
+  double wrong_trueval_share_ = 0;
   int64_t start_s_ = 0;
   std::vector<Feed> feeds_;
   std::vector<Predictoor> predictoors_;

@@ -1,0 +1,152 @@
+#include "raw/ohlcv.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "common/time.hpp"
+#include "duck/duck.hpp"
+#include "raw/schema.hpp"
+
+namespace predlake::raw {
+namespace {
+
+std::string LowerAscii(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// One page of candles as one INSERT: prices were checked to be plain decimals
+// (exchange::IsPlainDecimal), names are quoted.
+std::string CandleInsertSql(const OhlcvStream& s, const std::vector<exchange::Candle>& candles) {
+  std::string sql = "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " VALUES ";
+  const std::string names = duck::QuoteString(s.exchange) + ", " + duck::QuoteString(s.pair) +
+                            ", " + duck::QuoteString(s.timeframe) + ", ";
+  for (size_t i = 0; i < candles.size(); ++i) {
+    const exchange::Candle& c = candles[i];
+    sql += i == 0 ? "(" : ", (";
+    sql += duck::QuoteString(lake::OhlcvId(s.exchange, s.pair, s.timeframe, c.open_ms)) + ", ";
+    sql += names + std::to_string(c.open_ms) + ", " + c.open + ", " + c.high + ", " + c.low + ", " +
+           c.close + ", " + c.volume + ")";
+  }
+  return sql + " ON CONFLICT DO NOTHING";
+}
+
+}  // namespace
+
+std::vector<OhlcvStream> OhlcvStreams(const ContractMap& contracts, const std::string& exchange) {
+  std::set<std::pair<std::string, std::string>> seen;
+  std::vector<OhlcvStream> out;
+  const std::string want = LowerAscii(exchange);
+  for (const auto& [id, c] : contracts) {
+    if (!c.unusable.empty() || !c.pair || !c.timeframe || !c.source) continue;
+    if (LowerAscii(*c.source) != want) continue;
+    if (!seen.emplace(*c.pair, *c.timeframe).second) continue;
+    OhlcvStream s{want, *c.pair, *c.timeframe, lake::OhlcvStreamName(want, *c.pair, *c.timeframe)};
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const OhlcvStream& a, const OhlcvStream& b) { return a.name < b.name; });
+  return out;
+}
+
+Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStream>& streams,
+                  const OhlcvOptions& options, const ExchangeFactory& factory,
+                  OhlcvReport& report) {
+  ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
+  {
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    for (const OhlcvStream& s : streams) {
+      if (marks.count(s.name)) continue;
+      lake::Watermark w{options.start_ms, options.start_ms};
+      RETURN_IF_ERROR(lake.SetWatermark(s.name, w, run_id));
+      marks[s.name] = w;
+    }
+    RETURN_IF_ERROR(tx.Commit());
+  }
+  if (streams.empty()) return Status::Ok();
+  std::unique_ptr<exchange::Transport> transport = factory ? factory(run_id) : nullptr;
+  if (!transport) return Status::Internal("the exchange transport factory returned no transport");
+  exchange::Client client(std::move(transport), options.retry, options.sleeper);
+  client.set_stop_flag(options.cancel);
+  Status result = Status::Ok();
+  for (const OhlcvStream& s : streams) {
+    ++report.streams;
+    auto tf = exchange::TimeframeMs(s.timeframe);
+    auto symbol = exchange::BinanceSymbol(s.pair);
+    const lake::Watermark before = marks[s.name];
+    if (!tf || !symbol) {
+      result = Status::Source("pdr_ohlcv " + s.exchange + " " + s.pair + " " + s.timeframe +
+                              ": not a pair and timeframe the exchange knows");
+      break;
+    }
+    // Candles opening before `end` have all closed by now_ms.
+    const int64_t closed_end = (options.now_ms / *tf) * *tf;
+    const int64_t end = std::min(options.end_ms, closed_end);
+    int64_t watermark = before.watermark_ms;
+    const std::string context = "pdr_ohlcv " + s.exchange + " " + s.pair + " " + s.timeframe + " " +
+                                FormatWindow(watermark, std::max(watermark, end));
+    int page = 0;
+    while (watermark < end) {
+      if (options.cancel != nullptr && options.cancel->load()) {
+        result = Status::Cancelled("raw update interrupted");
+        break;
+      }
+      ++page;
+      exchange::KlinesRequest request{*symbol, s.timeframe, watermark, end - 1,
+                                      exchange::kMaxKlines};
+      auto candles = client.Klines(request);
+      if (!candles.ok()) {
+        result = candles.status().code() == StatusCode::kCancelled
+                     ? candles.status()
+                     : Status(candles.status().code(), context + " page " + std::to_string(page) +
+                                                           ": " + candles.status().message());
+        break;
+      }
+      // Only candles of the window, closed by now (an exchange answers the open one too).
+      std::vector<exchange::Candle> kept;
+      for (exchange::Candle& c : *candles) {
+        if (c.open_ms >= watermark && c.open_ms < end && c.open_ms + *tf <= options.now_ms) {
+          kept.push_back(std::move(c));
+        }
+      }
+      const bool full = static_cast<int>(candles->size()) >= exchange::kMaxKlines;
+      int64_t next = end;
+      if (full && !kept.empty()) next = std::min(end, kept.back().open_ms + *tf);
+      if (full && kept.empty()) {
+        result = Status::Source(context + " page " + std::to_string(page) +
+                                ": a full page without a candle of the window");
+        break;
+      }
+      Status st = [&]() -> Status {
+        ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+        lake::TableCounts counts;
+        counts.rows_in = static_cast<int64_t>(kept.size());
+        if (!kept.empty()) {
+          ASSIGN_OR_RETURN(auto inserted, lake.conn().Query(CandleInsertSql(s, kept),
+                                                            "store candles of " + s.name));
+          counts.rows_out = inserted.rows_changed();
+        }
+        RETURN_IF_ERROR(lake.SetWatermark(s.name, {before.start_ms, next}, run_id));
+        RETURN_IF_ERROR(tx.Commit());
+        report.counts += counts;
+        return Status::Ok();
+      }();
+      if (!st.ok()) {
+        result = st.WithContext(context);
+        break;
+      }
+      ++report.pages;
+      watermark = next;
+    }
+    if (!result.ok()) break;
+  }
+  report.requests += client.stats().requests;
+  report.retries += client.stats().retries;
+  for (const auto& [kind, n] : client.stats().retries_by_kind) report.retries_by_kind[kind] += n;
+  return result;
+}
+
+}  // namespace predlake::raw

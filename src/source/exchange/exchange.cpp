@@ -1,0 +1,230 @@
+#include "source/exchange/exchange.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace predlake::exchange {
+namespace {
+
+bool ExchangeStopped(const std::atomic<bool>* stop) { return stop != nullptr && stop->load(); }
+
+std::string Excerpt(std::string_view body) {
+  std::string out(body.substr(0, 200));
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
+std::optional<int64_t> ParseInt(std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+HttpTransport::HttpTransport(std::string base_url)
+    : base_url_(std::move(base_url)), http_(base_url_) {}
+
+Result<gql::HttpResponse> HttpTransport::Get(const std::string& path_and_query) {
+  return http_.Get(path_and_query);
+}
+
+std::optional<std::string> BinanceSymbol(std::string_view pair) {
+  std::string out;
+  size_t sep = pair.find_first_of("/-");
+  if (sep == std::string_view::npos || sep == 0 || sep + 1 >= pair.size()) return std::nullopt;
+  for (size_t i = 0; i < pair.size(); ++i) {
+    if (i == sep) continue;
+    unsigned char c = static_cast<unsigned char>(pair[i]);
+    if (!std::isalnum(c)) return std::nullopt;
+    out += static_cast<char>(std::toupper(c));
+  }
+  return out;
+}
+
+std::optional<int64_t> TimeframeMs(std::string_view timeframe) {
+  if (timeframe.size() < 2) return std::nullopt;
+  auto n = ParseInt(timeframe.substr(0, timeframe.size() - 1));
+  if (!n || *n <= 0) return std::nullopt;
+  switch (timeframe.back()) {
+    case 's':
+      return *n * 1000;
+    case 'm':
+      return *n * 60'000;
+    case 'h':
+      return *n * 3'600'000;
+    case 'd':
+      return *n * 86'400'000;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string KlinesPathAndQuery(const KlinesRequest& r) {
+  return std::string(kKlinesPath) + "?symbol=" + r.symbol + "&interval=" + r.interval +
+         "&startTime=" + std::to_string(r.start_ms) + "&endTime=" + std::to_string(r.end_ms) +
+         "&limit=" + std::to_string(r.limit);
+}
+
+Result<KlinesRequest> ParseKlinesPathAndQuery(std::string_view path) {
+  size_t q = path.find('?');
+  if (path.substr(0, q) != kKlinesPath) {
+    return Status::Usage("unknown path '" + std::string(path.substr(0, q)) + "'");
+  }
+  KlinesRequest r;
+  r.start_ms = -1;
+  r.end_ms = -1;
+  std::string_view rest = q == std::string_view::npos ? "" : path.substr(q + 1);
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view item = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? "" : rest.substr(amp + 1);
+    size_t eq = item.find('=');
+    std::string_view key = item.substr(0, eq);
+    std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    if (key == "symbol") {
+      r.symbol = std::string(value);
+    } else if (key == "interval") {
+      r.interval = std::string(value);
+    } else if (key == "startTime" || key == "endTime" || key == "limit") {
+      auto v = ParseInt(value);
+      if (!v || *v < 0) {
+        return Status::Usage("parameter '" + std::string(key) + "' is not a valid integer");
+      }
+      if (key == "startTime") r.start_ms = *v;
+      if (key == "endTime") r.end_ms = *v;
+      if (key == "limit") {
+        if (*v < 1 || *v > kMaxKlines) return Status::Usage("limit must be in [1, 1000]");
+        r.limit = static_cast<int>(*v);
+      }
+    }
+  }
+  if (r.symbol.empty()) return Status::Usage("mandatory parameter 'symbol' was not sent");
+  if (!TimeframeMs(r.interval)) return Status::Usage("invalid interval '" + r.interval + "'");
+  return r;
+}
+
+bool IsPlainDecimal(std::string_view text) {
+  if (text.empty() || text.size() > 40) return false;
+  bool digit = false, point = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      return false;
+    }
+  }
+  return digit;
+}
+
+Result<std::vector<Candle>> ParseKlines(std::string_view body) {
+  nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array()) {
+    return Status::Source("the answer is not a JSON array of candles: " + Excerpt(body));
+  }
+  std::vector<Candle> out;
+  out.reserve(doc.size());
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const nlohmann::json& k = doc[i];
+    const std::string where = "candle " + std::to_string(i);
+    if (!k.is_array() || k.size() < 6 || !k[0].is_number_integer()) {
+      return Status::Source(where + ": not [openTime, open, high, low, close, volume, ...]");
+    }
+    Candle c;
+    c.open_ms = k[0].get<int64_t>();
+    std::string* fields[] = {&c.open, &c.high, &c.low, &c.close, &c.volume};
+    for (size_t f = 0; f < 5; ++f) {
+      if (!k[f + 1].is_string() || !IsPlainDecimal(k[f + 1].get_ref<const std::string&>())) {
+        return Status::Source(where + ": field " + std::to_string(f + 1) +
+                              " is not a decimal string");
+      }
+      *fields[f] = k[f + 1].get<std::string>();
+    }
+    if (!out.empty() && c.open_ms <= out.back().open_ms) {
+      return Status::Source(where + ": open times are not ascending");
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Client::Client(std::unique_ptr<Transport> transport, gql::RetryPolicy policy, Sleeper* sleeper)
+    : transport_(std::move(transport)),
+      policy_(std::move(policy)),
+      sleeper_(sleeper != nullptr ? sleeper : &DefaultSleeper()),
+      rng_(policy_.jitter_seed != 0 ? policy_.jitter_seed : std::random_device{}()) {}
+
+int64_t Client::BackoffMs(int retry) {
+  int64_t ceiling = policy_.base_delay_ms;
+  for (int i = 1; i < retry && ceiling < policy_.max_delay_ms; ++i) ceiling *= 2;
+  ceiling = std::min(ceiling, policy_.max_delay_ms);
+  if (ceiling <= 1) return std::max<int64_t>(ceiling, 0);
+  std::uniform_int_distribution<int64_t> dist(ceiling / 2, ceiling);
+  return dist(rng_);
+}
+
+Result<std::vector<Candle>> Client::Klines(const KlinesRequest& request) {
+  const std::string path = KlinesPathAndQuery(request);
+  const std::string context = transport_->Describe() + ": GET " + path;
+  int64_t waited_ms = 0;
+  int transport_failures = 0;
+  for (int attempt = 1;; ++attempt) {
+    if (ExchangeStopped(stop_)) return Status::Cancelled(context + ": stopped");
+    ++stats_.requests;
+    std::string error;
+    std::string kind;
+    std::optional<int64_t> retry_after;
+    bool limited = false;  // counts against transport_attempts
+    auto response = transport_->Get(path);
+    if (!response.ok()) {
+      if (response.status().code() == StatusCode::kCancelled) return response.status();
+      error = response.status().message();
+      kind = "transport";
+      limited = true;
+    } else if (response->status == 429 || response->status == 418) {
+      // Binance: 429 = request weight exceeded, 418 = banned for ignoring 429s; both say how long.
+      error = "HTTP " + std::to_string(response->status) + " " + Excerpt(response->body);
+      kind = "http_" + std::to_string(response->status);
+      retry_after = response->retry_after_ms;
+    } else if (response->status >= 500) {
+      error = "HTTP " + std::to_string(response->status) + " " + Excerpt(response->body);
+      kind = "http";
+      limited = true;
+    } else if (response->status != 200) {
+      // A bad symbol or interval (400 {"code":-1121,"msg":"Invalid symbol."}) fails the same way
+      // every time.
+      return Status::Source(context + ": HTTP " + std::to_string(response->status) + " " +
+                            Excerpt(response->body));
+    } else {
+      auto candles = ParseKlines(response->body);
+      if (candles.ok()) return candles;
+      error = candles.status().message();
+      kind = "malformed";
+      limited = true;
+    }
+    if (limited) ++transport_failures;
+    const bool out_of_attempts = (limited && transport_failures >= policy_.transport_attempts) ||
+                                 (policy_.max_attempts > 0 && attempt >= policy_.max_attempts);
+    int64_t wait =
+        retry_after ? std::min(*retry_after, policy_.max_retry_after_ms) : BackoffMs(attempt);
+    if (out_of_attempts || waited_ms + wait > policy_.budget_ms) {
+      return Status::Source(context + ": " + error + " (after " + std::to_string(attempt) +
+                            (attempt == 1 ? " attempt)" : " attempts)"));
+    }
+    ++stats_.retries;
+    ++stats_.retries_by_kind[kind];
+    if (policy_.on_retry) policy_.on_retry({kind, attempt, wait, context + ": " + error});
+    sleeper_->SleepMs(wait, stop_);
+    waited_ms += wait;
+  }
+}
+
+}  // namespace predlake::exchange

@@ -1,0 +1,115 @@
+// The exchange source: candles (OHLCV) from an exchange's public REST API in Binance's spot klines
+// shape (GET /api/v3/klines?symbol=BTCUSDT&interval=5m&startTime=..&endTime=..&limit=1000), through
+// an injected GET transport (libcurl for real networks, the simulator in-process), with the
+// subgraph client's retry policy (gql::RetryPolicy): 429 and 418 answers wait their Retry-After,
+// 5xx, transport failures and malformed bodies are retried a few times, any other 4xx fails at
+// once. docs/ohlcv.md describes the source.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/sleeper.hpp"
+#include "common/status.hpp"
+#include "source/gql/client.hpp"
+#include "source/gql/http_transport.hpp"
+#include "source/gql/transport.hpp"
+
+namespace predlake::exchange {
+
+// Binance's limit on candles per klines request.
+inline constexpr int kMaxKlines = 1000;
+inline constexpr std::string_view kKlinesPath = "/api/v3/klines";
+
+// One GET of a path and query against the exchange. A non-OK Result means no answer came (kSource);
+// any HTTP status is an answer. Implementations need not be thread-safe; use one per thread.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Result<gql::HttpResponse> Get(const std::string& path_and_query) = 0;
+  // For error messages: the base URL, or "sim exchange (in-process)".
+  virtual std::string Describe() const = 0;
+  // Asks Get to give up early once `*stop` turns true (nullptr clears). Not owned.
+  virtual void SetStopFlag(const std::atomic<bool>* stop) { (void)stop; }
+};
+
+// GETs over libcurl (gql::HttpTransport::Get) from `base_url` ("https://api.binance.com").
+class HttpTransport final : public Transport {
+ public:
+  explicit HttpTransport(std::string base_url);
+  Result<gql::HttpResponse> Get(const std::string& path_and_query) override;
+  std::string Describe() const override { return base_url_; }
+  void SetStopFlag(const std::atomic<bool>* stop) override { http_.SetStopFlag(stop); }
+
+ private:
+  std::string base_url_;
+  gql::HttpTransport http_;
+};
+
+// One closed candle as the exchange reports it: open time (ms) and the five decimals as text.
+struct Candle {
+  int64_t open_ms = 0;
+  std::string open, high, low, close, volume;
+  bool operator==(const Candle&) const = default;
+};
+
+struct KlinesRequest {
+  std::string symbol;    // "BTCUSDT"
+  std::string interval;  // "5m"
+  int64_t start_ms = 0;  // first open time asked for (inclusive)
+  int64_t end_ms = 0;    // last open time asked for (inclusive, as Binance reads endTime)
+  int limit = kMaxKlines;
+};
+
+// "BTC/USDT" (or "btc-usdt") -> "BTCUSDT"; nullopt unless both sides are letters and digits.
+std::optional<std::string> BinanceSymbol(std::string_view pair);
+// The milliseconds of a timeframe "5m", "1h", "1d" (N s|m|h|d); nullopt otherwise.
+std::optional<int64_t> TimeframeMs(std::string_view timeframe);
+// "/api/v3/klines?symbol=BTCUSDT&interval=5m&startTime=..&endTime=..&limit=1000".
+std::string KlinesPathAndQuery(const KlinesRequest& request);
+// The request a path and query asks for (the simulator's side); kUsage naming what is wrong.
+Result<KlinesRequest> ParseKlinesPathAndQuery(std::string_view path_and_query);
+// A klines body: an array of [openTime, "open", "high", "low", "close", "volume", closeTime, ...].
+// kSource naming the first bad entry (a price that is not a plain decimal, a missing field).
+Result<std::vector<Candle>> ParseKlines(std::string_view body);
+// True for a plain non-negative decimal ("43012.01000000"), the only text stored as a price.
+bool IsPlainDecimal(std::string_view text);
+
+struct ClientStats {
+  int64_t requests = 0;
+  int64_t retries = 0;
+  std::map<std::string, int64_t> retries_by_kind;  // "http_429", "http_418", "http", ...
+};
+
+// The klines client. Not thread-safe: one per thread. The sleeper must outlive it.
+class Client {
+ public:
+  Client(std::unique_ptr<Transport> transport, gql::RetryPolicy policy, Sleeper* sleeper);
+  void set_stop_flag(const std::atomic<bool>* stop) {
+    stop_ = stop;
+    transport_->SetStopFlag(stop);
+  }
+  // The candles of the request, in open-time order. Retried as the header says; on failure kSource
+  // "<describe>: GET /api/v3/klines?...: <what happened> (after N attempts)", kCancelled when
+  // stopped.
+  Result<std::vector<Candle>> Klines(const KlinesRequest& request);
+  const ClientStats& stats() const { return stats_; }
+
+ private:
+  int64_t BackoffMs(int retry);
+  std::unique_ptr<Transport> transport_;
+  gql::RetryPolicy policy_;
+  Sleeper* sleeper_;
+  const std::atomic<bool>* stop_ = nullptr;
+  ClientStats stats_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace predlake::exchange

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Exchange candles (docs/ohlcv.md) through the binary: bad OHLCV config (a base URL that is not
+# http(s), an unknown exchange) is one line naming the key, exit 2, nothing written; on `sim` the
+# candles are fetched, every trueval agrees with them and `validate` passes; with
+# sim_ss.wrong_truevals some disagree: `validate` fails (exit 1) naming trueval_vs_exchange and
+# gold_feed_daily counts them; `describe` names the candle stream holding the frontier back; with
+# lake_ss.ohlcv false nothing is fetched and the columns stay NULL.
+#
+# ohlcv.sh PREDLAKE_BINARY
+set -euo pipefail
+bin="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+world() {
+  cat <<YAML
+sim_ss:
+  now: ${1:-2024-07-26_02:00}
+  start: 2024-07-25_18:00
+  pairs: [BTC/USDT, ETH/USDT]
+  predictoors: 8
+  wrong_truevals: ${2:-0}
+YAML
+}
+
+# 1. Bad config: one line, exit 2, no lake.
+for bad in "ohlcv_base_url: ftp://example.com|lake_ss.ohlcv_base_url: 'ftp://example.com' is not an http:// or https:// URL" \
+           "ohlcv_exchange: kraken|lake_ss.ohlcv_exchange: unknown exchange 'kraken' (known: binance)"; do
+  line="${bad%%|*}"
+  want="${bad#*|}"
+  { printf 'lake_ss:\n  lake_dir: lake_bad\n  %s\n' "$line"; world; } > bad.yaml
+  for cmd in "raw update" "update" "describe"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$bin" -c bad.yaml $cmd > out.txt 2> err.txt
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "$cmd with '$line': exit $rc, expected 2: $(cat err.txt)"
+    [ "$(wc -l < err.txt)" -eq 1 ] || fail "$cmd with '$line': not one line: $(cat err.txt)"
+    grep -qF "bad.yaml:3: $want" err.txt || fail "$cmd with '$line': got $(cat err.txt)"
+    [ ! -e lake_bad ] || fail "$cmd with '$line' wrote a lake"
+  done
+done
+
+# 2. A sim world whose truevals are all right: candles fetched, validate passes.
+{ printf 'lake_ss:\n  lake_dir: lake_ok\n  st_timestr: 2024-07-25_18:00\n'; world; } > ok.yaml
+"$bin" -q -c ok.yaml update || fail "update failed"
+q() { "$bin" -q -c "$1" query "$2" --format csv | tail -1; }
+[ "$(q ok.yaml "SELECT count(*) > 100 FROM pdr_ohlcv")" = true ] || fail "no candles"
+[ "$(q ok.yaml "SELECT count(*) FROM bronze_pdr_slots WHERE trueval_agrees")" -gt 50 ] || fail "no slot checked"
+"$bin" -q -c ok.yaml validate > out.txt || fail "validate failed on a right world: $(cat out.txt)"
+grep -q '^trueval_vs_exchange  *pass  *0 ' out.txt || fail "trueval_vs_exchange did not pass: $(grep trueval out.txt)"
+
+# 3. Some truevals wrong on purpose: validate fails naming the check; gold counts them per day.
+{ printf 'lake_ss:\n  lake_dir: lake_wrong\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:00 0.1; } > wrong.yaml
+"$bin" -q -c wrong.yaml update || fail "update failed"
+set +e
+"$bin" -q -c wrong.yaml validate > out.txt 2> err.txt
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "validate on wrong truevals: exit $rc"
+grep -q '^trueval_vs_exchange  *FAIL ' out.txt || fail "trueval_vs_exchange did not fail: $(grep trueval out.txt)"
+bad_slots="$(q wrong.yaml "SELECT count(*) FROM bronze_pdr_slots WHERE NOT trueval_agrees")"
+gold="$(q wrong.yaml "SELECT sum(trueval_disagreements) FROM gold_feed_daily")"
+[ "$bad_slots" -gt 0 ] && [ "$bad_slots" = "$gold" ] || fail "disagreements: $bad_slots slots, gold $gold"
+"$bin" -q -c wrong.yaml validate --format json > validate.json 2> /dev/null || true
+grep -q '"trueval_vs_exchange"' validate.json || fail "no failed check in JSON"
+
+# 4. describe names the candle stream that holds the frontier back: at 02:10 the 1h candles end
+# at 02:00 while the subgraph is at 02:09:30.
+{ printf 'lake_ss:\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:10; } > held.yaml
+"$bin" -q -c held.yaml raw update || fail "raw update failed"
+"$bin" -q -c held.yaml describe --format json > describe.json
+grep -q '"held_back_by": *"pdr_ohlcv:binance:BTC/USDT:1h"' describe.json || fail "describe: $(grep -o '"held_back_by"[^,]*' describe.json)"
+"$bin" -q -c held.yaml describe > describe.txt
+grep -q 'pdr_ohlcv:binance:BTC/USDT:5m' describe.txt || fail "describe lists no candle stream"
+
+# 5. lake_ss.ohlcv false: no candles, NULL columns, nothing waits for them.
+{ printf 'lake_ss:\n  lake_dir: lake_off\n  st_timestr: 2024-07-25_18:00\n  ohlcv: false\n'; world 2024-07-26_02:10; } > off.yaml
+"$bin" -q -c off.yaml update || fail "update failed"
+[ "$(q off.yaml "SELECT count(*) FROM pdr_ohlcv")" = 0 ] || fail "candles fetched with ohlcv false"
+[ "$(q off.yaml "SELECT count(*) FROM bronze_pdr_slots WHERE exchange_move IS NOT NULL OR trueval_agrees IS NOT NULL")" = 0 ] || fail "candle columns set"
+[ "$(q off.yaml "SELECT checkpoint_ms FROM predlake_checkpoint")" = 1721959770000 ] || fail "the ETL waited: $(q off.yaml "SELECT checkpoint_ms FROM predlake_checkpoint")"
+echo "ohlcv: ok"
