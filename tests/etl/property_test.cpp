@@ -303,7 +303,9 @@ class EtlProperty : public ::testing::TestWithParam<int> {
     if (HasFatalFailure()) return;
     auto current = WaitingIsCurrent(*lake_);
     ASSERT_TRUE(current.ok()) << current.status().message();
-    if (CheckpointMs(*lake_) >= 0) EXPECT_TRUE(*current) << log_;
+    if (CheckpointMs(*lake_) >= 0) {
+      EXPECT_TRUE(*current) << log_;
+    }
     auto kept = Waiting(*lake_);
     auto full = WaitingFromRaw(*lake_);
     ASSERT_TRUE(kept.ok() && full.ok());
