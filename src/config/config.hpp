@@ -39,6 +39,9 @@ struct LakeConfig {
   int64_t retry_budget_ms = 10 * 60 * 1000;
   // The price source of a feed whose data NFT names none (mainnet's tokens have `nft: null`).
   std::string feed_source = "binance";
+  // A long fetch or ETL window runs in chunks of this length, each committed on its own (a kill
+  // loses at most one chunk); it bounds the memory of a first `update` over a long history.
+  int64_t checkpoint_period_ms = 86'400'000;
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).

@@ -1,6 +1,9 @@
+#include <csignal>
+
 #include "cli/command.hpp"
 #include "cli/network.hpp"
 #include "cli/writer_env.hpp"
+#include "etl/etl.hpp"
 #include "jobs/writer.hpp"
 #include "raw/update.hpp"
 
@@ -28,6 +31,20 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.cancel = &Context::EnableCancellation();
   options.retry = FetchRetryPolicy(ctx);
   options.fallback_source = ctx.config().lake.feed_source;
+  options.chunk_ms = ctx.config().lake.checkpoint_period_ms;
+  {
+    etl::FaultInjection faults = etl::FaultInjection::FromEnv();
+    if (!faults.fail_at.empty() || !faults.kill_at.empty()) {
+      options.at_step = [faults](std::string_view step) -> Status {
+        if (faults.kill_at == step) std::raise(SIGKILL);
+        if (faults.fail_at == step) {
+          return Status::Internal("injected failure at raw step " + std::string(step) +
+                                  " (PREDLAKE_FAIL_AT)");
+        }
+        return Status::Ok();
+      };
+    }
+  }
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
@@ -55,6 +72,11 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
                        std::to_string(t.counts.rows_out) + " new";
     if (t.counts.rows_updated > 0)
       line += ", " + std::to_string(t.counts.rows_updated) + " updated";
+    if (t.backfill_from_ms) {
+      line += ", backfilled [" + FormatTime(*t.backfill_from_ms) + ", " +
+              FormatTime(t.before.start_ms) + ") in " + std::to_string(t.backfill_chunks) +
+              " chunk" + (t.backfill_chunks == 1 ? "" : "s");
+    }
     line += ", watermark " + FormatTime(t.after.watermark_ms);
     if (t.retries > 0) {
       line += ", " + std::to_string(t.retries) + " retries (";

@@ -1,5 +1,7 @@
 #include "jobs/update.hpp"
 
+#include <fmt/format.h>
+
 #include "cli/command.hpp"
 #include "cli/network.hpp"
 #include "cli/writer_env.hpp"
@@ -64,9 +66,21 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   request.progress = progress.get();
   request.faults = etl::FaultInjection::FromEnv();
   request.after_fetch = [&](const raw::UpdateReport& r) { PrintFetch(ctx, r); };
+  request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
   if (o.every.empty()) {
-    ASSIGN_OR_RETURN(jobs::UpdateReport report, jobs::Update(request, ctx.now_ms()));
+    ASSIGN_OR_RETURN(jobs::UpdateReport report,
+                     jobs::Update(request, ctx.now_ms(), [&](const jobs::ChunkProgress& chunk) {
+                       PrintEtl(ctx, *chunk.report);
+                       ctx.log().Info("update: " + jobs::DescribeChunk(chunk));
+                     }));
     PrintEtl(ctx, report);
+    if (report.chunks > 1) {
+      ctx.log().Info(
+          fmt::format("update: {} chunks (lake_ss.checkpoint_period {}), {} rows in "
+                      "{:.1f}s, {:.0f} rows/s",
+                      report.chunks, FormatDuration(request.chunk_ms), report.rows, report.seconds,
+                      report.seconds > 0 ? report.rows / report.seconds : 0.0));
+    }
     return Status::Ok();
   }
   ops::LoopOptions loop;
