@@ -108,6 +108,18 @@ run 0 -c k.yaml update
 [ "$(sql k.yaml "SELECT count(*) FILTER (WHERE status = 'aborted') || '/' || count(*) FILTER (WHERE status NOT IN ('aborted', 'succeeded')) FROM predlake_runs")" = "2/0" ] \
   || fail "ledger: $(sql k.yaml "SELECT string_agg(status, ' ') FROM predlake_runs")"
 
+# `etl update` and `etl rebuild` run a long window in chunks too, one run and one line each.
+config e.yaml elake 2024-07-25_12:00 5h
+run 0 -c e.yaml raw update
+run 0 -c e.yaml etl update
+[ "$(grep -c '^predlake: etl update: \[' err.txt)" = 3 ] || fail "etl update chunks: $(cat err.txt)"
+grep -q '^predlake: etl update: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first etl chunk: $(cat err.txt)"
+[ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl update differs from one window"
+run 0 -c e.yaml etl rebuild
+grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first rebuild chunk: $(cat err.txt)"
+[ "$(grep -c '^predlake: etl update: \[' err.txt)" = 2 ] || fail "rebuild chunks: $(cat err.txt)"
+[ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl rebuild differs from one window"
+
 # A bad checkpoint_period: one line naming file:line, exit 2, nothing written.
 config bad.yaml badlake 2024-07-25_12:00 10s
 run 2 -c bad.yaml update
