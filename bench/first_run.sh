@@ -17,8 +17,8 @@ mkdir -p "$work"
 trap 'rm -rf "$work"/lake_* "$work"/*.yaml "$work"/*.time' EXIT
 cd "$work"
 
-echo "| history | mode | checkpoint_period | chunks | predictions | raw rows | wall s | peak RSS MB |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| history | mode | checkpoint_period | chunks | predictions | raw rows | wall s | CPU s | peak RSS MB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for days in $days_list; do
   for mode in $modes; do
     period=1d
@@ -35,13 +35,13 @@ lake_ss:
 sim_ss:
   start: $days days ago
 EOF
-    /usr/bin/time -f "%e %M" -o run.time "$bin" -q -c b.yaml update > /dev/null 2> err.txt \
+    /usr/bin/time -f "%e %U %S %M" -o run.time "$bin" -q -c b.yaml update > /dev/null 2> err.txt \
       || { echo "update failed: $(cat err.txt)" >&2; exit 1; }
-    read -r wall rss_kb < run.time
+    read -r wall user sys rss_kb < run.time
     chunks="$("$bin" -q -c b.yaml query "SELECT count(*) FROM predlake_runs WHERE command = 'update'" --format csv | tail -1)"
     preds="$("$bin" -q -c b.yaml query "SELECT count(*) FROM bronze_pdr_predictions" --format csv | tail -1)"
     rawrows="$("$bin" -q -c b.yaml query "SELECT (SELECT count(*) FROM pdr_predictions) + (SELECT count(*) FROM pdr_truevals) + (SELECT count(*) FROM pdr_payouts) + (SELECT count(*) FROM pdr_subscriptions) + (SELECT count(*) FROM pdr_slots)" --format csv | tail -1)"
-    echo "| ${days} d | $mode | $period | $chunks | $preds | $rawrows | $wall | $((rss_kb / 1024)) |"
+    echo "| ${days} d | $mode | $period | $chunks | $preds | $rawrows | $wall | $(echo "$user + $sys" | bc) | $((rss_kb / 1024)) |"
     rm -rf "$lake"
   done
 done
