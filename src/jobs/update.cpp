@@ -62,6 +62,7 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   raw_options.fallback_source = request.fallback_source;
   if (request.chunk_ms > 0) raw_options.chunk_ms = request.chunk_ms;
   raw_options.at_step = RawFaults(request.faults);
+  raw_options.note_later_start = request.note_later_start;
   auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
   if (request.progress != nullptr) request.progress->Finish();
   if (!fetched.ok()) return fetched.status();

@@ -35,6 +35,7 @@ struct UpdateRequest {
   // lake_ss.checkpoint_period: the window runs in chunks of this length (see Update); 0: one
   // window.
   int64_t chunk_ms = 0;
+  bool note_later_start = true;  // raw::UpdateOptions::note_later_start
 };
 
 struct UpdateReport {

@@ -565,7 +565,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     for (const Work& w : work) {
       if (w.recorded) earliest = earliest ? std::min(*earliest, w.start_ms) : w.start_ms;
     }
-    if (earliest && options.start_ms > *earliest) {
+    if (options.note_later_start && earliest && options.start_ms > *earliest) {
       report.warnings.push_back("lake_ss.st_timestr " + FormatTime(options.start_ms) +
                                 " is after the lake's start " + FormatTime(*earliest) +
                                 ": nothing changes (the lake keeps its data from " +

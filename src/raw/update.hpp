@@ -51,6 +51,9 @@ struct UpdateOptions {
   // whole and stored in one transaction that also moves the table's start down to the chunk's
   // start, so that a kill loses at most one chunk and its rows are held once per chunk.
   int64_t chunk_ms = 86'400'000;
+  // Whether a start later than the lake's gets its warning (see Update). False for a relative
+  // lake_ss.st_timestr ("30 days ago"), which moves later with every run and is not a request.
+  bool note_later_start = true;
   // Called with "backfill_commit" (inside a backfill chunk's transaction, before it commits) and
   // "fetch_commit" (inside each forward transaction): a non-OK result fails the transaction and the
   // run with it (tests and PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT inject faults here). May be empty.

@@ -33,6 +33,13 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.fallback_source = ctx.config().lake.feed_source;
   options.chunk_ms = ctx.config().lake.checkpoint_period_ms;
   {
+    // A start such as "30 days ago" moves with now: later than the lake's start is no request.
+    const std::string& text = ctx.config().lake.st_timestr;
+    Result<int64_t> a = ParseTime(text, ctx.now_ms());
+    Result<int64_t> b = ParseTime(text, ctx.now_ms() + 86'400'000);
+    options.note_later_start = !(a.ok() && b.ok() && *a != *b);
+  }
+  {
     etl::FaultInjection faults = etl::FaultInjection::FromEnv();
     if (!faults.fail_at.empty() || !faults.kill_at.empty()) {
       options.at_step = [faults](std::string_view step) -> Status {
