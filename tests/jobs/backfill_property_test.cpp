@@ -206,8 +206,8 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
                                     std::to_string(earliest + 5 * kHourMs)),
             0);
   EXPECT_EQ(LakeFingerprint(dir.path()), OneShot(factory, &sleep, earliest, head)) << log;
-  std::fprintf(stderr, "seed %d: %d backfills, %d failures, %d later starts\n", GetParam(),
-               backfills, failures, later_starts);
+  std::fprintf(stderr, "seed %d: %d backfills seen in a last chunk, %d failures, %d later starts\n",
+               GetParam(), backfills, failures, later_starts);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, BackfillProperty, ::testing::Range(1, BackfillSeedCount() + 1));
