@@ -44,7 +44,7 @@ struct Row {
   ValueKind kind;
   Field field;
   const char* doc;
-  int64_t min = 0;  // kInteger only
+  int64_t min = 0;  // kInteger; kDuration: the shortest value accepted
   int64_t max = 0;
 };
 
@@ -81,6 +81,11 @@ const Row kRows[] = {
      +[](Config& c) { return &c.lake.ohlcv_base_url; },
      "the exchange's REST API on real networks (Binance's spot API shape; `sim` answers "
      "in-process)"},
+    {"lake_ss.checkpoint_period", ValueKind::kDuration,
+     +[](Config& c) { return &c.lake.checkpoint_period_ms; },
+     "a long fetch or ETL window (a first `update`, a backfill) runs in chunks of this length, "
+     "each committed with its watermarks or checkpoint (at least 1m)",
+     60'000},
     {"lake_ss.feeds", ValueKind::kIgnored, {}, "pdr-backend's; predlake fetches every feed"},
     {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
@@ -454,6 +459,10 @@ class Reader {
         RETURN_IF_ERROR(String(node, key, text));
         Result<int64_t> ms = ParseDuration(text);
         if (!ms.ok()) return ValueError(node, key, ms.status().message());
+        if (*ms < row.min) {
+          return ValueError(node, key,
+                            fmt::format("'{}' is shorter than {}", text, FormatDuration(row.min)));
+        }
         *std::get<int64_t* (*)(Config&)>(row.field)(cfg_) = *ms;
         break;
       }

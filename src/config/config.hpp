@@ -46,6 +46,9 @@ struct LakeConfig {
   std::string ohlcv_exchange = "binance";  // one of KnownExchanges()
   std::string ohlcv_base_url =
       "https://api.binance.com";  // real networks; `sim` answers in-process
+  // A long fetch or ETL window runs in chunks of this length, each committed on its own (a kill
+  // loses at most one chunk); it bounds the memory of a first `update` over a long history.
+  int64_t checkpoint_period_ms = 86'400'000;
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).

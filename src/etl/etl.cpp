@@ -87,9 +87,24 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
   }
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
   if (checkpoint) report.checkpoint_before_ms = checkpoint->checkpoint_ms;
-  const int64_t start = checkpoint ? checkpoint->start_ms
-                                   : std::max(frontier.latest_start_ms,
-                                              options.st_ms.value_or(frontier.latest_start_ms));
+  int64_t start = checkpoint ? checkpoint->start_ms
+                             : std::max(frontier.latest_start_ms,
+                                        options.st_ms.value_or(frontier.latest_start_ms));
+  std::string backfill_note;
+  if (checkpoint && options.st_ms) {
+    // The start moved earlier and every input table has been backfilled to it (rule 7 extended):
+    // the built tables are rebuilt from raw from the new start, the exact one-shot build.
+    const int64_t covered = std::max(frontier.latest_start_ms, *options.st_ms);
+    if (covered < checkpoint->start_ms) {
+      backfill_note = "the start moved earlier from " + FormatTime(checkpoint->start_ms) + " to " +
+                      FormatTime(covered) + ": rebuilt from raw";
+      start = covered;
+      job = Job::kRebuild;
+    }
+  }
+  if (!backfill_note.empty()) {
+    note = note.empty() ? std::string_view(backfill_note) : note;
+  }
   const int64_t from = (job == Job::kRebuild || !checkpoint) ? start : checkpoint->checkpoint_ms;
   int64_t to = *frontier.frontier_ms;
   std::string limit = "the frontier " + FormatTime(to) + " (held back by " + frontier.held_by + ")";

@@ -1,5 +1,8 @@
 #include "jobs/etl.hpp"
 
+#include <algorithm>
+#include <optional>
+
 namespace predlake::jobs {
 
 std::string EtlCommand(EtlJob job) {
@@ -16,8 +19,60 @@ std::string EtlCommand(EtlJob job) {
   return "etl";
 }
 
+namespace {
+
+// Where the next chunk of a chunked kUpdate (or, first, kRebuild) starts: the checkpoint, or the
+// start a first run, a rebuild or a moved-earlier start builds from.
+Result<int64_t> EtlChunkPosition(lake::Lake& lake, const etl::UpdateOptions& options,
+                                 bool rebuild) {
+  ASSIGN_OR_RETURN(etl::Frontier frontier, etl::ComputeFrontier(lake));
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  const int64_t first =
+      std::max(frontier.latest_start_ms, options.st_ms.value_or(frontier.latest_start_ms));
+  if (!checkpoint) return first;
+  if (first < checkpoint->start_ms) return first;  // the start moved earlier: a rebuild
+  return rebuild ? checkpoint->start_ms : checkpoint->checkpoint_ms;
+}
+
+Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& request) {
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
+                   ops::OpenForWrite(env.lake_dir, EtlCommand(request.job), env.clock, env.retry,
+                                     /*create=*/false));
+  if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
+  EtlJob job = request.job;
+  etl::RunReport last;
+  for (int chunk = 0;; ++chunk) {
+    etl::UpdateOptions options = request.options;
+    ASSIGN_OR_RETURN(int64_t position, EtlChunkPosition(*lake, options, job == EtlJob::kRebuild));
+    std::optional<int64_t> chunk_end;
+    if (!options.to_ms || position < *options.to_ms - request.chunk_ms) {
+      chunk_end = position + request.chunk_ms;
+    }
+    if (chunk_end) options.to_ms = chunk_end;
+    ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(EtlCommand(job)));
+    if (chunk > 0 || chunk_end) run.detail()["chunk"] = {{"index", chunk + 1}};
+    Result<etl::RunReport> report = job == EtlJob::kRebuild ? etl::Rebuild(*lake, run, options)
+                                                            : etl::Update(*lake, run, options);
+    if (!report.ok()) return run.Fail(report.status());
+    last = std::move(report).value();
+    // The last chunk reaches the requested end, or stops short of its own at the frontier.
+    if (!chunk_end || !last.changed || last.checkpoint_after_ms.value_or(0) < *chunk_end) break;
+    if (request.on_chunk) request.on_chunk(last);
+    job = EtlJob::kUpdate;
+  }
+  if (env.export_after) ExportAfterPublish(env, *lake);
+  return last;
+}
+
+}  // namespace
+
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request) {
   const etl::UpdateOptions& options = request.options;
+  if (request.chunk_ms > 0 && (request.job == EtlJob::kUpdate || request.job == EtlJob::kRebuild)) {
+    auto report = RunEtlChunked(env, request);
+    if (options.progress != nullptr) options.progress->Finish();
+    return report;
+  }
   WriterEnv existing = env;
   existing.create = false;
   auto report =

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "etl/etl.hpp"
@@ -20,12 +21,24 @@ struct EtlRequest {
   // passes etl::FaultInjection::FromEnv() to honour PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT).
   etl::UpdateOptions options;
   int64_t from_ms = 0;  // kDrop and kRawDrop: the cut
+  // kUpdate and kRebuild: lake_ss.checkpoint_period; the window runs in chunks of this length, one
+  // run each (see RunEtl). 0: one window.
+  int64_t chunk_ms = 0;
+  // Called with the report of every chunk but the last; may be empty.
+  std::function<void(const etl::RunReport&)> on_chunk;
 };
 
 // The job under RunWriter (one run named EtlCommand(job)); the job's errors, or the lake's kBusy /
 // kData from opening it, unchanged. These jobs change only what is there: a missing lake is kData
 // "no lake at DIR" and nothing is created (env.create is ignored). The progress line is finished
 // before returning.
+//
+// With chunk_ms > 0, kUpdate and kRebuild run as runs of at most chunk_ms each, on one open lake:
+// the first is the job itself up to min(to, P + chunk_ms) (P: the checkpoint for kUpdate, the start
+// for kRebuild or when the start moved earlier), each later one an `etl update` of the next chunk,
+// until a run reaches the requested end or stops short of its chunk's end (the frontier). Every
+// chunk publishes with its checkpoint, so a kill loses at most one; the next run resumes. The
+// result is the last chunk's report; an error ends the job with it, earlier chunks committed.
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request);
 
 }  // namespace predlake::jobs

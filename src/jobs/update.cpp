@@ -1,42 +1,166 @@
 #include "jobs/update.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+
+#include "common/time.hpp"
+
 namespace predlake::jobs {
 
-Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms) {
+namespace {
+
+// The raw steps' fault points (raw::UpdateOptions::at_step) honour the ETL's fault injection, so
+// that PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT reach every phase of a chunk.
+std::function<Status(std::string_view)> RawFaults(const etl::FaultInjection& faults) {
+  if (faults.fail_at.empty() && faults.kill_at.empty()) return {};
+  return [faults](std::string_view step) -> Status {
+    if (faults.kill_at == step) std::raise(SIGKILL);
+    if (faults.fail_at == step) {
+      return Status::Internal("injected failure at raw step " + std::string(step) +
+                              " (PREDLAKE_FAIL_AT)");
+    }
+    return Status::Ok();
+  };
+}
+
+// P of the chunk plan (see Update): the lowest of the input watermarks and the ETL's position.
+Result<int64_t> ChunkPosition(lake::Lake& lake, int64_t start_ms) {
+  ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  int64_t position =
+      checkpoint && checkpoint->start_ms <= start_ms ? checkpoint->checkpoint_ms : start_ms;
+  for (std::string_view table : etl::kInputTables) {
+    auto it = marks.find(std::string(table));
+    position = std::min(position, it == marks.end() ? start_ms : it->second.watermark_ms);
+  }
+  return position;
+}
+
+int64_t StoredRows(const UpdateReport& chunk) {
+  int64_t rows = 0;
+  for (const raw::TableReport& t : chunk.raw.tables) rows += t.counts.rows_out;
+  for (const auto& [table, counts] : chunk.etl.tables) {
+    if (table.rfind("pdr_", 0) != 0) rows += counts.rows_out;
+  }
+  return rows;
+}
+
+// One chunk's run: the fetch up to end_ms, then the ETL up to it.
+Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
+                              int64_t end_ms, int64_t now_ms) {
+  UpdateReport out;
+  raw::UpdateOptions raw_options;
+  raw_options.start_ms = request.start_ms;
+  raw_options.end_ms = end_ms;
+  raw_options.finishes_run = false;
+  raw_options.cancel = request.cancel;
+  raw_options.retry = request.retry;
+  raw_options.sleeper = request.sleeper;
+  raw_options.fallback_source = request.fallback_source;
+  if (request.chunk_ms > 0) raw_options.chunk_ms = request.chunk_ms;
+  raw_options.at_step = RawFaults(request.faults);
+  raw_options.note_later_start = request.note_later_start;
+  raw_options.exchange = request.exchange;
+  raw_options.ohlcv_exchange = request.ohlcv_exchange;
+  raw_options.now_ms = now_ms;
+  auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
+  if (request.progress != nullptr) request.progress->Finish();
+  if (!fetched.ok()) return fetched.status();
+  out.raw = std::move(fetched).value();
+  if (request.after_fetch) request.after_fetch(out.raw);
+
+  etl::UpdateOptions etl_options;
+  etl_options.to_ms = end_ms;
+  etl_options.st_ms = request.start_ms;
+  etl_options.progress = request.progress;
+  etl_options.faults = request.faults;
+  etl_options.ohlcv = request.ohlcv;
+  auto built = etl::Update(lake, run, etl_options);
+  if (request.progress != nullptr) request.progress->Finish();
+  if (!built.ok()) return built.status();
+  out.etl = std::move(built).value();
+  return out;
+}
+
+std::string ShortCount(int64_t n) {
+  if (n < 10'000) return std::to_string(n);
+  if (n < 10'000'000) return std::to_string(n / 1000) + "k";
+  return std::to_string(n / 1'000'000) + "M";
+}
+
+std::string ShortSeconds(double seconds) {
+  const int64_t s = static_cast<int64_t>(seconds + 0.5);
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+}  // namespace
+
+std::string DescribeChunk(const ChunkProgress& chunk) {
+  return fmt::format("chunk {}/{} [{}, {}) done: {} rows, {} rows/s, {} chunk{} left, ETA {}",
+                     chunk.done, chunk.done + chunk.left, FormatTime(chunk.window_start_ms),
+                     FormatTime(chunk.window_end_ms), ShortCount(chunk.rows),
+                     ShortCount(static_cast<int64_t>(chunk.rows_per_second)), chunk.left,
+                     chunk.left == 1 ? "" : "s", ShortSeconds(chunk.eta_seconds));
+}
+
+Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
+                            const std::function<void(const ChunkProgress&)>& on_chunk) {
   if (!request.end_ms) return Status::Internal("update: no end given");
   ASSIGN_OR_RETURN(int64_t end_ms, request.end_ms(now_ms));
-  return RunWriter<UpdateReport>(
-      request.writer, "update", [&](lake::Lake& lake, lake::Run& run) -> Result<UpdateReport> {
-        UpdateReport out;
-        raw::UpdateOptions raw_options;
-        raw_options.start_ms = request.start_ms;
-        raw_options.end_ms = end_ms;
-        raw_options.finishes_run = false;
-        raw_options.cancel = request.cancel;
-        raw_options.retry = request.retry;
-        raw_options.sleeper = request.sleeper;
-        raw_options.fallback_source = request.fallback_source;
-        raw_options.exchange = request.exchange;
-        raw_options.ohlcv_exchange = request.ohlcv_exchange;
-        raw_options.now_ms = now_ms;
-        auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
-        if (request.progress != nullptr) request.progress->Finish();
-        if (!fetched.ok()) return fetched.status();
-        out.raw = std::move(fetched).value();
-        if (request.after_fetch) request.after_fetch(out.raw);
-
-        etl::UpdateOptions etl_options;
-        etl_options.to_ms = end_ms;
-        etl_options.st_ms = request.start_ms;
-        etl_options.progress = request.progress;
-        etl_options.faults = request.faults;
-        etl_options.ohlcv = request.ohlcv;
-        auto built = etl::Update(lake, run, etl_options);
-        if (request.progress != nullptr) request.progress->Finish();
-        if (!built.ok()) return built.status();
-        out.etl = std::move(built).value();
-        return out;
-      });
+  const WriterEnv& env = request.writer;
+  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
+                   ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create));
+  if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
+  const auto t0 = std::chrono::steady_clock::now();
+  UpdateReport total;
+  for (;;) {
+    ASSIGN_OR_RETURN(int64_t position, ChunkPosition(*lake, request.start_ms));
+    int64_t chunk_end = end_ms;
+    if (request.chunk_ms > 0 && position < end_ms - request.chunk_ms) {
+      chunk_end = position + request.chunk_ms;
+    }
+    const int64_t planned_left =
+        request.chunk_ms > 0 && chunk_end < end_ms
+            ? (end_ms - chunk_end + request.chunk_ms - 1) / request.chunk_ms
+            : 0;
+    ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun("update"));
+    if (total.chunks > 0 || planned_left > 0) {
+      run.detail()["chunk"] = {{"index", total.chunks + 1},
+                               {"of", total.chunks + 1 + planned_left}};
+    }
+    Result<UpdateReport> chunk = RunChunk(request, *lake, run, chunk_end, now_ms);
+    if (!chunk.ok()) return run.Fail(chunk.status());
+    total.rows += StoredRows(*chunk);
+    total.raw = std::move(chunk->raw);
+    total.etl = std::move(chunk->etl);
+    total.chunks += 1;
+    total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // The last chunk reaches the end, or stops short of its own end at the indexed head.
+    const bool last = chunk_end >= end_ms || total.raw.end_ms < chunk_end;
+    if (last) break;
+    ChunkProgress p;
+    p.done = total.chunks;
+    p.left = std::max<int64_t>(1, planned_left);
+    p.window_start_ms = total.etl.window_start_ms.value_or(position);
+    p.window_end_ms = total.etl.window_end_ms.value_or(chunk_end);
+    p.rows = total.rows;
+    p.rows_per_second = total.seconds > 0 ? static_cast<double>(total.rows) / total.seconds : 0;
+    p.eta_seconds = total.seconds / static_cast<double>(total.chunks) * static_cast<double>(p.left);
+    p.report = &total;
+    if (request.progress != nullptr) request.progress->Update("update: " + DescribeChunk(p));
+    if (on_chunk) on_chunk(p);
+    ASSIGN_OR_RETURN(int64_t after, ChunkPosition(*lake, request.start_ms));
+    // A chunk that moved nothing (the ETL held back by a table that cannot move) ends the update
+    // instead of looping.
+    if (after <= position) break;
+  }
+  if (env.export_after) ExportAfterPublish(env, *lake);
+  return total;
 }
 
 Status UpdateEvery(const UpdateRequest& request, const ops::LoopOptions& loop,

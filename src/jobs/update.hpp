@@ -34,22 +34,58 @@ struct UpdateRequest {
   const std::atomic<bool>* cancel = nullptr;  // polled by the fetch; set: the run stops, aborted
   Progress* progress = nullptr;               // not owned; may be null
   etl::FaultInjection faults;                 // for the ETL step
-  // Called between the fetch and the ETL (e.g. to print what was fetched); may be empty.
+  // Called between the fetch and the ETL of every chunk (e.g. to print what was fetched); may be
+  // empty.
   std::function<void(const raw::UpdateReport&)> after_fetch;
+  // lake_ss.checkpoint_period: the window runs in chunks of this length (see Update); 0: one
+  // window.
+  int64_t chunk_ms = 0;
+  bool note_later_start = true;  // raw::UpdateOptions::note_later_start
 };
 
 struct UpdateReport {
-  raw::UpdateReport raw;
-  etl::RunReport etl;
+  raw::UpdateReport raw;  // of the last chunk
+  etl::RunReport etl;     // of the last chunk
+  int64_t chunks = 0;     // runs done (one per chunk)
+  int64_t rows = 0;       // raw rows stored new plus built rows new, over every chunk
+  double seconds = 0;     // wall time of all chunks
 };
 
-// One run: opens the lake as writer "update" (RunWriter), fetches every raw table (raw::Update with
-// finishes_run = false: the run records the raw tables' counts and, under detail "raw", the head,
-// end and contracts) and runs the ETL up to the same end under the same run, which the ETL
-// finishes in its publish transaction. A failing fetch fails the run with what it fetched (the ETL
-// does not run); a failing ETL fails it with the raw and built counts. The lake is closed before
-// returning.
-Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms);
+// Where a chunked update stands after a chunk, for progress lines.
+struct ChunkProgress {
+  int64_t done = 0;  // chunks done, this one included
+  int64_t left = 0;  // chunks still planned (an estimate: the head may end the window earlier)
+  int64_t window_start_ms = 0;  // this chunk's window
+  int64_t window_end_ms = 0;
+  int64_t rows = 0;                      // rows stored so far (UpdateReport::rows)
+  double rows_per_second = 0;            // so far
+  double eta_seconds = 0;                // left chunks at the mean chunk time so far
+  const UpdateReport* report = nullptr;  // this chunk's (chunks, rows, seconds: so far)
+};
+
+// "chunk 3/12 [2024-07-25T00:00:00Z, 2024-07-26T00:00:00Z) done: 181k rows, 52k rows/s, 9 chunks
+// left, ETA 1m05s".
+std::string DescribeChunk(const ChunkProgress& chunk);
+
+// Opens the lake as writer "update" (as RunWriter) and runs the window up to request.end_ms in
+// chunks, one ledger run ("update") per chunk. A chunk's run fetches every raw table (raw::Update
+// with finishes_run = false: the run records the raw tables' counts and, under detail "raw", the
+// head, end, contracts and any backfill) up to the chunk's end and runs the ETL up to the same end
+// under the same run, which the ETL finishes in its publish transaction; its detail gets "chunk"
+// {index, of} when there is more than one. A failing fetch fails the run with what it fetched (the
+// ETL does not run); a failing ETL fails it with the raw and built counts; either ends the update
+// with that error, every earlier chunk committed (a kill loses at most one chunk, and the next
+// update resumes from the watermarks and checkpoint).
+//
+// A chunk ends at min(end, P + chunk_ms), where P is the lowest of the input tables' watermarks
+// and the ETL's position (its checkpoint; the start before the first run or when the start moved
+// earlier, which rebuilds from raw); the last chunk is the one that reaches the end or the indexed
+// head. A backfill (the start moved earlier) is fetched in the first chunk's raw step, in chunks of
+// its own (raw::UpdateOptions::chunk_ms). on_chunk (may be empty) is called after every chunk but
+// the last. An export (request.writer.export_after) follows the last chunk. The lake is closed
+// before returning.
+Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
+                            const std::function<void(const ChunkProgress&)>& on_chunk = {});
 
 // `update --every`: Update on loop's cadence (ops::RunEvery, with its back-off and fatal errors)
 // until `cancelled` is set, holding the lake's loop lock (lake::LoopLock) throughout: a second

@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/time.hpp"
 #include "raw/contracts.hpp"
 #include "raw/fetch.hpp"
 #include "raw/head.hpp"
@@ -80,6 +81,7 @@ class PageQueue {
 struct Work {
   const FetchSpec* spec = nullptr;
   TableReport report;
+  bool recorded = false;     // the table had a watermark before the run
   int64_t start_ms = 0;      // the watermark's start
   int64_t watermark_ms = 0;  // committed so far
   // Fetched rows with timestamp <= this may be stored already (see Stager::Flush).
@@ -120,6 +122,19 @@ nlohmann::ordered_json RetriesJson(const std::map<std::string, int64_t>& retries
   return out;
 }
 
+// {table: {from_ms, to_ms, chunks}} of the tables backfilled (started or done), or an empty object.
+nlohmann::ordered_json BackfillJson(const std::vector<Work>& work) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const Work& w : work) {
+    if (!w.report.backfill_from_ms) continue;
+    out[w.report.table] = {{"from_ms", *w.report.backfill_from_ms},
+                           {"to_ms", w.report.before.start_ms},
+                           {"chunks", w.report.backfill_chunks},
+                           {"start_ms", w.start_ms}};
+  }
+  return out;
+}
+
 // Puts what the run did so far on `run`: the window, per-table counts and the detail (under "raw"
 // when the fetch is a step of a larger run).
 void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& report,
@@ -127,7 +142,9 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
   std::optional<int64_t> window_start;
   for (const Work& w : work) {
     run.tables()[w.report.table] = w.report.counts;
-    window_start = window_start ? std::min(*window_start, w.report.from_ms) : w.report.from_ms;
+    int64_t from = w.report.from_ms;
+    if (w.report.backfill_from_ms) from = std::min(from, *w.report.backfill_from_ms);
+    window_start = window_start ? std::min(*window_start, from) : from;
   }
   run.SetWindow(window_start, work.empty() ? std::nullopt : std::optional<int64_t>(report.end_ms));
   nlohmann::ordered_json detail = {
@@ -162,6 +179,8 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
     detail["skipped_contracts"] = std::move(skipped);
   }
   if (finishes_run) {
+    if (nlohmann::ordered_json b = BackfillJson(work); !b.empty())
+      detail["backfill"] = std::move(b);
     run.detail() = std::move(detail);
   } else {
     // The run's table counts become the ETL's once it runs; what the fetch did stays here.
@@ -180,6 +199,8 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
           {"retries", report.ohlcv.retries}};
     }
     detail["tables"] = std::move(tables);
+    if (nlohmann::ordered_json b = BackfillJson(work); !b.empty())
+      detail["backfill"] = std::move(b);
     run.detail()["raw"] = std::move(detail);
   }
 }
@@ -283,7 +304,8 @@ class ThreadsSetting {
 // failure it is unchanged and the transaction rolled back.
 Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& batch, int64_t run_id,
                   std::vector<Work>& work,
-                  const std::function<Status(const std::vector<Work>&)>& before_commit) {
+                  const std::function<Status(const std::vector<Work>&)>& before_commit,
+                  const std::function<Status(std::string_view)>& at_step) {
   std::vector<Work> pending = work;
   std::vector<bool> touched(work.size(), false);
   ASSIGN_OR_RETURN(duck::Transaction tx, duck::Transaction::Begin(lake.conn()));
@@ -313,6 +335,7 @@ Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& bat
     st = lake.SetWatermark(w.report.table, w.report.after, run_id);
   }
   if (st.ok() && before_commit) st = before_commit(pending);
+  if (st.ok() && at_step) st = at_step("fetch_commit");
   if (st.ok()) st = tx.Commit();
   if (!st.ok()) {
     (void)tx.Rollback();
@@ -320,6 +343,107 @@ Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& bat
     return st;
   }
   work = std::move(pending);
+  return Status::Ok();
+}
+
+// Backfills w's table from w.start_ms down to target_ms (see Update), chunk by chunk, each chunk's
+// pages staged as they arrive and stored in one transaction with the lowered start. On success
+// w.start_ms is target_ms; on failure it is the start of the last chunk stored.
+Status BackfillTable(lake::Lake& lake, Stager& stager, Work& w, int64_t target_ms,
+                     const ContractMap& contracts, const UpdateOptions& options,
+                     const TransportFactory& factory, int64_t run_id, int stream, int64_t min_block,
+                     Progress* progress) {
+  TableReport& r = w.report;
+  r.backfill_from_ms = target_ms;
+  ASSIGN_OR_RETURN(std::unique_ptr<gql::Transport> transport,
+                   MakeTransport(factory, {run_id, stream}));
+  gql::Client client(std::move(transport), options.retry, options.sleeper);
+  client.set_stop_flag(options.cancel);
+  client.set_min_block(min_block);
+  const int64_t chunk = std::max<int64_t>(1, options.chunk_ms);
+  const int64_t chunks_total = (w.start_ms - target_ms + chunk - 1) / chunk;
+  while (w.start_ms > target_ms) {
+    if (options.cancel != nullptr && options.cancel->load()) {
+      return Status::Cancelled("raw update interrupted");
+    }
+    const int64_t to = w.start_ms;
+    const int64_t from = std::max(target_ms, to - chunk);
+    const std::string context = r.table + " backfill " + FormatWindow(from, to);
+    if (progress != nullptr && progress->enabled()) {
+      progress->Update("raw backfill " + ShortName(r.table) + ": chunk " +
+                       std::to_string(r.backfill_chunks + 1) + "/" + std::to_string(chunks_total) +
+                       " " + FormatWindow(from, to));
+    }
+    Pager pager(*w.spec, contracts, from, to, options.page_size);
+    int64_t pages = 0;
+    Status st;
+    while (st.ok() && !pager.done()) {
+      auto page = pager.Next(client);
+      if (!page.ok()) {
+        st = Status(page.status().code(), context + " " + page.status().message());
+        break;
+      }
+      st = stager.Stage(*w.spec->table, page->rows);
+      ++pages;
+    }
+    // Rows an import left outside its window are the only ones this window can meet again.
+    std::optional<int64_t> conflicts;
+    if (st.ok()) {
+      auto hi = lake.conn().QueryInt("SELECT max(timestamp) FROM " + r.table +
+                                         " WHERE timestamp >= " + std::to_string(from) +
+                                         " AND timestamp < " + std::to_string(to),
+                                     "find stored rows in the backfill of " + r.table);
+      if (hi.ok()) {
+        conflicts = *hi;
+      } else {
+        st = hi.status();
+      }
+    }
+    lake::TableCounts counts;
+    for (int attempt = 0; st.ok() && attempt < 2; ++attempt) {
+      auto tx = duck::Transaction::Begin(lake.conn());
+      if (!tx.ok()) {
+        st = tx.status();
+        break;
+      }
+      auto flushed = stager.Flush(*w.spec->table, conflicts);
+      st = flushed.status();
+      if (st.ok()) {
+        counts = *flushed;
+        st = lake.SetWatermark(r.table, {from, w.watermark_ms}, run_id);
+      }
+      if (st.ok() && options.at_step) st = options.at_step("backfill_commit");
+      if (st.ok()) st = tx->Commit();
+      if (st.ok()) break;
+      (void)tx->Rollback();
+      if (attempt == 0 && stager.plain_insert_failed() && conflicts != Stager::kAllMayConflict) {
+        // A row believed new was stored already: the chunk again, every row through ON CONFLICT.
+        conflicts = Stager::kAllMayConflict;
+        st = Status::Ok();
+        (void)stager.Clear();
+        Pager again(*w.spec, contracts, from, to, options.page_size);
+        while (st.ok() && !again.done()) {
+          auto page = again.Next(client);
+          if (!page.ok()) {
+            st = Status(page.status().code(), context + " " + page.status().message());
+            break;
+          }
+          st = stager.Stage(*w.spec->table, page->rows);
+        }
+        continue;
+      }
+      break;
+    }
+    if (!st.ok()) {
+      (void)stager.Clear();
+      return st;
+    }
+    r.counts += counts;
+    r.pages += pages;
+    r.backfill_chunks += 1;
+    w.start_ms = from;
+    r.after = {w.start_ms, w.watermark_ms};
+  }
   return Status::Ok();
 }
 
@@ -412,6 +536,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     auto it = marks->find(r.table);
     if (it != marks->end()) {
       r.before = it->second;
+      w.recorded = true;
       w.start_ms = it->second.start_ms;
       w.watermark_ms = it->second.watermark_ms;
     } else {
@@ -464,6 +589,28 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   auto duck_threads = ThreadsSetting::Limit(lake.conn(), 1);
   if (!duck_threads.ok()) return fail(duck_threads.status());
 
+  {
+    std::optional<int64_t> earliest;
+    for (const Work& w : work) {
+      if (w.recorded) earliest = earliest ? std::min(*earliest, w.start_ms) : w.start_ms;
+    }
+    if (options.note_later_start && earliest && options.start_ms > *earliest) {
+      report.warnings.push_back("lake_ss.st_timestr " + FormatTime(options.start_ms) +
+                                " is after the lake's start " + FormatTime(*earliest) +
+                                ": nothing changes (the lake keeps its data from " +
+                                FormatTime(*earliest) + "; only an earlier start backfills)");
+    }
+  }
+  // The backfill first, one table after another: a chunk's rows are held until it commits.
+  for (size_t i = 0; i < work.size(); ++i) {
+    Work& w = work[i];
+    if (!w.recorded) continue;
+    if (options.start_ms >= w.start_ms) continue;
+    Status st = BackfillTable(lake, *stager, w, options.start_ms, contracts, options, factory,
+                              run.id(), static_cast<int>(i) + 1, report.head_block, progress);
+    if (!st.ok()) return fail(st);
+  }
+
   std::atomic<bool> stop{false};
   PageQueue queue(static_cast<size_t>(std::max(1, options.queue_pages)) * work.size(),
                   static_cast<int>(work.size()));
@@ -515,13 +662,13 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
       Record(run, with_stats, report, options.finishes_run);
       return options.finishes_run ? run.Finish() : Status::Ok();
     };
-    Status st = StoreBatch(lake, *stager, pages, run.id(), work, finish);
+    Status st = StoreBatch(lake, *stager, pages, run.id(), work, finish, options.at_step);
     if (!st.ok() && stager->plain_insert_failed() && !safe_mode) {
       // A row believed new was stored already (the source moved an event in time?): from now on
       // every row goes through ON CONFLICT.
       safe_mode = true;
       for (Work& w : work) w.conflicts_up_to = Stager::kAllMayConflict;
-      st = StoreBatch(lake, *stager, pages, run.id(), work, finish);
+      st = StoreBatch(lake, *stager, pages, run.id(), work, finish, options.at_step);
     }
     if (!st.ok()) {
       if (error.ok()) error = st;

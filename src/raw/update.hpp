@@ -35,8 +35,11 @@ struct TransportUse {
 using TransportFactory = std::function<std::unique_ptr<gql::Transport>(const TransportUse& use)>;
 
 struct UpdateOptions {
-  int64_t start_ms = 0;  // where a table without a watermark starts (lake_ss.st_timestr)
-  int64_t end_ms = 0;    // requested end (--to or lake_ss.fin_timestr); capped at the head
+  // lake_ss.st_timestr resolved: where a table without a watermark starts. A table whose recorded
+  // start is later is backfilled: [start_ms, its start) is fetched (see Update). A later start
+  // changes nothing.
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;  // requested end (--to or lake_ss.fin_timestr); capped at the head
   std::vector<std::string> tables;  // empty: all five raw tables
   // False when the fetch is the first step of a larger run (`update`): its detail goes under
   // "raw", and on success the run is left running for the next step to finish.
@@ -52,6 +55,17 @@ struct UpdateOptions {
   ExchangeFactory exchange;
   std::string ohlcv_exchange = "binance";
   int64_t now_ms = 0;
+  // A backfill runs backwards in chunks of this length (lake_ss.checkpoint_period), each fetched
+  // whole and stored in one transaction that also moves the table's start down to the chunk's
+  // start, so that a kill loses at most one chunk and its rows are held once per chunk.
+  int64_t chunk_ms = 86'400'000;
+  // Whether a start later than the lake's gets its warning (see Update). False for a relative
+  // lake_ss.st_timestr ("30 days ago"), which moves later with every run and is not a request.
+  bool note_later_start = true;
+  // Called with "backfill_commit" (inside a backfill chunk's transaction, before it commits) and
+  // "fetch_commit" (inside each forward transaction): a non-OK result fails the transaction and the
+  // run with it (tests and PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT inject faults here). May be empty.
+  std::function<Status(std::string_view step)> at_step;
 
   int page_size = 1000;
   // pdr_slots is re-read from its watermark minus (the longest epoch + trueval timeout of the
@@ -69,6 +83,10 @@ struct TableReport {
   int64_t from_ms = 0;  // window fetched
   int64_t end_ms = 0;
   lake::Watermark before;  // {0, 0} for a table fetched for the first time
+  // The backfill window [backfill_from_ms, before.start_ms) when the start moved earlier (its rows
+  // are in `counts` too), and the backfill chunks stored.
+  std::optional<int64_t> backfill_from_ms;
+  int64_t backfill_chunks = 0;
   lake::Watermark after;
   int64_t pages = 0;
   // rows_in records fetched, rows_out new rows stored, rows_updated pdr_slots rows whose state
@@ -115,6 +133,12 @@ struct UpdateReport {
 // per-table counts and the detail {head_ms, end_ms, contracts, head_block, deployment,
 // has_indexing_errors, retries {kind: n}, smaller_pages[, deployment_changed_from]}; unless
 // options.finishes_run is false it is finished in the same transaction as the last pages.
+//
+// Backfill: a table whose watermark's start is after options.start_ms first gets the events of
+// [options.start_ms, start), fetched in chunks from the start backwards (each chunk forwards, by
+// the same cursor as any window, so ties at a chunk's edge are read whole), each chunk stored in
+// one transaction with the watermark {chunk start, watermark}: the table always covers one
+// contiguous interval. The forward fetch follows.
 //
 // On failure the run is failed (Run::Fail: aborted when cancelled) with what was fetched so far,
 // watermarks stay where the stored rows end, and the error is returned: kSource naming the table,

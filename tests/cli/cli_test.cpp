@@ -335,7 +335,7 @@ TEST_F(CliTest, BrokenDefaultConfigIsAnError) {
   EXPECT_EQ(o.err,
             "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
             "st_timestr, fin_timestr, network, export_after_publish, export_grace, retry_budget, "
-            "feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url)\n");
+            "feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period)\n");
   EXPECT_FALSE(seen_.ran);
 }
 

@@ -49,6 +49,12 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
   request.options.progress = progress.get();
   request.options.ohlcv = ctx.config().lake.ohlcv;
   request.options.faults = etl::FaultInjection::FromEnv();
+  if (!IsRollback(job)) {
+    request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
+    request.on_chunk = [&](const etl::RunReport& chunk) {
+      ctx.log().Info(chunk.message, {{"run", std::to_string(chunk.run_id)}});
+    };
+  }
   ASSIGN_OR_RETURN(etl::RunReport report, jobs::RunEtl(WriterEnvFor(ctx), request));
   ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
   return Status::Ok();

@@ -1,6 +1,9 @@
+#include <csignal>
+
 #include "cli/command.hpp"
 #include "cli/network.hpp"
 #include "cli/writer_env.hpp"
+#include "etl/etl.hpp"
 #include "jobs/writer.hpp"
 #include "raw/update.hpp"
 
@@ -31,6 +34,27 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   ASSIGN_OR_RETURN(options.exchange, MakeExchangeFactory(ctx));
   options.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
   options.now_ms = ctx.now_ms();
+  options.chunk_ms = ctx.config().lake.checkpoint_period_ms;
+  {
+    // A start such as "30 days ago" moves with now: later than the lake's start is no request.
+    const std::string& text = ctx.config().lake.st_timestr;
+    Result<int64_t> a = ParseTime(text, ctx.now_ms());
+    Result<int64_t> b = ParseTime(text, ctx.now_ms() + 86'400'000);
+    options.note_later_start = !(a.ok() && b.ok() && *a != *b);
+  }
+  {
+    etl::FaultInjection faults = etl::FaultInjection::FromEnv();
+    if (!faults.fail_at.empty() || !faults.kill_at.empty()) {
+      options.at_step = [faults](std::string_view step) -> Status {
+        if (faults.kill_at == step) std::raise(SIGKILL);
+        if (faults.fail_at == step) {
+          return Status::Internal("injected failure at raw step " + std::string(step) +
+                                  " (PREDLAKE_FAIL_AT)");
+        }
+        return Status::Ok();
+      };
+    }
+  }
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(
@@ -58,6 +82,11 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
                        std::to_string(t.counts.rows_out) + " new";
     if (t.counts.rows_updated > 0)
       line += ", " + std::to_string(t.counts.rows_updated) + " updated";
+    if (t.backfill_from_ms) {
+      line += ", backfilled [" + FormatTime(*t.backfill_from_ms) + ", " +
+              FormatTime(t.before.start_ms) + ") in " + std::to_string(t.backfill_chunks) +
+              " chunk" + (t.backfill_chunks == 1 ? "" : "s");
+    }
     line += ", watermark " + FormatTime(t.after.watermark_ms);
     if (t.retries > 0) {
       line += ", " + std::to_string(t.retries) + " retries (";

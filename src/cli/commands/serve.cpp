@@ -50,6 +50,7 @@ Status RunUpdateLoop(Context& ctx, int64_t every_ms, int64_t start_ms,
   request.ohlcv = ctx.config().lake.ohlcv;
   request.retry = FetchRetryPolicy(ctx);
   request.fallback_source = ctx.config().lake.feed_source;
+  request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
   request.cancel = &Context::EnableCancellation();
   request.faults = etl::FaultInjection::FromEnv();
   ops::LoopOptions loop;

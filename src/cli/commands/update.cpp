@@ -1,6 +1,7 @@
 #include "jobs/update.hpp"
 
 #include <cstdio>
+#include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "cli/network.hpp"
@@ -29,6 +30,14 @@ void PrintFetch(Context& ctx, const raw::UpdateReport& r) {
                      FormatTime(r.end_ms) + " (indexed head " + FormatTime(r.head_ms) + ")" +
                      (retries > 0 ? ", " + std::to_string(retries) + " retries" : ""),
                  {{"run", std::to_string(r.run_id)}});
+}
+
+// A start such as "30 days ago" moves with now: later than the lake's start is then no request.
+bool StartIsRelative(Context& ctx) {
+  const std::string& text = ctx.config().lake.st_timestr;
+  Result<int64_t> a = ParseTime(text, ctx.now_ms());
+  Result<int64_t> b = ParseTime(text, ctx.now_ms() + 86'400'000);
+  return a.ok() && b.ok() && *a != *b;
 }
 
 void PrintEtl(Context& ctx, const jobs::UpdateReport& r) {
@@ -79,9 +88,22 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   request.progress = progress.get();
   request.faults = etl::FaultInjection::FromEnv();
   request.after_fetch = [&](const raw::UpdateReport& r) { PrintFetch(ctx, r); };
+  request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
+  request.note_later_start = !StartIsRelative(ctx);
   if (o.every.empty()) {
-    ASSIGN_OR_RETURN(jobs::UpdateReport report, jobs::Update(request, ctx.now_ms()));
+    ASSIGN_OR_RETURN(jobs::UpdateReport report,
+                     jobs::Update(request, ctx.now_ms(), [&](const jobs::ChunkProgress& chunk) {
+                       PrintEtl(ctx, *chunk.report);
+                       ctx.log().Info("update: " + jobs::DescribeChunk(chunk));
+                     }));
     PrintEtl(ctx, report);
+    if (report.chunks > 1) {
+      ctx.log().Info(
+          fmt::format("update: {} chunks (lake_ss.checkpoint_period {}), {} rows in "
+                      "{:.1f}s, {:.0f} rows/s",
+                      report.chunks, FormatDuration(request.chunk_ms), report.rows, report.seconds,
+                      report.seconds > 0 ? report.rows / report.seconds : 0.0));
+    }
     return Status::Ok();
   }
   ops::LoopOptions loop;

@@ -1,0 +1,307 @@
+// Backfill and chunked runs (issue 13): randomised schedules that move lake_ss.st_timestr earlier
+// (and later) between updates, with failures injected at every chunk phase, end equal to a
+// one-shot, one-window build from the earliest start (DESIGN.md rule 7 extended), raw and built
+// tables alike. The seeds: PREDLAKE_BACKFILL_SEEDS (default 3, 1 under sanitizers, decided by the
+// compiler so that CTest lists what runs).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../raw/raw_test_util.hpp"
+#include "etl/etl.hpp"
+#include "etl/pipeline.hpp"
+#include "jobs/update.hpp"
+#include "support/rng.hpp"
+
+namespace predlake::jobs {
+namespace {
+
+using raw::rawtest::Ms;
+using raw::rawtest::TempDir;
+using test_support::Rng;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kDefaultBackfillSeeds = 1;
+#else
+constexpr int kDefaultBackfillSeeds = 3;
+#endif
+
+int BackfillSeedCount() {
+  const char* v = std::getenv("PREDLAKE_BACKFILL_SEEDS");
+  return v && *v ? std::atoi(v) : kDefaultBackfillSeeds;
+}
+
+constexpr int64_t kHourMs = 3'600'000;
+
+config::SimConfig BackfillWorld(uint64_t seed) {
+  config::SimConfig c;
+  c.seed = seed;
+  c.start = "2024-07-25";
+  c.now = "2024-07-25_14:00";
+  c.num_predictoors = 6;
+  c.pairs = {"BTC/USDT", "ETH/USDT"};
+  return c;
+}
+
+// Every raw and built table's rows as count/hash (built tables without run_id), and the
+// watermarks and checkpoint: equal strings mean equal lakes.
+std::string LakeFingerprint(const std::string& dir) {
+  auto lake = raw::rawtest::OpenLake(dir);
+  if (!lake) return "no lake";
+  std::string out;
+  auto add = [&](std::string_view table, const std::string& select) {
+    auto rows = lake->conn().Query(
+        "SELECT count(*)::VARCHAR || '/' || "
+        "coalesce(sum(hash(r)), 0)::VARCHAR FROM (" +
+            select + ") AS r",
+        "fingerprint");
+    EXPECT_TRUE(rows.ok()) << rows.status().message();
+    if (!rows.ok()) return;
+    auto text = rows->ToText();
+    out += std::string(table) + "=" + text[0][0].value_or("?") + "\n";
+  };
+  for (std::string_view t : lake::kRawTables) add(t, "SELECT * FROM " + std::string(t));
+  for (std::string_view t : lake::kBuiltTables) {
+    add(t, "SELECT * EXCLUDE (run_id) FROM " + std::string(t));
+  }
+  add("watermarks",
+      "SELECT table_name, start_ms, watermark_ms FROM predlake_watermarks WHERE table_name IN "
+      "('pdr_predictions', 'pdr_truevals', 'pdr_payouts', 'pdr_subscriptions', 'pdr_slots')");
+  add("checkpoint", "SELECT start_ms, checkpoint_ms FROM predlake_checkpoint");
+  return out;
+}
+
+int64_t LakeInt(const std::string& dir, const std::string& sql) {
+  auto lake = raw::rawtest::OpenLake(dir);
+  if (!lake) return -1;
+  auto v = lake->conn().QueryInt(sql, "test");
+  EXPECT_TRUE(v.ok()) << v.status().message() << "\n" << sql;
+  return v.ok() ? v->value_or(-1) : -1;
+}
+
+UpdateRequest BackfillRequest(const std::string& dir, raw::TransportFactory factory,
+                              Sleeper* sleeper, int64_t start_ms, int64_t end_ms,
+                              int64_t chunk_ms) {
+  UpdateRequest r;
+  r.writer.lake_dir = dir;
+  r.start_ms = start_ms;
+  r.end_ms = [end_ms](int64_t) -> Result<int64_t> { return end_ms; };
+  r.factory = std::move(factory);
+  r.sleeper = sleeper;
+  r.retry.jitter_seed = 1;
+  r.chunk_ms = chunk_ms;
+  return r;
+}
+
+// Every phase of a chunk where a failure (or a kill) can land: the raw steps and the ETL's (those
+// of an incremental chunk).
+std::vector<std::string> ChunkPhases() {
+  std::vector<std::string> out = {"backfill_commit", "fetch_commit"};
+  for (const std::string& s : etl::JobStepNames(etl::Job::kUpdate)) {
+    if (s != "drop_staging") out.push_back(s);  // after the commit: its failure is ignored
+  }
+  return out;
+}
+
+// The one-shot build: a fresh lake, one update in one window from `start` to `end`.
+std::string OneShot(const raw::TransportFactory& factory, Sleeper* sleeper, int64_t start,
+                    int64_t end) {
+  TempDir dir;
+  auto report = Update(BackfillRequest(dir.path(), factory, sleeper, start, end, 0), 0);
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report.ok() ? report->chunks : 0, 1);
+  return LakeFingerprint(dir.path());
+}
+
+class BackfillProperty : public ::testing::TestWithParam<int> {};
+
+TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
+  const uint64_t seed = static_cast<uint64_t>(GetParam());
+  const config::SimConfig world = BackfillWorld(seed);
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  const raw::TransportFactory factory = raw::rawtest::SimFactory(engine);
+  raw::rawtest::NoSleep sleep;
+  Rng rng(seed * 7919 + 5);
+  const int64_t earliest = Ms(world.start);
+  const int64_t head = engine->HeadMs();
+  const std::vector<std::string> phases = ChunkPhases();
+  const int64_t chunk_choices[] = {45 * 60'000, 2 * kHourMs, 5 * kHourMs, 0};
+
+  TempDir dir;
+  // A start some hours in, sometimes off the second (ties at the boundary are whole seconds).
+  int64_t start =
+      earliest + rng.Uniform(5, 9) * kHourMs + (rng.Chance(30) ? rng.Uniform(1, 999) : 0);
+  int64_t end = start + rng.Uniform(1, 3) * kHourMs;
+  int backfills = 0, failures = 0, later_starts = 0;
+  std::string log;
+  auto run_update = [&](bool may_fail) {
+    const int64_t chunk_ms = chunk_choices[rng.Uniform(0, 3)];
+    UpdateRequest request = BackfillRequest(dir.path(), factory, &sleep, start, end, chunk_ms);
+    if (may_fail && rng.Chance(60)) {
+      request.faults.fail_at = phases[rng.Uniform(0, static_cast<int64_t>(phases.size()) - 1)];
+    }
+    log += "update start=" + FormatTime(start) + " end=" + FormatTime(end) +
+           " chunk=" + std::to_string(chunk_ms) + " fail_at=" + request.faults.fail_at + "\n";
+    auto report = Update(request, 0);
+    if (!report.ok()) {
+      EXPECT_FALSE(request.faults.fail_at.empty()) << report.status().message() << "\n" << log;
+      EXPECT_EQ(report.status().code(), StatusCode::kInternal) << report.status().message();
+      EXPECT_NE(report.status().message().find(request.faults.fail_at), std::string::npos)
+          << report.status().message();
+      ++failures;
+      return;
+    }
+    for (const raw::TableReport& t : report->raw.tables) {
+      if (t.backfill_from_ms) {
+        ++backfills;
+        EXPECT_EQ(t.after.start_ms, start) << t.table << "\n" << log;
+      }
+    }
+  };
+
+  run_update(false);
+  ASSERT_GT(LakeInt(dir.path(), "SELECT count(*) FROM bronze_pdr_predictions"), 0) << log;
+  for (int step = 0; step < 5; ++step) {
+    const int64_t action = rng.Uniform(0, 9);
+    if (action < 4 && start > earliest) {
+      start = earliest + rng.Uniform(0, (start - earliest) / 60'000) * 60'000;  // earlier
+    } else if (action < 5) {
+      // Later: nothing built changes (the lake keeps its start).
+      const int64_t before = LakeInt(dir.path(), "SELECT start_ms FROM predlake_checkpoint");
+      UpdateRequest request = BackfillRequest(dir.path(), factory, &sleep,
+                                              before + rng.Uniform(1, 3) * kHourMs, end, 0);
+      log += "update with a later start\n";
+      auto report = Update(request, 0);
+      ASSERT_TRUE(report.ok()) << report.status().message();
+      bool said = false;
+      for (const std::string& w : report->raw.warnings) {
+        said |= w.find("nothing changes") != std::string::npos;
+      }
+      EXPECT_TRUE(said) << log;
+      EXPECT_EQ(LakeInt(dir.path(), "SELECT start_ms FROM predlake_checkpoint"), before);
+      ++later_starts;
+      continue;
+    }
+    end = std::min(head, end + rng.Uniform(0, 3) * kHourMs);
+    run_update(true);
+  }
+  // The rerun after the last failure, then the earliest start to the head.
+  start = earliest;
+  end = head;
+  run_update(false);
+  run_update(false);
+  // The backfill is in the first chunk's fetch (a chunked update reports its last chunk): the
+  // ledger records each one.
+  EXPECT_GT(LakeInt(dir.path(),
+                    "SELECT count(*) FROM predlake_runs WHERE "
+                    "json_extract(detail, '$.raw.backfill') IS NOT NULL"),
+            0)
+      << log;
+  // Rows before the first start were fetched, and the built tables start at the earliest start.
+  EXPECT_EQ(LakeInt(dir.path(), "SELECT start_ms FROM predlake_checkpoint"), earliest) << log;
+  EXPECT_GT(LakeInt(dir.path(), "SELECT count(*) FROM bronze_pdr_predictions WHERE timestamp < " +
+                                    std::to_string(earliest + 5 * kHourMs)),
+            0);
+  EXPECT_EQ(LakeFingerprint(dir.path()), OneShot(factory, &sleep, earliest, head)) << log;
+  std::fprintf(stderr, "seed %d: %d backfills seen in a last chunk, %d failures, %d later starts\n",
+               GetParam(), backfills, failures, later_starts);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, BackfillProperty, ::testing::Range(1, BackfillSeedCount() + 1));
+
+// A chunked update failing at every phase of a chunk, each in a later chunk of one growing lake
+// (and a backfill failing at its chunk's commit): each failure loses only its chunk, each rerun
+// redoes it, and the lake ends equal to one window from the earliest start, one run per chunk.
+TEST(ChunkedUpdate, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
+  const config::SimConfig world = BackfillWorld(3);
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  const raw::TransportFactory factory = raw::rawtest::SimFactory(engine);
+  raw::rawtest::NoSleep sleep;
+  const int64_t earliest = Ms(world.start);
+  const int64_t head = engine->HeadMs();
+  const int64_t chunk_ms = 20 * 60'000;
+  const int64_t first_start = earliest + kHourMs;
+  TempDir dir;
+  int64_t end = first_start;
+  for (const std::string& phase : ChunkPhases()) {
+    if (phase == "backfill_commit") continue;
+    SCOPED_TRACE(phase);
+    end += chunk_ms;
+    const std::string before = LakeFingerprint(dir.path());
+    UpdateRequest failing =
+        BackfillRequest(dir.path(), factory, &sleep, first_start, end, chunk_ms);
+    failing.faults.fail_at = phase;
+    auto failed = Update(failing, 0);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_NE(failed.status().message().find(phase), std::string::npos)
+        << failed.status().message();
+    // The failed chunk changed nothing the ETL publishes (the fetch keeps what it committed).
+    if (phase != "fetch_commit") {
+      EXPECT_EQ(
+          LakeInt(dir.path(), "SELECT coalesce(max(checkpoint_ms), 0) FROM predlake_checkpoint"),
+          end - chunk_ms == first_start ? 0 : end - chunk_ms);
+    } else {
+      EXPECT_EQ(LakeFingerprint(dir.path()), before);
+    }
+    auto rerun =
+        Update(BackfillRequest(dir.path(), factory, &sleep, first_start, end, chunk_ms), 0);
+    ASSERT_TRUE(rerun.ok()) << rerun.status().message();
+    EXPECT_EQ(rerun->chunks, 1);
+    EXPECT_EQ(LakeInt(dir.path(), "SELECT checkpoint_ms FROM predlake_checkpoint"), end);
+  }
+  // The backfill's chunk commit fails; the rerun backfills, rebuilds and goes on to the head in
+  // chunks.
+  UpdateRequest failing = BackfillRequest(dir.path(), factory, &sleep, earliest, head, chunk_ms);
+  failing.faults.fail_at = "backfill_commit";
+  auto failed = Update(failing, 0);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("backfill_commit"), std::string::npos);
+  EXPECT_EQ(LakeInt(dir.path(), "SELECT min(start_ms) FROM predlake_watermarks"), first_start);
+  const int64_t runs_before = LakeInt(dir.path(), "SELECT count(*) FROM predlake_runs");
+  auto rerun = Update(BackfillRequest(dir.path(), factory, &sleep, earliest, head, 2 * kHourMs), 0);
+  ASSERT_TRUE(rerun.ok()) << rerun.status().message();
+  EXPECT_GT(rerun->chunks, 1);
+  EXPECT_EQ(LakeInt(dir.path(), "SELECT count(*) FROM predlake_runs") - runs_before, rerun->chunks);
+  EXPECT_EQ(LakeInt(dir.path(), "SELECT count(*) FROM predlake_runs WHERE status = 'failed'"),
+            static_cast<int64_t>(ChunkPhases().size()));
+  EXPECT_EQ(LakeFingerprint(dir.path()), OneShot(factory, &sleep, earliest, head));
+}
+
+TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
+  const config::SimConfig world = BackfillWorld(4);
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  raw::rawtest::NoSleep sleep;
+  TempDir dir;
+  const int64_t earliest = Ms(world.start);
+  std::vector<ChunkProgress> seen;
+  auto report = Update(BackfillRequest(dir.path(), raw::rawtest::SimFactory(engine), &sleep,
+                                       earliest, earliest + 10 * kHourMs, 3 * kHourMs),
+                       0, [&](const ChunkProgress& p) { seen.push_back(p); });
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  // [0h, 3h), [3h, 6h), [6h, 9h), [9h, 10h): four runs, progress after the first three.
+  EXPECT_EQ(report->chunks, 4);
+  ASSERT_EQ(seen.size(), 3u);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].done, static_cast<int64_t>(i) + 1);
+    EXPECT_EQ(seen[i].left, 3 - static_cast<int64_t>(i));
+    EXPECT_EQ(seen[i].window_end_ms, earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs);
+    EXPECT_GT(seen[i].rows, 0);
+  }
+  EXPECT_NE(DescribeChunk(seen[0]).find("chunk 1/4 [2024-07-25T00:00:00Z, 2024-07-25T03:00:00Z)"),
+            std::string::npos)
+      << DescribeChunk(seen[0]);
+  EXPECT_EQ(LakeInt(dir.path(),
+                    "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = "
+                    "'succeeded' AND json_extract(detail, '$.chunk.of')::INT = 4"),
+            4);
+  EXPECT_EQ(LakeInt(dir.path(), "SELECT checkpoint_ms FROM predlake_checkpoint"),
+            earliest + 10 * kHourMs);
+}
+
+}  // namespace
+}  // namespace predlake::jobs
