@@ -266,6 +266,8 @@ Result<Frontier> ComputeFrontier(lake::Lake& lake, bool ohlcv) {
   if (ohlcv) {
     for (const auto& [name, mark] : marks) {
       if (name.rfind(lake::kOhlcvStreamPrefix, 0) != 0) continue;
+      // A stream not yet backfilled to an earlier start holds a rebuild from it back, as a table.
+      f.latest_start_ms = std::max(f.latest_start_ms, mark.start_ms);
       if (!f.frontier_ms || mark.watermark_ms < *f.frontier_ms) {
         f.frontier_ms = mark.watermark_ms;
         f.held_by = name;

@@ -52,6 +52,68 @@ std::vector<OhlcvStream> OhlcvStreams(const ContractMap& contracts, const std::s
   return out;
 }
 
+namespace {
+
+// [options.start_ms, before.start_ms) of stream `s`, read forward in pages and stored in one
+// transaction with the stream's start lowered to options.start_ms; `after` is the stream's new
+// watermark.
+Status BackfillStream(lake::Lake& lake, int64_t run_id, const OhlcvStream& s, int64_t tf_ms,
+                      const std::string& symbol, const OhlcvOptions& options,
+                      exchange::Client& client, const lake::Watermark& before,
+                      lake::Watermark& after, OhlcvReport& report) {
+  const int64_t from = options.start_ms;
+  const int64_t to = before.watermark_ms > before.start_ms ? before.start_ms : from;
+  const std::string context = "pdr_ohlcv " + s.exchange + " " + s.pair + " " + s.timeframe +
+                              " backfill " + FormatWindow(from, std::max(from, to));
+  std::vector<exchange::Candle> kept;
+  int64_t at = from;
+  int page = 0;
+  while (at < to) {
+    if (options.cancel != nullptr && options.cancel->load()) {
+      return Status::Cancelled("raw update interrupted");
+    }
+    ++page;
+    exchange::KlinesRequest request{symbol, s.timeframe, at, to - 1, exchange::kMaxKlines};
+    auto candles = client.Klines(request);
+    if (!candles.ok()) {
+      return candles.status().code() == StatusCode::kCancelled
+                 ? candles.status()
+                 : Status(candles.status().code(), context + " page " + std::to_string(page) +
+                                                       ": " + candles.status().message());
+    }
+    size_t in_window = 0;
+    for (exchange::Candle& c : *candles) {
+      if (c.open_ms >= at && c.open_ms < to && c.open_ms + tf_ms <= options.now_ms) {
+        kept.push_back(std::move(c));
+        ++in_window;
+      }
+    }
+    const bool full = static_cast<int>(candles->size()) >= exchange::kMaxKlines;
+    if (full && in_window == 0) {
+      return Status::Source(context + " page " + std::to_string(page) +
+                            ": a full page without a candle of the window");
+    }
+    at = full ? std::min(to, kept.back().open_ms + tf_ms) : to;
+    ++report.pages;
+  }
+  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+  lake::TableCounts counts;
+  counts.rows_in = static_cast<int64_t>(kept.size());
+  if (!kept.empty()) {
+    ASSIGN_OR_RETURN(auto inserted,
+                     lake.conn().Query(CandleInsertSql(s, kept), "backfill candles of " + s.name));
+    counts.rows_out = inserted.rows_changed();
+  }
+  // An empty stream claims nothing yet: the forward fetch starts at the new start.
+  after = {from, before.watermark_ms > before.start_ms ? before.watermark_ms : from};
+  RETURN_IF_ERROR(lake.SetWatermark(s.name, after, run_id));
+  RETURN_IF_ERROR(tx.Commit());
+  report.counts += counts;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStream>& streams,
                   const OhlcvOptions& options, const ExchangeFactory& factory,
                   OhlcvReport& report) {
@@ -76,7 +138,7 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
     ++report.streams;
     auto tf = exchange::TimeframeMs(s.timeframe);
     auto symbol = exchange::BinanceSymbol(s.pair);
-    const lake::Watermark before = marks[s.name];
+    lake::Watermark before = marks[s.name];
     if (!tf || !symbol) {
       result = Status::Source("pdr_ohlcv " + s.exchange + " " + s.pair + " " + s.timeframe +
                               ": not a pair and timeframe the exchange knows");
@@ -85,6 +147,19 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
     // Candles opening before `end` have all closed by now_ms.
     const int64_t closed_end = (options.now_ms / *tf) * *tf;
     const int64_t end = std::min(options.end_ms, closed_end);
+    if (options.start_ms < before.start_ms) {
+      // Backfill (lake_ss.st_timestr moved earlier): [start, recorded start) is read whole and
+      // stored in one transaction that lowers the stream's start, so the start never claims a
+      // candle that is not stored (a stream's candles are few: 288 a day at 5m).
+      lake::Watermark after;
+      Status st =
+          BackfillStream(lake, run_id, s, *tf, *symbol, options, client, before, after, report);
+      if (!st.ok()) {
+        result = st;
+        break;
+      }
+      before = after;
+    }
     int64_t watermark = before.watermark_ms;
     const std::string context = "pdr_ohlcv " + s.exchange + " " + s.pair + " " + s.timeframe + " " +
                                 FormatWindow(watermark, std::max(watermark, end));

@@ -35,9 +35,11 @@ struct OhlcvStream {
 std::vector<OhlcvStream> OhlcvStreams(const ContractMap& contracts, const std::string& exchange);
 
 struct OhlcvOptions {
-  int64_t start_ms = 0;  // where a stream without a watermark starts
-  int64_t end_ms = 0;    // requested end (raw::Update: capped at the subgraph's head)
-  int64_t now_ms = 0;    // candles closing after it are never stored
+  // Where a stream without a watermark starts; a stream whose recorded start is later is
+  // backfilled to it first (one transaction per stream).
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;  // requested end (raw::Update: capped at the subgraph's head)
+  int64_t now_ms = 0;  // candles closing after it are never stored
   gql::RetryPolicy retry;
   Sleeper* sleeper = nullptr;
   const std::atomic<bool>* cancel = nullptr;

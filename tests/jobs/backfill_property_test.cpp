@@ -13,6 +13,8 @@
 #include "etl/etl.hpp"
 #include "etl/pipeline.hpp"
 #include "jobs/update.hpp"
+#include "source/sim/faults.hpp"
+#include "source/sim/transport.hpp"
 #include "support/rng.hpp"
 
 namespace predlake::jobs {
@@ -63,12 +65,14 @@ std::string LakeFingerprint(const std::string& dir) {
     out += std::string(table) + "=" + text[0][0].value_or("?") + "\n";
   };
   for (std::string_view t : lake::kRawTables) add(t, "SELECT * FROM " + std::string(t));
+  add(lake::kOhlcvTable.name, "SELECT * FROM " + std::string(lake::kOhlcvTable.name));
   for (std::string_view t : lake::kBuiltTables) {
     add(t, "SELECT * EXCLUDE (run_id) FROM " + std::string(t));
   }
   add("watermarks",
       "SELECT table_name, start_ms, watermark_ms FROM predlake_watermarks WHERE table_name IN "
-      "('pdr_predictions', 'pdr_truevals', 'pdr_payouts', 'pdr_subscriptions', 'pdr_slots')");
+      "('pdr_predictions', 'pdr_truevals', 'pdr_payouts', 'pdr_subscriptions', 'pdr_slots') OR "
+      "table_name LIKE 'pdr_ohlcv:%'");
   add("checkpoint", "SELECT start_ms, checkpoint_ms FROM predlake_checkpoint");
   return out;
 }
@@ -82,9 +86,10 @@ int64_t LakeInt(const std::string& dir, const std::string& sql) {
 }
 
 UpdateRequest BackfillRequest(const std::string& dir, raw::TransportFactory factory,
-                              Sleeper* sleeper, int64_t start_ms, int64_t end_ms,
-                              int64_t chunk_ms) {
+                              Sleeper* sleeper, int64_t start_ms, int64_t end_ms, int64_t chunk_ms,
+                              raw::ExchangeFactory exchange = {}) {
   UpdateRequest r;
+  r.exchange = std::move(exchange);
   r.writer.lake_dir = dir;
   r.start_ms = start_ms;
   r.end_ms = [end_ms](int64_t) -> Result<int64_t> { return end_ms; };
@@ -107,9 +112,10 @@ std::vector<std::string> ChunkPhases() {
 
 // The one-shot build: a fresh lake, one update in one window from `start` to `end`.
 std::string OneShot(const raw::TransportFactory& factory, Sleeper* sleeper, int64_t start,
-                    int64_t end) {
+                    int64_t end, const raw::ExchangeFactory& exchange = {}, int64_t now_ms = 0) {
   TempDir dir;
-  auto report = Update(BackfillRequest(dir.path(), factory, sleeper, start, end, 0), 0);
+  auto report =
+      Update(BackfillRequest(dir.path(), factory, sleeper, start, end, 0, exchange), now_ms);
   EXPECT_TRUE(report.ok()) << report.status().message();
   EXPECT_EQ(report.ok() ? report->chunks : 0, 1);
   return LakeFingerprint(dir.path());
@@ -123,10 +129,16 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
   auto engine = raw::rawtest::MakeEngine(world);
   ASSERT_NE(engine, nullptr);
   const raw::TransportFactory factory = raw::rawtest::SimFactory(engine);
+  // The exchange's candles too: their streams are backfilled with the tables.
+  const raw::ExchangeFactory exchange = [engine](int64_t run_id) {
+    return std::unique_ptr<exchange::Transport>(
+        std::make_unique<sim::InProcessExchangeTransport>(engine, sim::FaultSalt(run_id, 99)));
+  };
   raw::rawtest::NoSleep sleep;
   Rng rng(seed * 7919 + 5);
   const int64_t earliest = Ms(world.start);
   const int64_t head = engine->HeadMs();
+  const int64_t world_now = Ms(world.now);  // candles closed by then are stored
   const std::vector<std::string> phases = ChunkPhases();
   const int64_t chunk_choices[] = {45 * 60'000, 2 * kHourMs, 5 * kHourMs, 0};
 
@@ -139,13 +151,14 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
   std::string log;
   auto run_update = [&](bool may_fail) {
     const int64_t chunk_ms = chunk_choices[rng.Uniform(0, 3)];
-    UpdateRequest request = BackfillRequest(dir.path(), factory, &sleep, start, end, chunk_ms);
+    UpdateRequest request =
+        BackfillRequest(dir.path(), factory, &sleep, start, end, chunk_ms, exchange);
     if (may_fail && rng.Chance(60)) {
       request.faults.fail_at = phases[rng.Uniform(0, static_cast<int64_t>(phases.size()) - 1)];
     }
     log += "update start=" + FormatTime(start) + " end=" + FormatTime(end) +
            " chunk=" + std::to_string(chunk_ms) + " fail_at=" + request.faults.fail_at + "\n";
-    auto report = Update(request, 0);
+    auto report = Update(request, world_now);
     if (!report.ok()) {
       EXPECT_FALSE(request.faults.fail_at.empty()) << report.status().message() << "\n" << log;
       EXPECT_EQ(report.status().code(), StatusCode::kInternal) << report.status().message();
@@ -171,10 +184,10 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
     } else if (action < 5) {
       // Later: nothing built changes (the lake keeps its start).
       const int64_t before = LakeInt(dir.path(), "SELECT start_ms FROM predlake_checkpoint");
-      UpdateRequest request = BackfillRequest(dir.path(), factory, &sleep,
-                                              before + rng.Uniform(1, 3) * kHourMs, end, 0);
+      UpdateRequest request = BackfillRequest(
+          dir.path(), factory, &sleep, before + rng.Uniform(1, 3) * kHourMs, end, 0, exchange);
       log += "update with a later start\n";
-      auto report = Update(request, 0);
+      auto report = Update(request, world_now);
       ASSERT_TRUE(report.ok()) << report.status().message();
       bool said = false;
       for (const std::string& w : report->raw.warnings) {
@@ -205,7 +218,21 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
   EXPECT_GT(LakeInt(dir.path(), "SELECT count(*) FROM bronze_pdr_predictions WHERE timestamp < " +
                                     std::to_string(earliest + 5 * kHourMs)),
             0);
-  EXPECT_EQ(LakeFingerprint(dir.path()), OneShot(factory, &sleep, earliest, head)) << log;
+  EXPECT_EQ(LakeFingerprint(dir.path()),
+            OneShot(factory, &sleep, earliest, head, exchange, world_now))
+      << log;
+  // The candles were part of it: the streams start at the earliest start and slots carry them.
+  EXPECT_EQ(LakeInt(dir.path(),
+                    "SELECT count(*) FROM predlake_watermarks WHERE table_name LIKE "
+                    "'pdr_ohlcv:%' AND start_ms <> " +
+                        std::to_string(earliest)),
+            0);
+  EXPECT_GT(LakeInt(dir.path(),
+                    "SELECT count(*) FROM bronze_pdr_slots WHERE trueval_agrees "
+                    "IS NOT NULL AND slot * 1000 < " +
+                        std::to_string(earliest + 5 * kHourMs)),
+            0)
+      << log;
   std::fprintf(stderr, "seed %d: %d backfills seen in a last chunk, %d failures, %d later starts\n",
                GetParam(), backfills, failures, later_starts);
 }
