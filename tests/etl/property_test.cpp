@@ -423,12 +423,11 @@ void EtlProperty::Run() {
                  log_.c_str());
   }
   if (resubmitted_) {
-    // The schedule did meet the case: rollbacks to a time between two submissions.
+    // The schedule did meet the case: rollbacks to a time between two submissions the lake held
+    // both of (counted only while the versions table had a version around the time). Whether
+    // versions remain at the end depends on the last drop and feed, so it is not asserted.
     EXPECT_GT(checkpoints_between_, 0) << log_;
     EXPECT_GT(raw_drops_between_, 0) << log_;
-    EXPECT_GT(QueryInt(*lake_,
-                       "SELECT count(*) FROM " + std::string(lake::kPredictionVersionsTable.name)),
-              0);
   }
   if (!CandleStreams(*lake_).empty()) {
     // The candle columns were built, and some truevals disagree (sim_ss.wrong_truevals).

@@ -77,7 +77,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 15u);
+  ASSERT_EQ(report.checks.size(), 16u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -93,7 +93,7 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 12 checks passed (3 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 13 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -478,7 +478,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 15u);
+  ASSERT_EQ(j["checks"].size(), 16u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -487,7 +487,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
   EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
   EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
-  EXPECT_NE(Text(report).find("validate: 1 of 12 checks failed: raw_rows_outside_watermark"),
+  EXPECT_NE(Text(report).find("validate: 1 of 13 checks failed: raw_rows_outside_watermark"),
             std::string::npos);
 }
 
