@@ -55,11 +55,12 @@ TEST(LoadConfigTest, MalformedYamlHasFileAndLine) {
 
 TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   Status st = LoadError("unknown_key.yaml");
-  EXPECT_EQ(st.message(),
-            Data("unknown_key.yaml") +
-                ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
-                "st_timestr, fin_timestr, network, export_after_publish, export_grace, "
-                "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period)");
+  EXPECT_EQ(
+      st.message(),
+      Data("unknown_key.yaml") +
+          ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
+          "st_timestr, fin_timestr, network, export_after_publish, export_grace, "
+          "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {

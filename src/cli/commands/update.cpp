@@ -1,7 +1,8 @@
 #include "jobs/update.hpp"
 
-#include <cstdio>
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include "cli/command.hpp"
 #include "cli/network.hpp"

@@ -62,8 +62,7 @@ struct Bounds {
 
 class Executor {
  public:
-  Executor(const World& world, int64_t head_ms, bool null_head_timestamp,
-           size_t max_response_bytes)
+  Executor(const World& world, int64_t head_ms, bool null_head_timestamp, size_t max_response_bytes)
       : w_(world),
         cache_(world),
         head_s_(FloorDiv(head_ms, 1000)),
