@@ -264,7 +264,8 @@ stop() {
 # last_run: the newest ledger row, "command status: error"; in the transcript as "command status:
 # (cancelled)" when its error says so.
 brief() { sed -E 's/: .*(cancelled|interrupted).*$/: (cancelled)/'; }
-last_run() { "$bin" -q query "SELECT command || ' ' || status || ': ' || coalesce(error, '') FROM predlake_runs ORDER BY run_id DESC LIMIT 1" --format csv | tail -1; }
+# The last run as one line of text (its CSV field unquoted: an error may hold a comma).
+last_run() { "$bin" -q query "SELECT command || ' ' || status || ': ' || coalesce(error, '') FROM predlake_runs ORDER BY run_id DESC LIMIT 1" --format csv | tail -1 | sed -E 's/^"(.*)"$/\1/; s/""/"/g'; }
 
 section_signals() {
 PREDICTOORS=40 write_config ppss.yaml lake 2024-07-25_02:00
