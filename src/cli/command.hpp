@@ -130,6 +130,9 @@ class Context {
   // error). StartMs also refuses a start in the future or not before lake_ss.fin_timestr (kConfig),
   // so that a first run cannot record a window that ends before it begins.
   Result<int64_t> StartMs() const;
+  // True when lake_ss.st_timestr moves with now ("30 days ago"): a start later than the lake's is
+  // then no request and gets no warning.
+  bool StartIsRelative() const;
   Result<int64_t> FinMs() const;
   // kUsage "WHAT: END is not after the start START (lake_ss.st_timestr)" when end_ms <= start_ms:
   // an explicit end (--to) that leaves nothing to do is a mistake, refused before the lake opens.

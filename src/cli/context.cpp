@@ -83,6 +83,13 @@ Result<int64_t> Context::ParseTimeArg(std::string_view text, std::string_view wh
   return t;
 }
 
+bool Context::StartIsRelative() const {
+  const std::string& text = config().lake.st_timestr;
+  Result<int64_t> a = ParseTime(text, now_ms());
+  Result<int64_t> b = ParseTime(text, now_ms() + 86'400'000);
+  return a.ok() && b.ok() && *a != *b;
+}
+
 Result<int64_t> Context::ParseEveryArg(const std::string& text) {
   Result<int64_t> every = ParseDuration(text);
   if (!every.ok()) return every.status().WithContext("--every");

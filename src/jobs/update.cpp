@@ -12,20 +12,6 @@ namespace predlake::jobs {
 
 namespace {
 
-// The raw steps' fault points (raw::UpdateOptions::at_step) honour the ETL's fault injection, so
-// that PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT reach every phase of a chunk.
-std::function<Status(std::string_view)> RawFaults(const etl::FaultInjection& faults) {
-  if (faults.fail_at.empty() && faults.kill_at.empty()) return {};
-  return [faults](std::string_view step) -> Status {
-    if (faults.kill_at == step) std::raise(SIGKILL);
-    if (faults.fail_at == step) {
-      return Status::Internal("injected failure at raw step " + std::string(step) +
-                              " (PREDLAKE_FAIL_AT)");
-    }
-    return Status::Ok();
-  };
-}
-
 // P of the chunk plan (see Update): the lowest of the input watermarks and the ETL's position.
 Result<int64_t> ChunkPosition(lake::Lake& lake, int64_t start_ms) {
   ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
@@ -61,7 +47,7 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   raw_options.sleeper = request.sleeper;
   raw_options.fallback_source = request.fallback_source;
   if (request.chunk_ms > 0) raw_options.chunk_ms = request.chunk_ms;
-  raw_options.at_step = RawFaults(request.faults);
+  raw_options.at_step = RawFaultHook(request.faults);
   raw_options.note_later_start = request.note_later_start;
   raw_options.exchange = request.exchange;
   raw_options.ohlcv_exchange = request.ohlcv_exchange;
@@ -99,6 +85,18 @@ std::string ShortSeconds(double seconds) {
 }
 
 }  // namespace
+
+std::function<Status(std::string_view)> RawFaultHook(const etl::FaultInjection& faults) {
+  if (faults.fail_at.empty() && faults.kill_at.empty()) return {};
+  return [faults](std::string_view step) -> Status {
+    if (faults.kill_at == step) std::raise(SIGKILL);
+    if (faults.fail_at == step) {
+      return Status::Internal("injected failure at raw step " + std::string(step) +
+                              " (PREDLAKE_FAIL_AT)");
+    }
+    return Status::Ok();
+  };
+}
 
 std::string DescribeChunk(const ChunkProgress& chunk) {
   return fmt::format("chunk {}/{} [{}, {}) done: {} rows, {} rows/s, {} chunk{} left, ETA {}",

@@ -84,6 +84,11 @@ std::string DescribeChunk(const ChunkProgress& chunk);
 // its own (raw::UpdateOptions::chunk_ms). on_chunk (may be empty) is called after every chunk but
 // the last. An export (request.writer.export_after) follows the last chunk. The lake is closed
 // before returning.
+// The raw steps' fault points (raw::UpdateOptions::at_step) for the ETL's fault injection, so that
+// PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT reach every phase of a chunk: a kill_at step raises SIGKILL,
+// a fail_at step returns kInternal naming it. Empty when neither is set.
+std::function<Status(std::string_view)> RawFaultHook(const etl::FaultInjection& faults);
+
 Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
                             const std::function<void(const ChunkProgress&)>& on_chunk = {});
 

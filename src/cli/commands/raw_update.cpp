@@ -1,9 +1,8 @@
-#include <csignal>
-
 #include "cli/command.hpp"
 #include "cli/network.hpp"
 #include "cli/writer_env.hpp"
 #include "etl/etl.hpp"
+#include "jobs/update.hpp"
 #include "jobs/writer.hpp"
 #include "raw/update.hpp"
 
@@ -35,26 +34,8 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   options.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
   options.now_ms = ctx.now_ms();
   options.chunk_ms = ctx.config().lake.checkpoint_period_ms;
-  {
-    // A start such as "30 days ago" moves with now: later than the lake's start is no request.
-    const std::string& text = ctx.config().lake.st_timestr;
-    Result<int64_t> a = ParseTime(text, ctx.now_ms());
-    Result<int64_t> b = ParseTime(text, ctx.now_ms() + 86'400'000);
-    options.note_later_start = !(a.ok() && b.ok() && *a != *b);
-  }
-  {
-    etl::FaultInjection faults = etl::FaultInjection::FromEnv();
-    if (!faults.fail_at.empty() || !faults.kill_at.empty()) {
-      options.at_step = [faults](std::string_view step) -> Status {
-        if (faults.kill_at == step) std::raise(SIGKILL);
-        if (faults.fail_at == step) {
-          return Status::Internal("injected failure at raw step " + std::string(step) +
-                                  " (PREDLAKE_FAIL_AT)");
-        }
-        return Status::Ok();
-      };
-    }
-  }
+  options.note_later_start = !ctx.StartIsRelative();
+  options.at_step = jobs::RawFaultHook(etl::FaultInjection::FromEnv());
   std::unique_ptr<Progress> progress = ctx.MakeProgress();
   ASSIGN_OR_RETURN(raw::UpdateReport report,
                    jobs::RunWriter<raw::UpdateReport>(

@@ -33,14 +33,6 @@ void PrintFetch(Context& ctx, const raw::UpdateReport& r) {
                  {{"run", std::to_string(r.run_id)}});
 }
 
-// A start such as "30 days ago" moves with now: later than the lake's start is then no request.
-bool StartIsRelative(Context& ctx) {
-  const std::string& text = ctx.config().lake.st_timestr;
-  Result<int64_t> a = ParseTime(text, ctx.now_ms());
-  Result<int64_t> b = ParseTime(text, ctx.now_ms() + 86'400'000);
-  return a.ok() && b.ok() && *a != *b;
-}
-
 void PrintEtl(Context& ctx, const jobs::UpdateReport& r) {
   ctx.log().Info(r.etl.message, {{"run", std::to_string(r.etl.run_id)}});
   // -v: where the ETL's time went, per step (docs/scale.md).
@@ -90,7 +82,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   request.faults = etl::FaultInjection::FromEnv();
   request.after_fetch = [&](const raw::UpdateReport& r) { PrintFetch(ctx, r); };
   request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
-  request.note_later_start = !StartIsRelative(ctx);
+  request.note_later_start = !ctx.StartIsRelative();
   if (o.every.empty()) {
     ASSIGN_OR_RETURN(jobs::UpdateReport report,
                      jobs::Update(request, ctx.now_ms(), [&](const jobs::ChunkProgress& chunk) {
