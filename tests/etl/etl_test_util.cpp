@@ -97,6 +97,25 @@ void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options) {
   }
 }
 
+std::unique_ptr<lake::Lake> OpenFedFixtureLake(TempLake& dir) {
+  const std::string shared =
+      test_support::SharedFixtureDir("etl_fed_fixtures", [](const std::string& into) {
+        TempLake build_dir("fed_fixtures");
+        {
+          auto lake = build_dir.Open();
+          ASSERT_NE(lake, nullptr);
+          LoadFixtureSources(*lake);
+          FeedAll(*lake, kFixtureStart, kFixtureEnd);
+        }
+        fs::copy_file(fs::path(build_dir.dir()) / lake::kDatabaseFile,
+                      fs::path(into) / lake::kDatabaseFile);
+      });
+  if (shared.empty()) return nullptr;
+  fs::copy_file(fs::path(shared) / lake::kDatabaseFile, fs::path(dir.dir()) / lake::kDatabaseFile,
+                fs::copy_options::overwrite_existing);
+  return dir.Open();
+}
+
 SimWorld LoadSimSources(lake::Lake& lake, const std::string& dir, uint64_t seed,
                         double resubmitted) {
   config::SimConfig cfg;

@@ -54,6 +54,12 @@ struct SourceOptions {
 // Creates test_src_<raw table> from the reference fixtures (amounts parsed from text, exactly).
 void LoadFixtureSources(lake::Lake& lake, const SourceOptions& options = {});
 
+// Opens `dir` for writing as a copy of a lake that holds the fixture sources (default options)
+// fed into the raw tables over the fixtures' two hours, nothing built. The lake is built once per
+// build of the test executable (test_support::SharedFixtureDir) and copied; fails the test and
+// returns null when that fails.
+std::unique_ptr<lake::Lake> OpenFedFixtureLake(TempLake& dir);
+
 // The span of a simulated world loaded by LoadSimSources.
 struct SimWorld {
   int64_t begin_ms = 0;  // the world's start: no event before it

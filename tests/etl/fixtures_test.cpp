@@ -9,10 +9,8 @@ namespace {
 class FixtureEtl : public ::testing::Test {
  protected:
   void SetUp() override {
-    lake_ = dir_.Open();
+    lake_ = OpenFedFixtureLake(dir_);
     ASSERT_TRUE(lake_);
-    LoadFixtureSources(*lake_);
-    FeedAll(*lake_, kFixtureStart, kFixtureEnd);
   }
 
   RunReport RunUpdate(std::optional<int64_t> to) {
@@ -94,10 +92,8 @@ TEST_F(FixtureEtl, WaitingPayoutsAreKeptAndReported) {
 
 TEST_F(FixtureEtl, ThreeFortyMinuteRunsGiveTheSameTable) {
   TempLake other_dir("fixtures_one_run");
-  auto other = other_dir.Open();
+  auto other = OpenFedFixtureLake(other_dir);
   ASSERT_TRUE(other);
-  LoadFixtureSources(*other);
-  FeedAll(*other, kFixtureStart, kFixtureEnd);
   UpdateOptions options;
   options.faults = {};
   options.st_ms = kFixtureStart;
