@@ -7,19 +7,8 @@
 #
 # backfill.sh PREDLAKE_BINARY
 set -euo pipefail
-bin="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh" backfill "$@"
 
-# run EXPECTED_STATUS ARGS...: runs the binary, keeps stdout in out.txt and stderr in err.txt.
-run() {
-  local want="$1"; shift
-  local rc=0
-  "$bin" "$@" > out.txt 2> err.txt || rc=$?
-  [ "$rc" -eq "$want" ] || fail "predlake $* exited $rc, expected $want: $(cat err.txt)"
-}
 # sql CONFIG SQL: one value.
 sql() { "$bin" -q -c "$1" query "$2" --format csv | tail -n +2; }
 # config FILE LAKE_DIR START PERIOD: a config for the simulated network.

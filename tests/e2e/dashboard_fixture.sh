@@ -14,33 +14,28 @@
 #   PREDLAKE_UPLOT_DIR: uPlot's files (default <build>/_deps/uplot, where cmake/Uplot.cmake puts them)
 #   PREDLAKE_SCREENSHOT_DIR: keep the good run's screenshots there (default: a temporary folder)
 set -euo pipefail
-build="$(cd "$(dirname "$1")" && pwd)"
-section="${2:-all}"
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+sections="good broken"
+source "$(dirname "$0")/lib.sh" dashboard_fixture "$@"
+build="$(dirname "$bin")"
 browser_dir="$src/tests/browser"
 uplot_dir="${PREDLAKE_UPLOT_DIR:-$build/_deps/uplot}"
 chromium="${PREDLAKE_CHROMIUM:-/usr/bin/chromium}"
-work="$(mktemp -d)"
 server_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
     kill -TERM "$server_pid"
     wait "$server_pid" 2>/dev/null || true
   fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "dashboard_fixture: skipped ($*)"; exit 77; }
 
-command -v node > /dev/null || skip "node is missing"
-[ -x "$chromium" ] || skip "no chromium at $chromium (scripts/install_deps.sh installs Debian's)"
+command -v node > /dev/null || skip_all "node is missing"
+[ -x "$chromium" ] || skip_all "no chromium at $chromium (scripts/install_deps.sh installs Debian's)"
 if [ ! -d "$browser_dir/node_modules/playwright-core" ] && command -v npm > /dev/null; then
   (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
     > /dev/null 2>&1 || true
 fi
 [ -d "$browser_dir/node_modules/playwright-core" ] \
-  || skip "tests/browser/node_modules is missing (cd tests/browser && npm ci)"
+  || skip_all "tests/browser/node_modules is missing (cd tests/browser && npm ci)"
 [ -f "$uplot_dir/uPlot.iife.min.js" ] || fail "no uPlot in $uplot_dir (configure the build first)"
 
 # start_fixture [--broken]: the fixture server in the background; its URL in $url.
@@ -62,7 +57,7 @@ stop_fixture() {
   server_pid=""
 }
 
-good() {
+section_good() {
   start_fixture
   local shots="${PREDLAKE_SCREENSHOT_DIR:-$work/shots}"
   set +e
@@ -88,7 +83,7 @@ good() {
   sed 's/^/dashboard_fixture: good: /' "$work/good.err"
 }
 
-broken() {
+section_broken() {
   start_fixture --broken
   set +e
   node "$browser_dir/check_dashboard.mjs" "$url" "$work/broken-shots" > "$work/broken.out" \
@@ -121,9 +116,4 @@ WANT
   echo "dashboard_fixture: broken: $(grep -c '^FAIL' "$work/broken.out") failure lines, as expected"
 }
 
-case "$section" in
-  good) good ;;
-  broken) broken ;;
-  all) good; broken ;;
-  *) fail "unknown section $section" ;;
-esac
+run_sections

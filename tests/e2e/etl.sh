@@ -6,24 +6,9 @@
 # etl.sh PREDLAKE_BINARY [SECTION]: SECTION is fixtures or sim (CTest runs each as its own test), or
 # all (the default). Exits 77 (skipped) when the reference fixtures are missing (fixtures section).
 set -euo pipefail
-bin="$1"
-section="${2:-all}"
 sections="fixtures sim"
-case " all $sections " in *" $section "*) ;; *) echo "usage: etl.sh PREDLAKE_BINARY [all|${sections// /|}]" >&2; exit 2 ;; esac
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh" etl "$@"
 
-# run EXPECTED_STATUS ARGS...: runs the binary, keeps stdout in out.txt and stderr in err.txt.
-run() {
-  local want="$1"; shift
-  local rc=0
-  "$bin" "$@" > out.txt 2> err.txt || rc=$?
-  [ "$rc" -eq "$want" ] || fail "predlake $* exited $rc, expected $want: $(cat err.txt)"
-}
 # expect_err TEXT: stderr is exactly TEXT.
 expect_err() {
   [ "$(cat err.txt)" = "$1" ] || fail "stderr was:
@@ -51,10 +36,7 @@ sim_ss:
 EOF
 
 section_fixtures() {
-if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
-  skip "reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
-  return 0
-fi
+need_fixtures || return 0
 # No lake yet: the ETL changes only what is there, so it creates nothing.
 run 3 etl update
 expect_err "predlake: no lake at lake (run \`predlake update\` to create it)"
@@ -149,17 +131,4 @@ grep -q "^predlake: etl update: \[2024-07-26T00:00:00Z, 2024-07-26T01:59:30Z): p
 run 2 update --every 0s
 }
 
-# skip REASON: this section's prerequisite is missing; a one-section run ends with 77 (skipped), a
-# run of all goes on and ends with 77.
-skipped=""
-skip() {
-  echo "etl: $current skipped: $*"
-  [ "$section" = all ] || exit 77
-  skipped=1
-}
-for current in $sections; do
-  [ "$section" = all ] || [ "$section" = "$current" ] || continue
-  "section_$current"
-done
-[ -z "$skipped" ] || exit 77
-echo "etl e2e ($section): ok"
+run_sections

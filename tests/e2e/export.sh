@@ -9,34 +9,16 @@
 #            agrees with the lake (exit 77 when node or npm is missing).
 # Usage: export.sh PREDLAKE_BINARY [faults|readers|parquet]  (no section: all)
 set -euo pipefail
-bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-section="${2:-all}"
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-holder_bin="${PREDLAKE_TEST_HOLDER:-$(dirname "$bin")/tests/predlake_test_holder}"
-work="$(mktemp -d)"
+sections="faults readers parquet"
+source "$(dirname "$0")/lib.sh" export "$@"
 holder_pid=""
 mounted=""
-cleanup() {
+on_exit() {
   if [ -n "$holder_pid" ] && kill -0 "$holder_pid" 2>/dev/null; then
     touch "$work/lake/holder.stop"
     wait "$holder_pid" || true
   fi
   [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# run EXPECTED_RC ARGS...: the binary with stdout in out.txt and stderr in err.txt.
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
 }
 
 # A small world over three days: snapshots have days to link.
@@ -61,7 +43,7 @@ ledger() {  # ledger SQL: one value from the lake
   "$bin" -q query "$1" --format csv --from-lake | tail -n +2
 }
 
-faults() {
+section_faults() {
   write_config lake true
   # ---- The export after a publish: `update` makes snapshot 2 (run 1 is the update).
   run 0 update --to 2024-07-24
@@ -126,7 +108,7 @@ faults() {
   umount small && mounted=""
 }
 
-readers() {
+section_readers() {
   write_config lake false
   run 0 -q update --to 2024-07-24
   # ---- No snapshot yet: --from-snapshot says so.
@@ -187,10 +169,10 @@ readers() {
   cmp -s out.txt snap.txt || fail "the last snapshot differs from the lake"
 }
 
-parquet() {
+section_parquet() {
   if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-    echo "export: parquet section skipped (node or npm missing)"
-    exit 77
+    skip "node or npm missing"
+    return 0
   fi
   reader_dir="$src/tests/parquet_reader"
   if [ ! -d "$reader_dir/node_modules/hyparquet" ]; then
@@ -223,11 +205,4 @@ parquet() {
   }
 }
 
-case "$section" in
-  faults) faults ;;
-  readers) readers ;;
-  parquet) parquet ;;
-  all) faults; readers; parquet ;;
-  *) fail "unknown section $section" ;;
-esac
-echo "export ($section): ok"
+run_sections

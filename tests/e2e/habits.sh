@@ -5,41 +5,13 @@
 # pdr-backend lake_data/duckdb.db. Expected lines in tests/e2e/expected/habits; UPDATE_EXPECTED=1
 # rewrites them.
 set -euo pipefail
-bin="$1"
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-expected="$src/tests/e2e/expected/habits"
-fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
-work="$(mktemp -d)"
+source "$(dirname "$0")/lib.sh" habits "$@"
 server_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
-  echo "habits: skipped: reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
-  exit 77
-fi
+need_fixtures
 
-check() {
-  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
-    cp "$2" "$expected/$1"
-  elif ! diff -u "$expected/$1" "$2"; then
-    fail "$1 differs from tests/e2e/expected/habits/$1"
-  fi
-}
-
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
 lake_sum() { md5sum "$1/lake.duckdb" | cut -c1-32; }
 
 # ---- A local subgraph: `sim serve`, and a pdr-backend file naming it under barge-* and development.

@@ -8,11 +8,7 @@
 #
 # ohlcv.sh PREDLAKE_BINARY
 set -euo pipefail
-bin="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh" ohlcv "$@"
 
 world() {
   cat <<YAML

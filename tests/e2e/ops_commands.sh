@@ -4,27 +4,16 @@
 # Bad input included: missing lake, bad SQL, unknown table, writes, bad format names, a busy lake held by a
 # real second process. Set UPDATE_EXPECTED=1 to rewrite the expected files instead of comparing.
 set -euo pipefail
-bin="$1"
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "$0")/lib.sh" ops_commands "$@"
 expected="$src/tests/e2e/expected/ops"
-fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
-holder_bin="${PREDLAKE_TEST_HOLDER:-$(dirname "$bin")/tests/predlake_test_holder}"
-work="$(mktemp -d)"
 holder_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$holder_pid" ] && kill -0 "$holder_pid" 2>/dev/null; then
     touch "$work/lake/holder.stop"
     wait "$holder_pid" || true
   fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
-  echo "ops_commands: skipped: reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
-  exit 77
-fi
+need_fixtures
 
 # Wall-clock times (the ledger's), durations and pids change from run to run; fixture times do not
 # (they are all 2024-07-26). Tables holding such values are aligned on their width, so their spaces are
@@ -41,31 +30,10 @@ normalise() {
     -e '/^run_id +command/,$ { s/ +/ /g; s/-{2,}/--/g; }'
 }
 
-# check NAME: compares normalised out.txt with expected/NAME (or writes it).
-check() {
+# check_normalised NAME: normalised out.txt equals expected/NAME (or is written there).
+check_normalised() {
   normalise < out.txt > "norm_$1"
-  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
-    cp "norm_$1" "$expected/$1"
-  elif ! diff -u "$expected/$1" "norm_$1"; then
-    fail "$1 differs from tests/e2e/expected/ops/$1"
-  fi
-}
-
-# run EXPECTED_RC ARGS...: runs the binary with stdout in out.txt and stderr in err.txt.
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
-
-# One error line on stderr, nothing on stdout.
-one_line_error() {
-  [ ! -s out.txt ] || fail "$1: wrote to stdout"
-  [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt >&2; fail "$1: error is not one line"; }
+  check "$1" "norm_$1"
 }
 
 cat > ppss.yaml <<'YAML'
@@ -91,43 +59,43 @@ done
 run 0 -q raw import "$fixtures" --from 2024-07-26 --to 1721959200001
 
 run 0 describe
-check describe.txt
+check_normalised describe.txt
 run 0 describe --format json
-check describe.json
+check_normalised describe.json
 python3 -c 'import json,sys; json.load(open("out.txt"))' 2>/dev/null || [ ! -x "$(command -v python3)" ] \
   || fail "describe --format json is not one JSON document"
 
 run 0 validate
-check validate.txt
+check_normalised validate.txt
 run 0 validate --format json
-check validate.json
+check_normalised validate.json
 
 run 0 query "SELECT ID, stake, payout, predvalue FROM pdr_payouts ORDER BY ID LIMIT 3"
-check query_table.txt
+check_normalised query_table.txt
 run 0 query "SELECT NULL AS n, '' AS e, 'a,b' AS q, 1.50::DECIMAL(10,3) AS d, 0.1::DOUBLE AS f" --format csv
-check query_null_empty.csv
+check_normalised query_null_empty.csv
 run 0 query "SELECT pair, timeframe, count(*) AS n, sum(stake) AS stake FROM pdr_predictions GROUP BY ALL ORDER BY pair, timeframe LIMIT 4" --format json
-check query.json
+check_normalised query.json
 run 0 query "DESCRIBE pdr_slots" --format csv
-check query_describe.csv
+check_normalised query_describe.csv
 
 run 0 runs
-check runs.txt
+check_normalised runs.txt
 run 0 runs --format csv --limit 1
-check runs.csv
+check_normalised runs.csv
 run 0 runs --format json
-check runs.json
+check_normalised runs.json
 
 # ---- Bad input: one line, the right exit status, nothing written.
 run 3 query "SELEC 1"
 one_line_error "bad SQL"
-cp err.txt out.txt; check query_bad_sql.err
+cp err.txt out.txt; check_normalised query_bad_sql.err
 run 3 query "SELECT * FROM no_such_table"
 one_line_error "unknown table"
-cp err.txt out.txt; check query_unknown_table.err
+cp err.txt out.txt; check_normalised query_unknown_table.err
 run 2 query "DELETE FROM pdr_payouts"
 one_line_error "write"
-cp err.txt out.txt; check query_write.err
+cp err.txt out.txt; check_normalised query_write.err
 run 2 query "ATTACH 'other.duckdb' AS other"
 one_line_error "attach"
 [ ! -e other.duckdb ] || fail "ATTACH created a file"
@@ -139,7 +107,7 @@ for cmd in describe validate runs query; do
   if [ "$cmd" = query ]; then run 2 query "SELECT 1" --format xml; else run 2 "$cmd" --format xml; fi
   one_line_error "$cmd --format xml"
 done
-cp err.txt out.txt; check bad_format.err
+cp err.txt out.txt; check_normalised bad_format.err
 run 2 runs --limit -1
 one_line_error "runs --limit -1"
 run 2 query
@@ -158,25 +126,25 @@ run 1 validate
 grep -E '^(check |[a-z_]+ +(pass|FAIL|info|skipped) |validate: )' out.txt \
   | sed -E 's/^(orphan_staging_tables +FAIL) +[0-9]+/\1 N/' > filtered.txt
 mv filtered.txt out.txt
-check validate_killed.txt
+check_normalised validate_killed.txt
 [ "$(wc -l < err.txt)" -eq 1 ] || fail "validate failure is not one line on stderr"
-cp err.txt out.txt; check validate_killed.err
+cp err.txt out.txt; check_normalised validate_killed.err
 run 0 runs --format csv --limit 1
-check runs_killed.csv
+check_normalised runs_killed.csv
 run 0 -q etl update
 run 0 validate
-check validate_built.txt
+check_normalised validate_built.txt
 run 0 describe
 # Gold tables' shapes belong to the ETL; the raw and bronze facts are pdr-backend's (2369 predictions).
 grep -v '^gold_' out.txt > filtered.txt
 mv filtered.txt out.txt
-check describe_built.txt
+check_normalised describe_built.txt
 run 0 runs --format csv
 sed -E 's/gold_[a-z_]+ in=[0-9]+ out=[0-9]+( upd=[0-9]+)?( del=[0-9]+)?; //g' out.txt > filtered.txt
 mv filtered.txt out.txt
-check runs_built.csv
+check_normalised runs_built.csv
 run 0 query "SELECT status, count(*) AS n, count(payout) AS with_payout FROM bronze_pdr_predictions GROUP BY ALL ORDER BY ALL"
-check query_bronze.txt
+check_normalised query_bronze.txt
 
 # ---- A writer holds the lake (a real second process): readers wait up to 2 s, then exit 4 naming it.
 [ -x "$holder_bin" ] || fail "missing $holder_bin (build predlake_test_holder)"
@@ -196,7 +164,7 @@ elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 grep -q 'waiting for the lake' err.txt || fail "no waiting notice: $(cat err.txt)"
 grep -v 'waiting for the lake' err.txt > out.txt
 [ "$(wc -l < out.txt)" -eq 1 ] || fail "busy error is not one line"
-check busy.err
+check_normalised busy.err
 run 4 -q query "SELECT 1"
 one_line_error "busy query with -q"
 touch lake/holder.stop

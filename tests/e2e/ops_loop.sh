@@ -7,22 +7,15 @@
 # ops_loop.sh PREDLAKE_BINARY [SECTION]: SECTION is loop or sigterm (CTest runs each as its own test),
 # or all (the default).
 set -euo pipefail
-bin="$1"
-section="${2:-all}"
 sections="loop sigterm"
-case " all $sections " in *" $section "*) ;; *) echo "usage: ops_loop.sh PREDLAKE_BINARY [all|${sections// /|}]" >&2; exit 2 ;; esac
-work="$(mktemp -d)"
+source "$(dirname "$0")/lib.sh" ops_loop "$@"
 loop_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$loop_pid" ] && kill -0 "$loop_pid" 2>/dev/null; then
     kill -TERM "$loop_pid"
     wait "$loop_pid" || true
   fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cat > ppss.yaml <<'YAML'
 lake_ss:
@@ -152,8 +145,4 @@ case "$interrupted" in aborted|succeeded) ;; *) fail "interrupted run: '$interru
 echo "ops_loop: the run interrupted by SIGTERM: $interrupted"
 }
 
-for current in $sections; do
-  [ "$section" = all ] || [ "$section" = "$current" ] || continue
-  "section_$current"
-done
-echo "ops_loop ($section): ok"
+run_sections

@@ -5,36 +5,8 @@
 # range checked (one line, exit 2, the lake unchanged). Expected output in tests/e2e/expected/output;
 # set UPDATE_EXPECTED=1 to rewrite it.
 set -euo pipefail
-bin="$1"
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-expected="$src/tests/e2e/expected/output"
-fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
-  echo "output: skipped: reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
-  exit 77
-fi
-
-check() {
-  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
-    cp "$2" "$expected/$1"
-  elif ! diff -u "$expected/$1" "$2"; then
-    fail "$1 differs from tests/e2e/expected/output/$1"
-  fi
-}
-
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
+source "$(dirname "$0")/lib.sh" output "$@"
+need_fixtures
 
 cat > ppss.yaml <<'YAML'
 lake_ss:

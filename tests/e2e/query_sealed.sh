@@ -5,41 +5,12 @@
 # rows), tables cap. Each refusal is one line on stderr (expected/sealed/*.err), exit 2, and leaves
 # the lake byte for byte as it was. Set UPDATE_EXPECTED=1 to rewrite the expected files.
 set -euo pipefail
-bin="$1"
-# True when the binary is built with AddressSanitizer.
-asan_binary() { [[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]]; }
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "$0")/lib.sh" query_sealed "$@"
 expected="$src/tests/e2e/expected/sealed"
-fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
-  echo "query_sealed: skipped: reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
-  exit 77
-fi
+need_fixtures
 # A HOME of its own, so that anything DuckDB would create there (~/.duckdb) shows.
 export HOME="$work/home"
 mkdir -p "$HOME"
-
-check() {
-  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
-    cp "$2" "$expected/$1"
-  elif ! diff -u "$expected/$1" "$2"; then
-    fail "$1 differs from tests/e2e/expected/sealed/$1"
-  fi
-}
-
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
 
 # Everything under the working folder and HOME, with sizes and checksums of the files.
 snapshot() {

@@ -9,22 +9,15 @@
 # in parallel), or all (the default). Exits 77 (skipped) when a prerequisite is missing: the reference
 # fixtures for import (a run of all sections runs the others first).
 set -euo pipefail
-bin="$1"
-section="${2:-all}"
 sections="sim network http import"
-case " all $sections " in *" $section "*) ;; *) echo "usage: raw.sh PREDLAKE_BINARY [all|${sections// /|}]" >&2; exit 2 ;; esac
-work="$(mktemp -d)"
+source "$(dirname "$0")/lib.sh" raw "$@"
 server_pid=""
 update_pid=""
-cleanup() {
+on_exit() {
   for pid in "$update_pid" "$server_pid"; do
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
   done
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 tables="pdr_predictions pdr_truevals pdr_payouts pdr_subscriptions pdr_slots"
 
 sim_section() {
@@ -240,11 +233,7 @@ server_pid=""
 
 # 4. raw import of the reference fixtures.
 section_import() {
-fixtures="${PREDLAKE_REFERENCE_DIR:-${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/../shared/reference/pdr-backend-lake-fixtures}"
-if [ ! -f "$fixtures/pdr_predictions.csv" ]; then
-  skip "reference fixtures not found in $fixtures (set PREDLAKE_REFERENCE_DIR)"
-  return 0
-fi
+need_fixtures || return 0
 printf 'lake_ss:\n  lake_dir: lake_import\n' > import.yaml
 counts() {
   "$bin" -q -c import.yaml query "SELECT (SELECT count(*) FROM pdr_predictions) || ' ' || (SELECT count(*) FROM pdr_payouts) || ' ' || (SELECT count(*) FROM pdr_truevals) || ' ' || (SELECT count(*) FROM pdr_slots) || ' ' || (SELECT count(*) FROM pdr_subscriptions)" --format csv | tail -1
@@ -283,17 +272,4 @@ runs_after="$("$bin" -q -c import.yaml query "SELECT count(*) FROM predlake_runs
 [ "$runs_before" = "$runs_after" ] || fail "--to in the future recorded a run"
 }
 
-# skip REASON: this section's prerequisite is missing; a one-section run ends with 77 (skipped), a
-# run of all goes on and ends with 77.
-skipped=""
-skip() {
-  echo "raw: $current skipped: $*"
-  [ "$section" = all ] || exit 77
-  skipped=1
-}
-for current in $sections; do
-  [ "$section" = all ] || [ "$section" = "$current" ] || continue
-  "section_$current"
-done
-[ -z "$skipped" ] || exit 77
-echo "raw ($section): ok"
+run_sections

@@ -10,27 +10,17 @@
 # (CTest runs each as its own test), or all (the default). fulldisk mounts a 3 MB tmpfs (root only;
 # skipped otherwise).
 set -euo pipefail
-bin="$1"
-section="${2:-all}"
 sections="paths mistakes output fulldisk signals loop"
-case " all $sections " in *" $section "*) ;; *) echo "usage: safety.sh PREDLAKE_BINARY [all|${sections// /|}]" >&2; exit 2 ;; esac
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-expected="$src/tests/e2e/expected/safety"
-work="$(mktemp -d)"
+source "$(dirname "$0")/lib.sh" safety "$@"
 bg_pid=""
 mounted=""
-cleanup() {
+on_exit() {
   if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then
     kill -KILL "$bg_pid" 2>/dev/null || true
     wait "$bg_pid" 2>/dev/null || true
   fi
   if [ -n "$mounted" ]; then umount "$mounted" 2>/dev/null || true; fi
-  chmod -R u+rwx "$work" 2>/dev/null || true
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Wall-clock times, pids and the work folder change from run to run; the simulated times (2024) do not.
 normalise() {
@@ -56,15 +46,6 @@ t() {
 one_line() {
   [ ! -s out.txt ] || fail "$1: wrote to stdout: $(head -3 out.txt)"
   [ "$(wc -l < err.txt)" -eq 1 ] || fail "$1: error is not one line: $(cat err.txt)"
-}
-check_transcript() {
-  local name="$1.txt"
-  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
-    mkdir -p "$expected"
-    cp "$transcript" "$expected/$name"
-  elif ! diff -u "$expected/$name" "$transcript"; then
-    fail "the transcript differs from tests/e2e/expected/safety/$name"
-  fi
 }
 # state CONFIG: what a failed or refused command must leave as it was (the ledger, the watermarks,
 # the checkpoint, the built rows).
@@ -341,13 +322,12 @@ stop HUP 129
 ! grep -q ',running,' runs.csv || fail "a run left running: $(cat runs.csv)"
 }
 
-for current in $sections; do
-  [ "$section" = all ] || [ "$section" = "$current" ] || continue
+# Each section in a folder of its own (their lakes must not meet), with a transcript of its own
+# compared with expected/safety/<section>.txt.
+before_section() {
   : > "$transcript"
-  # Each section in a folder of its own: their lakes must not meet.
   mkdir -p "$work/$current"
   cd "$work/$current"
-  "section_$current"
-  check_transcript "$current"
-done
-echo "safety ($section): ok"
+}
+after_section() { check "$current.txt" "$transcript"; }
+run_sections

@@ -7,32 +7,17 @@
 #   fixtures: the reference fixtures' leaderboard equals the metric definitions computed on the lake.
 # Usage: serve.sh PREDLAKE_BINARY [main|fixtures]  (no section: all)
 set -euo pipefail
-bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-section="${2:-all}"
-command -v curl > /dev/null || { echo "serve: skipped: no curl"; exit 77; }
-work="$(mktemp -d)"
+sections="main fixtures"
+source "$(dirname "$0")/lib.sh" serve "$@"
+command -v curl > /dev/null || skip_all "no curl"
 server_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
     kill -TERM "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
   fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# run EXPECTED_RC ARGS...: stdout in out.txt, stderr in err.txt.
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
 one_line() {  # the error is one line naming what is wrong
   [ "$(wc -l < err.txt)" -eq 1 ] || fail "not one line: $(cat err.txt)"
   grep -q -- "$1" err.txt || fail "no '$1' in: $(cat err.txt)"
@@ -158,8 +143,7 @@ echo "serve: ok ($answered answers while the loop went from snapshot $first_run 
 # ---- The reference fixtures (pdr-backend's mainnet CSVs): the leaderboard's cash P&L and counts equal
 # the metric definitions computed on the lake.
 section_fixtures() {
-fixtures="${PREDLAKE_REFERENCE_DIR:-}"
-if [ -f "$fixtures/pdr_predictions.csv" ]; then
+if need_fixtures; then
   cat > fixtures.yaml <<YAML
 lake_ss:
   lake_dir: fxlake
@@ -184,14 +168,7 @@ YAML
   diff expected.csv served.csv > diff.txt || fail "fixtures: the leaderboard differs from SQL: $(head -5 diff.txt)"
   stop_server
   echo "serve: the fixtures' leaderboard ($(wc -l < served.csv) predictoors) equals SQL on the lake"
-else
-  echo "serve: reference fixtures not found (set PREDLAKE_REFERENCE_DIR): skipped"
-  [ "$section" = all ] || exit 77
 fi
 }
 
-for current in main fixtures; do
-  [ "$section" = all ] || [ "$section" = "$current" ] || continue
-  "section_$current"
-done
-echo "serve ($section): ok"
+run_sections

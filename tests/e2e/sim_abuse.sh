@@ -4,19 +4,12 @@
 # are bounded (a clear GraphQL error, the server's memory stays small); SIGINT and SIGTERM stop it
 # within 2 s even with idle connections open.
 set -euo pipefail
-bin="$1"
-# True when the binary is built with AddressSanitizer.
-asan_binary() { [[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]]; }
-work="$(mktemp -d)"
+source "$(dirname "$0")/lib.sh" sim_abuse "$@"
 server_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$server_pid" ]; then kill -KILL "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v curl > /dev/null || { echo "sim_abuse: skipped: no curl"; exit 77; }
+command -v curl > /dev/null || skip_all "no curl"
 printf 'sim_ss:\n  now: 2024-07-26_02:00\n' > ppss.yaml
 # Under AddressSanitizer building a 32 MB answer takes a minute: that tree abandons at 2 MB (the
 # abandon path is the same; the release tree checks the default bound and the memory it keeps).

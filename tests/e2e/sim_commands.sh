@@ -2,15 +2,11 @@
 # `predlake sim dump` and `predlake sim serve` through the binary: reproducible dumps, one-line errors with
 # exit status 2, and a server that answers GraphQL and stops on SIGINT.
 set -euo pipefail
-bin="$1"
-work="$(mktemp -d)"
+source "$(dirname "$0")/lib.sh" sim_commands "$@"
 server_pid=""
-cleanup() {
+on_exit() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill "$server_pid"; fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work"
 cat > ppss.yaml <<'YAML'
 sim_ss:
   seed: 7
@@ -18,7 +14,6 @@ sim_ss:
   start: 2024-07-25
   indexing_lag: 30s
 YAML
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Same config and now: byte-identical dumps.
 for table in pdr_predictions pdr_truevals pdr_payouts pdr_subscriptions pdr_slots; do

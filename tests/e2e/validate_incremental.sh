@@ -5,31 +5,9 @@
 # keeps the mark; bad input (a missing lake, a bad format) is one line, non-zero, nothing written. Set
 # UPDATE_EXPECTED=1 to rewrite the expected files instead of comparing.
 set -euo pipefail
-bin="$1"
-src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "$0")/lib.sh" validate_incremental "$@"
 expected="$src/tests/e2e/expected/validate"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# run EXPECTED_RC ARGS...: runs the binary with stdout in out.txt and stderr in err.txt.
-run() {
-  local want="$1"
-  shift
-  set +e
-  "$bin" "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $rc, expected $want"; }
-}
-check() {
-  if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
-    cp out.txt "$expected/$1"
-  elif ! diff -u "$expected/$1" out.txt; then
-    fail "$1 differs from tests/e2e/expected/validate/$1"
-  fi
-}
 config() {
   cat > ppss.yaml <<YAML
 lake_ss:
