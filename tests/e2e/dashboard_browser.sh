@@ -14,25 +14,10 @@ keep="${2:-${PREDLAKE_SCREENSHOT_DIR:-}}"
 [ -z "$keep" ] || keep="$(mkdir -p "$keep" && cd "$keep" && pwd)"
 source "$(dirname "$0")/lib.sh" dashboard_browser "$@"
 browser_dir="$src/tests/browser"
-chromium="${PREDLAKE_CHROMIUM:-/usr/bin/chromium}"
-server_pid=""
-on_exit() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid"
-    wait "$server_pid" 2>/dev/null || true
-  fi
-}
 
 "$bin" serve --help > /dev/null 2>&1 || skip_all "serve command not built"
-command -v node > /dev/null || skip_all "node is missing"
 command -v curl > /dev/null || skip_all "curl is missing"
-[ -x "$chromium" ] || skip_all "no chromium at $chromium (scripts/install_deps.sh installs Debian's)"
-if [ ! -d "$browser_dir/node_modules/playwright-core" ] && command -v npm > /dev/null; then
-  (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
-    > /dev/null 2>&1 || true
-fi
-[ -d "$browser_dir/node_modules/playwright-core" ] \
-  || skip_all "tests/browser/node_modules is missing (cd tests/browser && npm ci)"
+need_browser "$browser_dir"
 
 # A small world over three days, with payouts, refunds and canceled slots; one of its predictoors
 # is "mine" (pinned first on the leaderboard, with a total row).

@@ -19,23 +19,8 @@ source "$(dirname "$0")/lib.sh" dashboard_fixture "$@"
 build="$(dirname "$bin")"
 browser_dir="$src/tests/browser"
 uplot_dir="${PREDLAKE_UPLOT_DIR:-$build/_deps/uplot}"
-chromium="${PREDLAKE_CHROMIUM:-/usr/bin/chromium}"
-server_pid=""
-on_exit() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid"
-    wait "$server_pid" 2>/dev/null || true
-  fi
-}
 
-command -v node > /dev/null || skip_all "node is missing"
-[ -x "$chromium" ] || skip_all "no chromium at $chromium (scripts/install_deps.sh installs Debian's)"
-if [ ! -d "$browser_dir/node_modules/playwright-core" ] && command -v npm > /dev/null; then
-  (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
-    > /dev/null 2>&1 || true
-fi
-[ -d "$browser_dir/node_modules/playwright-core" ] \
-  || skip_all "tests/browser/node_modules is missing (cd tests/browser && npm ci)"
+need_browser "$browser_dir"
 [ -f "$uplot_dir/uPlot.iife.min.js" ] || fail "no uPlot in $uplot_dir (configure the build first)"
 
 # start_fixture [--broken]: the fixture server in the background; its URL in $url.

@@ -11,15 +11,8 @@
 set -euo pipefail
 sections="faults readers parquet"
 source "$(dirname "$0")/lib.sh" export "$@"
-holder_pid=""
 mounted=""
-on_exit() {
-  if [ -n "$holder_pid" ] && kill -0 "$holder_pid" 2>/dev/null; then
-    touch "$work/lake/holder.stop"
-    wait "$holder_pid" || true
-  fi
-  [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true
-}
+on_exit() { [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true; }
 
 # A small world over three days: snapshots have days to link.
 write_config() {  # write_config LAKE_DIR EXPORT_AFTER_PUBLISH [EXPORT_GRACE]
@@ -119,14 +112,7 @@ section_readers() {
   run 0 -q export
   lake_rows="$(ledger "SELECT count(*) FROM bronze_pdr_predictions")"
   # ---- A writer holds the lake: the readers read the snapshot at once, and say so.
-  [ -x "$holder_bin" ] || fail "missing $holder_bin (build predlake_test_holder)"
-  "$holder_bin" "$work/lake" 30000 > holder.out 2>&1 &
-  holder_pid=$!
-  for _ in $(seq 1 100); do
-    [ -e lake/holder.ready ] && break
-    sleep 0.1
-  done
-  [ -e lake/holder.ready ] || fail "the holder did not get the lake"
+  start_holder "$work/lake" 30000
   run 0 query "SELECT count(*) AS n FROM bronze_pdr_predictions" --format csv
   [ "$(tail -n +2 out.txt)" = "$lake_rows" ] || fail "snapshot rows $(cat out.txt) != $lake_rows"
   grep -q 'is busy.*reading the snapshot of run 2 (made .* ago' err.txt || fail "$(cat err.txt)"
@@ -136,10 +122,7 @@ section_readers() {
   grep -q '^bronze_pdr_predictions ' out.txt || fail "describe from the snapshot"
   grep -q 'reading the snapshot' err.txt || fail "$(cat err.txt)"
   run 4 query "SELECT 1" --from-lake
-  touch lake/holder.stop
-  wait "$holder_pid" || true
-  holder_pid=""
-  rm -f lake/holder.stop
+  stop_holder
 
   # ---- A reader loop during exports only ever sees complete snapshots: each one it opens has every
   # file its manifest names (superseded snapshots stay for export_grace, longer than a read).

@@ -6,20 +6,12 @@
 # rewrites them.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" habits "$@"
-server_pid=""
-on_exit() {
-  if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-}
 need_fixtures
 
 lake_sum() { md5sum "$1/lake.duckdb" | cut -c1-32; }
 
 # ---- A local subgraph: `sim serve`, and a pdr-backend file naming it under barge-* and development.
-"$bin" -q sim serve > serve.out 2> serve.err &
-server_pid=$!
-for _ in $(seq 1 100); do [ -s serve.out ] && break; sleep 0.05; done
-url="$(head -1 serve.out)"
-[ -n "$url" ] || fail "sim serve printed no URL: $(cat serve.err)"
+start_sim_serve -q
 
 cat > ppss.yaml <<YAML
 lake_ss:

@@ -12,10 +12,12 @@
 #   fixtures    pdr-backend's reference lake fixtures (PREDLAKE_REFERENCE_DIR, else
 #               ../shared/reference/pdr-backend-lake-fixtures beside the source tree)
 #   holder_bin  the lake holder executable (PREDLAKE_TEST_HOLDER, else the build's tests/ folder)
+#   chromium    the headless browser (PREDLAKE_CHROMIUM, else Debian's /usr/bin/chromium)
 #   expected    tests/e2e/expected/NAME, the expected outputs `check` compares with (a script may
 #               point it elsewhere)
 #   work        a new temporary folder, made the current directory and removed at exit, after the
-#               script's own `on_exit` (define it to stop servers and background processes)
+#               script's own `on_exit` (define it to stop other background processes) and after
+#               stopping the holder (start_holder) and the server in $server_pid (start_sim_serve)
 e2e_name="$1"
 shift
 bin="$(cd "$(dirname "$1")" 2> /dev/null && pwd)/$(basename "$1")"
@@ -25,6 +27,7 @@ src="${PREDLAKE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 fixtures="${PREDLAKE_REFERENCE_DIR:-$src/../shared/reference/pdr-backend-lake-fixtures}"
 holder_bin="${PREDLAKE_TEST_HOLDER:-$(dirname "$bin")/tests/predlake_test_holder}"
 expected="$src/tests/e2e/expected/$e2e_name"
+chromium="${PREDLAKE_CHROMIUM:-/usr/bin/chromium}"
 sections="${sections:-}"
 current=""
 if [ -n "$sections" ]; then
@@ -34,9 +37,20 @@ if [ -n "$sections" ]; then
   esac
 fi
 work="$(mktemp -d)"
+holder_pid=""
+holder_lake=""
+server_pid=""
 on_exit() { :; }
 e2e_exit() {
   on_exit || true
+  if [ -n "$holder_pid" ] && kill -0 "$holder_pid" 2> /dev/null; then
+    touch "$holder_lake/holder.stop"
+    wait "$holder_pid" 2> /dev/null || true
+  fi
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2> /dev/null; then
+    kill -KILL "$server_pid" 2> /dev/null || true
+    wait "$server_pid" 2> /dev/null || true
+  fi
   chmod -R u+rwx "$work" 2> /dev/null || true
   rm -rf "$work"
 }
@@ -95,6 +109,58 @@ check() {
   elif ! diff -u "$expected/$1" "$file"; then
     fail "$1 differs from ${expected#"$src/"}/$1"
   fi
+}
+
+# start_holder LAKE_DIR HOLD_MS: predlake_test_holder holds the lake as a second process, its writer,
+# for HOLD_MS or until stop_holder (output in holder.out); returns once it holds it.
+start_holder() {
+  [ -x "$holder_bin" ] || fail "missing $holder_bin (build predlake_test_holder)"
+  holder_lake="$1"
+  "$holder_bin" "$1" "$2" > holder.out 2>&1 &
+  holder_pid=$!
+  for _ in $(seq 1 200); do
+    [ -e "$1/holder.ready" ] && return 0
+    sleep 0.05
+  done
+  fail "the holder did not get the lake: $(cat holder.out)"
+}
+
+# stop_holder: the holder lets go; fails when it failed.
+stop_holder() {
+  touch "$holder_lake/holder.stop"
+  wait "$holder_pid" || fail "the holder failed: $(cat holder.out)"
+  holder_pid=""
+  rm -f "$holder_lake/holder.stop"
+}
+
+# start_sim_serve [OPTION...]: `predlake OPTION... sim serve --port 0` in the background (output in
+# serve.out and serve.err); returns with server_pid and url set once it printed its URL.
+start_sim_serve() {
+  "$bin" "$@" sim serve --port 0 > serve.out 2> serve.err &
+  server_pid=$!
+  for _ in $(seq 1 200); do
+    [ -s serve.out ] && break
+    kill -0 "$server_pid" 2> /dev/null || break
+    sleep 0.05
+  done
+  url="$(head -1 serve.out 2> /dev/null || true)"
+  case "$url" in
+    http://127.0.0.1:*) ;;
+    *) fail "sim serve printed no URL: '$url' $(cat serve.err)" ;;
+  esac
+}
+
+# need_browser BROWSER_DIR: chromium, node and the browser test's node_modules (npm ci is tried
+# first), else skip_all.
+need_browser() {
+  command -v node > /dev/null || skip_all "node is missing"
+  [ -x "$chromium" ] || skip_all "no chromium at $chromium (scripts/install_deps.sh installs Debian's)"
+  if [ ! -d "$1/node_modules/playwright-core" ] && command -v npm > /dev/null; then
+    (cd "$1" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent) \
+      > /dev/null 2>&1 || true
+  fi
+  [ -d "$1/node_modules/playwright-core" ] \
+    || skip_all "tests/browser/node_modules is missing (cd tests/browser && npm ci)"
 }
 
 # run_sections: section_<name> for each of $sections (or only the one asked for), each between

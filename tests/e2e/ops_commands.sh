@@ -6,13 +6,6 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" ops_commands "$@"
 expected="$src/tests/e2e/expected/ops"
-holder_pid=""
-on_exit() {
-  if [ -n "$holder_pid" ] && kill -0 "$holder_pid" 2>/dev/null; then
-    touch "$work/lake/holder.stop"
-    wait "$holder_pid" || true
-  fi
-}
 need_fixtures
 
 # Wall-clock times (the ledger's), durations and pids change from run to run; fixture times do not
@@ -147,14 +140,7 @@ run 0 query "SELECT status, count(*) AS n, count(payout) AS with_payout FROM bro
 check_normalised query_bronze.txt
 
 # ---- A writer holds the lake (a real second process): readers wait up to 2 s, then exit 4 naming it.
-[ -x "$holder_bin" ] || fail "missing $holder_bin (build predlake_test_holder)"
-"$holder_bin" "$work/lake" 20000 > holder.out 2>&1 &
-holder_pid=$!
-for _ in $(seq 1 200); do
-  [ -e lake/holder.ready ] && break
-  sleep 0.05
-done
-[ -e lake/holder.ready ] || fail "the holder did not get the lake"
+start_holder "$work/lake" 20000
 start=$(date +%s%N)
 run 4 describe
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -167,9 +153,7 @@ grep -v 'waiting for the lake' err.txt > out.txt
 check_normalised busy.err
 run 4 -q query "SELECT 1"
 one_line_error "busy query with -q"
-touch lake/holder.stop
-wait "$holder_pid" || fail "the holder failed: $(cat holder.out)"
-holder_pid=""
+stop_holder
 
 # A writer that lets go within the wait: the reader gets in.
 "$holder_bin" "$work/lake" 700 > holder.out 2>&1 &

@@ -11,12 +11,9 @@
 set -euo pipefail
 sections="sim network http import"
 source "$(dirname "$0")/lib.sh" raw "$@"
-server_pid=""
 update_pid=""
 on_exit() {
-  for pid in "$update_pid" "$server_pid"; do
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
-  done
+  if [ -n "$update_pid" ] && kill -0 "$update_pid" 2>/dev/null; then kill -9 "$update_pid" 2>/dev/null || true; fi
 }
 tables="pdr_predictions pdr_truevals pdr_payouts pdr_subscriptions pdr_slots"
 
@@ -171,14 +168,7 @@ section_http() {
     seed: 5
 YAML
 } > serve.yaml
-"$bin" -c serve.yaml sim serve --port 0 > serve.out 2> serve.err &
-server_pid=$!
-for _ in $(seq 1 100); do
-  [ -s serve.out ] && break
-  sleep 0.05
-done
-url="$(head -1 serve.out)"
-case "$url" in http://127.0.0.1:*) ;; *) fail "sim serve printed no URL: '$url'" ;; esac
+start_sim_serve -c serve.yaml
 # The candles come from the same server (its exchange endpoint), faults included.
 { sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
   printf '  ohlcv_base_url: %s\n' "${url%%/subgraphs/*}"

@@ -10,13 +10,6 @@ set -euo pipefail
 sections="main fixtures"
 source "$(dirname "$0")/lib.sh" serve "$@"
 command -v curl > /dev/null || skip_all "no curl"
-server_pid=""
-on_exit() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-}
 
 one_line() {  # the error is one line naming what is wrong
   [ "$(wc -l < err.txt)" -eq 1 ] || fail "not one line: $(cat err.txt)"

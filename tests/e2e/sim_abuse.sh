@@ -5,10 +5,6 @@
 # within 2 s even with idle connections open.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" sim_abuse "$@"
-server_pid=""
-on_exit() {
-  if [ -n "$server_pid" ]; then kill -KILL "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-}
 command -v curl > /dev/null || skip_all "no curl"
 printf 'sim_ss:\n  now: 2024-07-26_02:00\n' > ppss.yaml
 # Under AddressSanitizer building a 32 MB answer takes a minute: that tree abandons at 2 MB (the
@@ -20,11 +16,7 @@ if asan_binary; then
 fi
 
 start_server() {
-  "$bin" -q sim serve > serve.out 2> serve.err &
-  server_pid=$!
-  for _ in $(seq 1 200); do [ -s serve.out ] && break; sleep 0.05; done
-  url="$(head -1 serve.out)"
-  [ -n "$url" ] || fail "sim serve printed no URL: $(cat serve.err)"
+  start_sim_serve -q
   port="${url#http://127.0.0.1:}"
   port="${port%%/*}"
 }

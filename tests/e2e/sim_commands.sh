@@ -3,10 +3,6 @@
 # exit status 2, and a server that answers GraphQL and stops on SIGINT.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" sim_commands "$@"
-server_pid=""
-on_exit() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill "$server_pid"; fi
-}
 cat > ppss.yaml <<'YAML'
 sim_ss:
   seed: 7
@@ -48,14 +44,7 @@ if ! command -v curl > /dev/null; then
   echo "sim_commands: skipped: curl missing (scripts/install_deps.sh installs it): sim serve not exercised"
   exit 77
 fi
-"$bin" sim serve --port 0 > serve.out 2> serve.err &
-server_pid=$!
-for _ in $(seq 1 100); do
-  [ -s serve.out ] && break
-  sleep 0.05
-done
-url="$(head -1 serve.out)"
-case "$url" in http://127.0.0.1:*) ;; *) fail "no URL printed: '$url'" ;; esac
+start_sim_serve
 answer="$(curl -s -X POST -H 'Content-Type: application/json' \
   -d '{"query":"{ _meta { block { timestamp } } }"}' "$url")"
 echo "$answer" | grep -q '"timestamp":1721951970' || fail "unexpected _meta answer: $answer"
