@@ -59,6 +59,7 @@ for size in "$@"; do
   mkdir -p "$dir"
   if [ ! -s "$dir/build.txt" ] || [ ! -d "$dir/built" ]; then
     echo "scale: building the $size-prediction lake..." >&2
+    # PREDLAKE_BENCH_SKIP_REBUILD=1 (passed on) leaves `etl rebuild` and the baseline out.
     "$lake_bench" "$dir/built" "$size" > "$dir/build.txt"
   fi
   rm -rf "$dir/lake"
@@ -82,7 +83,7 @@ for size in "$@"; do
   read -r x_wall x_rss < <(timed etl_drop etl drop --from "$drop_from")
   preds=$(get predictions)
   echo "| $preds | $(get first_etl_s) | $(get rebuild_s) | $(get baseline_s) |" \
-       "$(awk -v a="$(get rebuild_s)" -v b="$(get baseline_s)" 'BEGIN { printf "%.2fx", a / b }') |" \
+       "$(awk -v a="$(get rebuild_s)" -v b="$(get baseline_s)" 'BEGIN { if (b == "") print "—"; else printf "%.2fx", a / b }') |" \
        "$updates; $u_rss MB | $x_wall | $d_wall, $d_rss MB |" \
        "$v_wall, $v_rss MB | $i_wall, $i_rss MB |"
 done

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -298,6 +299,57 @@ Lake::~Lake() {
   }
 }
 
+namespace {
+
+// FNV-1a, 64 bits: stable across builds and platforms (std::hash is not promised to be).
+uint64_t SchemaHash(std::string_view text, uint64_t hash = 14695981039346656037ull) {
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+// predlake_meta key: a fingerprint of the schema the last full schema check left (this build's
+// DDL and the catalog's tables, columns and constraints as they then were), recorded by that
+// check. A writer whose build and catalog give the same fingerprint skips the check's DDL
+// (docs/lake.md); any changed, added or missing table or column changes the catalog part, so
+// such a lake still gets the full check.
+constexpr std::string_view kMetaSchemaFingerprint = "schema_fingerprint";
+
+// The fingerprint of this build's schema text and the catalog as it is now.
+Result<std::string> SchemaFingerprint(duck::Connection& conn, const std::string& build_schema) {
+  // Every table and column of the lake (names, order, types, nullability, defaults) and every
+  // constraint: what EnsureSchema's DDL and column checks look at.
+  ASSIGN_OR_RETURN(auto columns,
+                   conn.Query("SELECT table_name, column_index, column_name, data_type, "
+                              "is_nullable, column_default FROM duckdb_columns() WHERE "
+                              "database_name = current_database() AND schema_name = 'main' "
+                              "ORDER BY table_name, column_index",
+                              "inspect the schema"));
+  std::string catalog;
+  for (const auto& row : columns.ToText()) {
+    for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
+    catalog.push_back('\n');
+  }
+  ASSIGN_OR_RETURN(auto constraints,
+                   conn.Query("SELECT table_name, constraint_index, constraint_type, "
+                              "constraint_text FROM duckdb_constraints() WHERE database_name = "
+                              "current_database() AND schema_name = 'main' ORDER BY ALL",
+                              "inspect the schema"));
+  for (const auto& row : constraints.ToText()) {
+    for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
+    catalog.push_back('\n');
+  }
+  char out[40];
+  std::snprintf(out, sizeof(out), "%d:%016llx:%016llx", kSchemaVersion,
+                static_cast<unsigned long long>(SchemaHash(build_schema)),
+                static_cast<unsigned long long>(SchemaHash(catalog)));
+  return std::string(out);
+}
+
+}  // namespace
+
 Status Lake::EnsureSchema() {
   // The source tables' DDL is generated from lake/tables.hpp and takes the place of a file
   // 02_raw_tables.sql between the bookkeeping (01_) and the built tables (03_).
@@ -307,6 +359,27 @@ Status Lake::EnsureSchema() {
   for (const TableDef* table : kSourceTableDefs) source_ddl += CreateTableSql(*table);
   steps.emplace_back("02_raw_tables", std::move(source_ddl));
   std::sort(steps.begin(), steps.end());
+  // What this build's check would do: its DDL and the built columns it appends.
+  std::string build_schema;
+  for (const auto& [name, sql] : steps) build_schema.append(name).append("\n").append(sql);
+  for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
+    build_schema.append(column.table).append(".").append(column.name).append(" ");
+    build_schema.append(SqlTypeName(column.type)).append("\n");
+  }
+  // A lake the same build last checked, unchanged since: nothing to create or append. The
+  // fingerprint covers the catalog, so a table or column changed behind predlake's back (or
+  // missing) still gets the full check below.
+  ASSIGN_OR_RETURN(auto has_meta, conn_->QueryInt("SELECT count(*) FROM duckdb_tables() WHERE "
+                                                  "database_name = current_database() AND "
+                                                  "table_name = 'predlake_meta'",
+                                                  "inspect lake"));
+  if (has_meta.value_or(0) > 0) {
+    ASSIGN_OR_RETURN(auto recorded, GetMeta(kMetaSchemaFingerprint));
+    if (recorded) {
+      ASSIGN_OR_RETURN(std::string now, SchemaFingerprint(*conn_, build_schema));
+      if (now == *recorded) return Status::Ok();
+    }
+  }
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
   for (const auto& [name, sql] : steps) {
     RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + name + ")"));
@@ -318,6 +391,8 @@ Status Lake::EnsureSchema() {
   RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('created_at_ms', '" +
                                      std::to_string(clock_->NowMs()) + "') ON CONFLICT DO NOTHING",
                                  "record creation time"));
+  ASSIGN_OR_RETURN(std::string fingerprint, SchemaFingerprint(*conn_, build_schema));
+  RETURN_IF_ERROR(SetMeta(kMetaSchemaFingerprint, fingerprint));
   return tx.Commit();
 }
 

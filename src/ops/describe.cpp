@@ -1,6 +1,9 @@
 #include "ops/describe.hpp"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "common/table_format.hpp"
 #include "common/time.hpp"
@@ -19,16 +22,67 @@ Result<std::optional<int64_t>> MetaInt(duck::Connection& conn, const std::string
       "read lake meta");
 }
 
+// The bounds DuckDB keeps for `time` over the whole table (its zone maps merged; stats()), or
+// nullopt when it gives none that parse as integers. A bound is loose after deletes; the callers
+// check it against the rows.
+std::optional<std::pair<int64_t, int64_t>> StatsBounds(duck::Connection& conn,
+                                                       const std::string& table,
+                                                       const std::string& time) {
+  auto result = conn.Query("SELECT stats(" + time + ") FROM " + table + " LIMIT 1", "stats");
+  if (!result.ok()) return std::nullopt;
+  auto rows = result->ToText();
+  if (rows.empty() || rows[0].empty() || !rows[0][0]) return std::nullopt;
+  const std::string& text = *rows[0][0];
+  auto number = [&](std::string_view label) -> std::optional<int64_t> {
+    size_t at = text.find(label);
+    if (at == std::string::npos) return std::nullopt;
+    at += label.size();
+    size_t end = text.find_first_of(",]", at);
+    if (end == std::string::npos || end == at) return std::nullopt;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + end, value);
+    if (ec != std::errc() || ptr != text.data() + end) return std::nullopt;
+    return value;
+  };
+  auto lo = number("[Min: ");
+  auto hi = number(", Max: ");
+  if (!lo || !hi) return std::nullopt;
+  return std::make_pair(*lo, *hi);
+}
+
 Result<TableSummary> Summarize(duck::Connection& conn, const TableRef& table) {
   TableSummary s;
   s.name = table.name;
   s.kind = table.kind;
   s.time_column = TimeExpression(table);
   std::string time = s.time_column.empty() ? "NULL::BIGINT" : s.time_column;
-  ASSIGN_OR_RETURN(auto result,
-                   conn.Query("SELECT count(*)::BIGINT, min(" + time + ")::BIGINT, max(" + time +
-                                  ")::BIGINT FROM " + duck::QuoteIdent(table.name),
-                              "summarize " + table.name));
+  const std::string name = duck::QuoteIdent(table.name);
+  // count(*) comes from DuckDB's row-group metadata; min and max of the time column would scan
+  // it. When the table's statistics bound it by [lo, hi], the rows at or below lo (at or above
+  // hi) are the few row groups whose zone maps reach there, and their min (max) is the table's
+  // exactly; a NULL there means the bound was loose (rows deleted since) and the full scan below
+  // answers instead.
+  if (!s.time_column.empty()) {
+    if (auto bounds = StatsBounds(conn, name, time)) {
+      ASSIGN_OR_RETURN(
+          auto result,
+          conn.Query("SELECT count(*)::BIGINT, (SELECT min(" + time + ")::BIGINT FROM " + name +
+                         " WHERE " + time + " <= " + std::to_string(bounds->first) +
+                         "), (SELECT max(" + time + ")::BIGINT FROM " + name + " WHERE " + time +
+                         " >= " + std::to_string(bounds->second) + ") FROM " + name,
+                     "summarize " + table.name));
+      auto chunk = result.NextChunk();
+      if (chunk && chunk->size() > 0 && !chunk->IsNull(1, 0) && !chunk->IsNull(2, 0)) {
+        s.rows = chunk->GetInt64(0, 0);
+        s.first_ms = chunk->GetInt64(1, 0);
+        s.last_ms = chunk->GetInt64(2, 0);
+        return s;
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(auto result, conn.Query("SELECT count(*)::BIGINT, min(" + time +
+                                               ")::BIGINT, max(" + time + ")::BIGINT FROM " + name,
+                                           "summarize " + table.name));
   auto chunk = result.NextChunk();
   if (chunk && chunk->size() > 0) {
     s.rows = chunk->GetInt64(0, 0);

@@ -169,6 +169,62 @@ TEST_F(LakeTest, AnOlderLakeWithEmptyGoldTablesGetsTheColumnsWithoutARebuild) {
   EXPECT_FALSE(stale->has_value());
 }
 
+TEST_F(LakeTest, AnUnchangedLakeSkipsTheSchemaCheckAndAChangedOneGetsIt) {
+  // The full check re-inserts created_at_ms when it is missing; the skipped one does not, which
+  // shows which of the two ran.
+  auto created = [](Lake& lake) {
+    auto n =
+        lake.conn().QueryInt("SELECT count(*) FROM predlake_meta WHERE key = 'created_at_ms'", "t");
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? n->value_or(0) : -1;
+  };
+  std::string fingerprint;
+  {
+    auto lake = OpenWriter();
+    ASSERT_NE(lake, nullptr);
+    auto recorded = lake->GetMeta("schema_fingerprint");
+    ASSERT_TRUE(recorded.ok());
+    ASSERT_TRUE(recorded->has_value());
+    fingerprint = **recorded;
+    ASSERT_TRUE(
+        lake->conn().Execute("DELETE FROM predlake_meta WHERE key = 'created_at_ms'", "t").ok());
+  }
+  {
+    auto lake = OpenWriter();  // same build, same catalog: the check is skipped
+    ASSERT_NE(lake, nullptr);
+    EXPECT_EQ(created(*lake), 0);
+    // A column changed behind predlake's back: its type, then another one dropped.
+    ASSERT_TRUE(lake->conn()
+                    .Execute("ALTER TABLE pdr_contracts ALTER COLUMN source TYPE VARCHAR[] "
+                             "USING [source]",
+                             "t")
+                    .ok());
+  }
+  {
+    auto lake = OpenWriter();  // the catalog changed: the full check runs
+    ASSERT_NE(lake, nullptr);
+    EXPECT_EQ(created(*lake), 1);
+    auto recorded = lake->GetMeta("schema_fingerprint");
+    ASSERT_TRUE(recorded.ok());
+    ASSERT_TRUE(recorded->has_value());
+    EXPECT_NE(**recorded, fingerprint);
+    ASSERT_TRUE(lake->conn()
+                    .Execute("DELETE FROM predlake_meta WHERE key = 'created_at_ms'; ALTER TABLE "
+                             "pdr_payouts DROP COLUMN payout",
+                             "t")
+                    .ok());
+  }
+  auto lake = OpenWriter();  // a missing column: the full check runs and appends it
+  ASSERT_NE(lake, nullptr);
+  EXPECT_EQ(created(*lake), 1);
+  auto n = lake->conn().QueryInt(
+      "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() AND "
+      "table_name = 'pdr_payouts' AND column_name = 'payout'",
+      "t");
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_EQ(**n, 1);
+}
+
 TEST_F(LakeTest, SecondWriterIsBusyAndNamesTheHolder) {
   auto lake = OpenWriter();
   ASSERT_TRUE(lake);

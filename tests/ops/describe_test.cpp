@@ -154,5 +154,28 @@ TEST(Describe, NamesTheRebuildAnUpgradeRequires) {
             "columns added: gold_feed_daily.consensus_slots");
 }
 
+TEST(Describe, FirstAndLastStayExactAfterTheEndRowsAreDeleted) {
+  // DuckDB's statistics keep the bounds of deleted rows: describe's first and last must come from
+  // the rows that are left, on disk and in the WAL alike.
+  TempDir dir;
+  {
+    auto lake = testing::OpenWriter(dir.path());
+    ASSERT_NE(lake, nullptr);
+    ASSERT_TRUE(lake->conn()
+                    .Execute("INSERT INTO pdr_subscriptions (ID, timestamp) SELECT 's' || i, "
+                             "i * 1000 FROM range(1, 200001) t(i); CHECKPOINT; DELETE FROM "
+                             "pdr_subscriptions WHERE timestamp < 5000 OR timestamp > 199990000; "
+                             "INSERT INTO pdr_subscriptions (ID, timestamp) VALUES ('late', 7000)",
+                             "t")
+                    .ok());
+  }
+  Description d = DescribeDir(dir.path());
+  const TableSummary* t = Table(d, "pdr_subscriptions");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->rows, 200000 - 4 - 10 + 1);
+  EXPECT_EQ(t->first_ms, 5000);
+  EXPECT_EQ(t->last_ms, 199990000);
+}
+
 }  // namespace
 }  // namespace predlake::ops
