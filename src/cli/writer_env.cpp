@@ -15,6 +15,7 @@ jobs::WriterEnv WriterEnvFor(Context& ctx) {
   env.clock = &ctx.clock();
   env.retry = ops::BusyRetry(ctx.log());
   env.network = ctx.network();
+  env.memory_limit = ctx.config().lake.memory_limit;
   if (ctx.config().lake.export_after_publish) {
     env.export_after = ExportOptionsFor(ctx);
     env.on_export = [&ctx](const Result<exports::ExportReport>& report) {

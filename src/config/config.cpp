@@ -86,6 +86,10 @@ const Row kRows[] = {
      "a long fetch or ETL window (a first `update`, a backfill) runs in chunks of this length, "
      "each committed with its watermarks or checkpoint (at least 1m)",
      60'000},
+    {"lake_ss.memory_limit", ValueKind::kMemory, +[](Config& c) { return &c.lake.memory_limit; },
+     "DuckDB's memory limit for the writing commands (update, raw, etl, export); past it DuckDB "
+     "spills to <lake_dir>/lake.duckdb.tmp/ (at least 128MB)",
+     128},
     {"lake_ss.feeds", ValueKind::kIgnored, {}, "pdr-backend's; predlake fetches every feed"},
     {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
@@ -261,6 +265,39 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+// A memory size as DuckDB's memory_limit takes it: a number (with an optional fraction) and a unit
+// KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), any case, an optional
+// space between. Returns the bytes.
+Result<int64_t> ParseMemorySize(std::string_view text) {
+  auto bad = [&] {
+    return Status::Config(fmt::format("'{}' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)", text));
+  };
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+    ++i;
+  }
+  const std::string number(text.substr(0, i));
+  if (number.empty() || number.front() == '.' || number.back() == '.' ||
+      std::count(number.begin(), number.end(), '.') > 1) {
+    return bad();
+  }
+  while (i < text.size() && text[i] == ' ') ++i;
+  std::string unit;
+  for (char c : text.substr(i)) {
+    unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"kb", 1e3},     {"mb", 1e6},        {"gb", 1e9},           {"tb", 1e12},
+      {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+  for (const auto& [name, scale] : kUnits) {
+    if (unit != name) continue;
+    const double bytes = std::strtod(number.c_str(), nullptr) * scale;
+    if (bytes > 1e15) return bad();
+    return static_cast<int64_t>(bytes);
+  }
+  return bad();
+}
+
 // The dotted key of a row with <network> replaced by the network's name.
 std::string Dotted(std::string_view key, const std::string& network) {
   std::string out(key);
@@ -277,6 +314,7 @@ std::string FormatValue(const Row& row, const Config& cfg_const) {
     case ValueKind::kPath:
     case ValueKind::kTime:
     case ValueKind::kNetwork:
+    case ValueKind::kMemory:
       return *std::get<std::string* (*)(Config&)>(row.field)(cfg);
     case ValueKind::kDuration:
       return FormatDuration(*std::get<int64_t* (*)(Config&)>(row.field)(cfg));
@@ -320,6 +358,8 @@ std::string TypeOf(const Row& row) {
       return "http(s) URL";
     case ValueKind::kDuration:
       return "duration";
+    case ValueKind::kMemory:
+      return "memory size (512MB, 1GB)";
     case ValueKind::kInteger:
       return fmt::format("integer in [{}, {}]", row.min, row.max);
     case ValueKind::kSeed:
@@ -464,6 +504,17 @@ class Reader {
                             fmt::format("'{}' is shorter than {}", text, FormatDuration(row.min)));
         }
         *std::get<int64_t* (*)(Config&)>(row.field)(cfg_) = *ms;
+        break;
+      }
+      case ValueKind::kMemory: {
+        std::string text;
+        RETURN_IF_ERROR(String(node, key, text));
+        Result<int64_t> bytes = ParseMemorySize(text);
+        if (!bytes.ok()) return ValueError(node, key, bytes.status().message());
+        if (*bytes < row.min * 1'000'000) {
+          return ValueError(node, key, fmt::format("'{}' is less than {}MB", text, row.min));
+        }
+        *std::get<std::string* (*)(Config&)>(row.field)(cfg_) = text;
         break;
       }
       case ValueKind::kInteger: {

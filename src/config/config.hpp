@@ -49,6 +49,11 @@ struct LakeConfig {
   // A long fetch or ETL window runs in chunks of this length, each committed on its own (a kill
   // loses at most one chunk); it bounds the memory of a first `update` over a long history.
   int64_t checkpoint_period_ms = 86'400'000;
+  // DuckDB's memory limit for the writing commands (its buffer pool: cached blocks, indexes, the
+  // hash tables of the ETL's joins); past it DuckDB evicts and spills to
+  // <lake_dir>/lake.duckdb.tmp/. Without it DuckDB takes 80% of the RAM and keeps the growing lake
+  // cached (docs/scale.md).
+  std::string memory_limit = "1GB";
 };
 
 // Fault injection rates for the simulated network's transports (each a probability in [0, 1]).
@@ -132,14 +137,16 @@ struct Config {
 
 // How a key's value is written in the file, checked and stored.
 enum class ValueKind {
-  kString,       // a non-empty string
-  kPath,         // a non-empty path; a leading `~` or `~/` is replaced by $HOME once, at load
-  kTime,         // a time string: syntax checked at load, resolved later against the command's now
-  kNetwork,      // one of KnownNetworks(), or a name with web3_pp.<name>.subgraph_url
-  kUrl,          // an http:// or https:// URL
-  kDuration,     // 500ms, 30s, 5m, 2h, 1d
-  kInteger,      // an integer in the key's [min, max]
-  kSeed,         // an unsigned 64-bit integer
+  kString,    // a non-empty string
+  kPath,      // a non-empty path; a leading `~` or `~/` is replaced by $HOME once, at load
+  kTime,      // a time string: syntax checked at load, resolved later against the command's now
+  kNetwork,   // one of KnownNetworks(), or a name with web3_pp.<name>.subgraph_url
+  kUrl,       // an http:// or https:// URL
+  kDuration,  // 500ms, 30s, 5m, 2h, 1d
+  kMemory,    // a memory size: 512MB, 1GB, 1.5GB (KB, MB, GB, TB; KiB, MiB, GiB, TiB), at least min
+              // MB
+  kInteger,   // an integer in the key's [min, max]
+  kSeed,      // an unsigned 64-bit integer
   kProbability,  // a number in [0, 1]
   kBoolean,      // true or false
   kPairs,        // a list (YAML list, or one string split at spaces and commas) of BASE/QUOTE

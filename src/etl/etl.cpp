@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "common/time.hpp"
@@ -244,10 +245,18 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
   return pipeline;
 }
 
-// The part of a rollback inside the caller's transaction.
-Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& report) {
+// The part of a rollback inside the caller's transaction. Sets waiting_ms to the milliseconds of
+// the predlake_waiting maintenance.
+Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& report,
+                       double& waiting_ms) {
+  auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
   WaitingMaintenance waiting(lake, Job::kRollback, pipeline.params());
+  auto start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(waiting.Prepare());
+  waiting_ms = since(start);
   RETURN_IF_ERROR(pipeline.Publish());
   if (report.checkpoint_after_ms) {
     RETURN_IF_ERROR(
@@ -255,7 +264,10 @@ Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& re
   } else {
     RETURN_IF_ERROR(lake.ClearCheckpoint());
   }
-  return waiting.Finish();
+  start = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(waiting.Finish());
+  waiting_ms += since(start);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -324,6 +336,16 @@ Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake) {
   return ReadWaiting(lake, "waiting");
 }
 
+std::string DescribeStepTimes(const RunReport& report) {
+  std::string steps;
+  for (const auto& [step, ms] : report.step_ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "=%.1f", ms);
+    steps += (steps.empty() ? "" : " ") + step + buf;
+  }
+  return steps;
+}
+
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
   return AsRun(lake, run, "etl update", [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
@@ -353,15 +375,17 @@ Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
     ASSIGN_OR_RETURN(auto pipeline, StageRollback(lake, from_ms, options, report));
     if (!pipeline) return FinishNoop(lake, run, report);
     report.message = report.command + ": " + report.message;
+    double waiting_ms = 0;
     {
       ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-      RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
+      RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report, waiting_ms));
       RecordOn(run, report);
       RETURN_IF_ERROR(run.Finish());
       RETURN_IF_ERROR(pipeline->CheckFault("commit"));
       RETURN_IF_ERROR(tx.Commit());
     }
     report.step_ms = pipeline->timings();
+    report.step_ms.emplace_back("waiting", waiting_ms);
     if (pipeline->CheckFault("drop_staging").ok()) (void)pipeline->DropStaging();
     return Status::Ok();
   });
@@ -375,7 +399,8 @@ Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
     Pipeline faults(lake, Job::kRollback, {}, options, report.command);
     {
       ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-      if (pipeline) RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report));
+      double waiting_ms = 0;
+      if (pipeline) RETURN_IF_ERROR(PublishRollback(lake, *pipeline, report, waiting_ms));
       RETURN_IF_ERROR(faults.CheckFault("delete_raw"));
       ASSIGN_OR_RETURN(auto deleted, lake.DeleteRawFrom(from_ms));
       int64_t total = 0, restored = 0;

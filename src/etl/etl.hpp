@@ -94,6 +94,9 @@ struct RunReport {
   std::vector<std::pair<std::string, double>> step_ms;
 };
 
+// step_ms as one line, "step=1.2 other=30.0" (milliseconds), for -v (docs/scale.md).
+std::string DescribeStepTimes(const RunReport& report);
+
 // Update events that wait for a row that is not built (yet): e.g. payouts of predictions made
 // before the lake's start. They stay in raw and are applied if the row is ever built.
 struct WaitingEvents {

@@ -54,6 +54,8 @@ constexpr StepSpec kSteps[] = {
     {"slot_changes", StepKind::kExec, kUpdate},
     // Predictions: compute new (or rolled back) ones, fold the window's events into live ones.
     {"prediction_source", StepKind::kExec, kUpdate | kRebuild},
+    {"replaced_rollback", StepKind::kExec, kRollback},
+    {"range_replaced", StepKind::kParams, kRollback},
     {"prediction_source_rollback", StepKind::kExec, kRollback},
     {"range_prediction_keys", StepKind::kParams, kAll},
     {"compute_predictions", StepKind::kExec, kAll},

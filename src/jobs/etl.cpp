@@ -37,7 +37,7 @@ Result<int64_t> EtlChunkPosition(lake::Lake& lake, const etl::UpdateOptions& opt
 Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& request) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
                    ops::OpenForWrite(env.lake_dir, EtlCommand(request.job), env.clock, env.retry,
-                                     /*create=*/false));
+                                     /*create=*/false, env.memory_limit));
   if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   EtlJob job = request.job;
   etl::RunReport last;

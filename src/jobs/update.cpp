@@ -112,7 +112,8 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
   ASSIGN_OR_RETURN(int64_t end_ms, request.end_ms(now_ms));
   const WriterEnv& env = request.writer;
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create));
+                   ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create,
+                                     env.memory_limit));
   if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   const auto t0 = std::chrono::steady_clock::now();
   UpdateReport total;

@@ -32,6 +32,9 @@ struct WriterEnv {
   // The network the command works on; the lake must hold that network's data (ops::ClaimNetwork).
   // Empty: not checked.
   std::string network;
+  // DuckDB's memory limit while the command runs (lake_ss.memory_limit; lake::OpenOptions). Empty:
+  // DuckDB's default.
+  std::string memory_limit;
 };
 
 // The export after a publish (env.export_after), as its own run on `lake`. Never fails the caller.
@@ -47,8 +50,9 @@ void ExportAfterPublish(const WriterEnv& env, lake::Lake& lake);
 template <typename Report>
 Result<Report> RunWriter(const WriterEnv& env, const std::string& command,
                          const std::function<Result<Report>(lake::Lake&, lake::Run&)>& job) {
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry, env.create));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<lake::Lake> lake,
+      ops::OpenForWrite(env.lake_dir, command, env.clock, env.retry, env.create, env.memory_limit));
   if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(command));
   Result<Report> report = job(*lake, run);

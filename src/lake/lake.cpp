@@ -207,6 +207,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   duck::Options db_options;
   db_options.read_only = options.mode == Mode::kRead;
   db_options.threads = options.threads;
+  db_options.memory_limit = options.memory_limit;
   db_options.reach = options.mode == Mode::kRead ? options.reach : duck::Reach::kFull;
   auto db = duck::Database::Open(DuckPath(file), db_options);
   if (!db.ok()) {

@@ -52,11 +52,12 @@ Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool
 
 // OpenWithRetry in Mode::kWrite, the lock file naming `command`, ledger times from `clock`
 // (nullptr: the system clock): what every writing command uses. `create` false: a missing lake is
-// kData "no lake at DIR" and nothing is created (lake::OpenOptions::create).
+// kData "no lake at DIR" and nothing is created (lake::OpenOptions::create). `memory_limit`:
+// lake::OpenOptions::memory_limit (lake_ss.memory_limit); empty: DuckDB's default.
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const std::string& command, const Clock* clock,
-                                                 const RetryOptions& retry = {},
-                                                 bool create = true);
+                                                 const RetryOptions& retry = {}, bool create = true,
+                                                 const std::string& memory_limit = {});
 
 // The lake knows its network (predlake_meta kMetaNetwork). A lake that has none yet (new, or made
 // before networks were recorded) gets `network` recorded; a lake of another network is refused

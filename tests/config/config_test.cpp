@@ -60,7 +60,8 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
       Data("unknown_key.yaml") +
           ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
           "st_timestr, fin_timestr, network, export_after_publish, export_grace, "
-          "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period)");
+          "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period, "
+          "memory_limit)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {
@@ -349,6 +350,31 @@ TEST(LoadConfigTest, NearMissesWarnAndOtherNetworksNeedAUrl) {
   EXPECT_EQ(
       r->warnings[1],
       path + ":11: 'web3_pp.development.subgraph_ur' is ignored; did you mean 'subgraph_url'?");
+  std::remove(path.c_str());
+}
+
+TEST(LoadConfigTest, MemoryLimit) {
+  EXPECT_EQ(Config{}.lake.memory_limit, "1GB");
+  const std::string path = ::testing::TempDir() + "/predlake_memory_limit.yaml";
+  for (const char* good : {"512MB", "1.5GB", "2 GiB", "128mb", "1TB"}) {
+    std::ofstream(path) << "lake_ss:\n  memory_limit: " << good << "\n";
+    Result<Config> r = LoadConfig(path);
+    ASSERT_TRUE(r.ok()) << good << ": " << r.status().message();
+    EXPECT_EQ(r->lake.memory_limit, good);
+  }
+  const std::pair<const char*, const char*> bad[] = {
+      {"12XB", "'12XB' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)"},
+      {"1.GB", "'1.GB' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)"},
+      {"GB", "'GB' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)"},
+      {"1024", "'1024' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)"},
+      {"100MB", "'100MB' is less than 128MB"}};
+  for (const auto& [value, message] : bad) {
+    std::ofstream(path) << "lake_ss:\n  lake_dir: x\n  memory_limit: " << value << "\n";
+    Result<Config> r = LoadConfig(path);
+    ASSERT_FALSE(r.ok()) << value;
+    EXPECT_EQ(r.status().code(), StatusCode::kConfig);
+    EXPECT_EQ(r.status().message(), path + ":3: lake_ss.memory_limit: " + message);
+  }
   std::remove(path.c_str());
 }
 

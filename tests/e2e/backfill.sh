@@ -2,8 +2,9 @@
 # Backfill and chunked runs through the binary (issue 13): moving lake_ss.st_timestr earlier fetches
 # and rebuilds from the new start (equal to a one-shot build from it), moving it later says that
 # nothing changes, a first update runs in lake_ss.checkpoint_period chunks with one progress line
-# per chunk, a SIGKILL in a chunk loses only that chunk, and a bad checkpoint_period is one line
-# naming file:line, exit 2, nothing written.
+# per chunk, a SIGKILL in a chunk loses only that chunk, a run under a small lake_ss.memory_limit
+# builds the same tables, and a bad checkpoint_period or memory_limit is one line naming file:line,
+# exit 2, nothing written.
 #
 # backfill.sh PREDLAKE_BINARY
 set -euo pipefail
@@ -11,7 +12,7 @@ source "$(dirname "$0")/lib.sh" backfill "$@"
 
 # sql CONFIG SQL: one value.
 sql() { "$bin" -q -c "$1" query "$2" --format csv | tail -n +2; }
-# config FILE LAKE_DIR START PERIOD: a config for the simulated network.
+# config FILE LAKE_DIR START PERIOD [MEMORY_LIMIT]: a config for the simulated network.
 config() {
   cat > "$1" <<EOF
 lake_ss:
@@ -20,6 +21,7 @@ lake_ss:
   fin_timestr: now
   network: sim
   checkpoint_period: $4
+  memory_limit: ${5:-1GB}
 sim_ss:
   seed: 7
   now: 2024-07-26_02:00
@@ -119,4 +121,21 @@ config bad.yaml badlake 2024-07-25_12:00 often
 run 2 -c bad.yaml update
 [ "$(wc -l < err.txt)" = 1 ] && grep -q "^predlake: bad.yaml:6: " err.txt || fail "bad period text: $(cat err.txt)"
 [ ! -e badlake ] || fail "a bad period wrote the lake"
+
+# A small memory_limit (DuckDB evicts and spills beside the lake) builds the same tables.
+config m.yaml mlake 2024-07-25_12:00 1000d 128MB
+run 0 -c m.yaml update
+[ "$(fingerprint m.yaml)" = "$(fingerprint one.yaml)" ] || fail "a 128MB memory_limit built other tables"
+
+# A bad memory_limit: one line naming file:line, exit 2, nothing written.
+for limit in 12XB 1.GB 64MB; do
+  config bad.yaml badlake 2024-07-25_12:00 1d "$limit"
+  run 2 -c bad.yaml update
+  case "$limit" in
+    64MB) want="predlake: bad.yaml:7: lake_ss.memory_limit: '64MB' is less than 128MB" ;;
+    *) want="predlake: bad.yaml:7: lake_ss.memory_limit: '$limit' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)" ;;
+  esac
+  [ "$(cat err.txt)" = "$want" ] || fail "bad memory_limit $limit: $(cat err.txt)"
+  [ ! -e badlake ] || fail "a bad memory_limit wrote the lake"
+done
 echo "backfill e2e: ok"

@@ -57,6 +57,10 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
   }
   ASSIGN_OR_RETURN(etl::RunReport report, jobs::RunEtl(WriterEnvFor(ctx), request));
   ctx.log().Info(report.message, {{"run", std::to_string(report.run_id)}});
+  // -v: where the time went, per step (docs/scale.md).
+  if (ctx.log().verbose() && !report.step_ms.empty()) {
+    ctx.log().Debug("etl steps (ms): " + etl::DescribeStepTimes(report));
+  }
   return Status::Ok();
 }
 

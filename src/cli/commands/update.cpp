@@ -37,13 +37,7 @@ void PrintEtl(Context& ctx, const jobs::UpdateReport& r) {
   ctx.log().Info(r.etl.message, {{"run", std::to_string(r.etl.run_id)}});
   // -v: where the ETL's time went, per step (docs/scale.md).
   if (ctx.log().verbose() && !r.etl.step_ms.empty()) {
-    std::string steps;
-    for (const auto& [step, ms] : r.etl.step_ms) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "=%.1f", ms);
-      steps += (steps.empty() ? "" : " ") + step + buf;
-    }
-    ctx.log().Debug("etl steps (ms): " + steps);
+    ctx.log().Debug("etl steps (ms): " + etl::DescribeStepTimes(r.etl));
   }
 }
 
