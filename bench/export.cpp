@@ -13,7 +13,8 @@
 // (default 3; the best is reported). The lake lives under PREDLAKE_BENCH_DIR (default the system
 // temp folder) and is removed at the end unless PREDLAKE_BENCH_KEEP is set; PREDLAKE_BENCH_REUSE
 // then times that kept lake again (its last hour dropped and re-published before each repetition)
-// instead of generating and publishing a new one. Prints one table.
+// instead of generating and publishing a new one. PREDLAKE_BENCH_INCREMENTAL_ONLY times only the
+// incremental export (no full export, no bare COPYs). Prints one table.
 #include "export/export.hpp"
 
 #include <sys/resource.h>
@@ -171,6 +172,7 @@ Row Measure(int64_t size, int reps) {
     row.days_linked = inc.days_linked;
     row.rows = inc.rows_written + inc.rows_linked;
 
+    if (std::getenv("PREDLAKE_BENCH_INCREMENTAL_ONLY") != nullptr) continue;
     start = std::chrono::steady_clock::now();
     cpu = CpuSeconds();
     exports::ExportReport full = RunExport(*lake, true);

@@ -17,15 +17,19 @@
 //     the changed ones add up to the table's row count; when they do not (a rollback, a rebuild,
 //     a vanished group) it falls back to the per-day signature below for that table: row count
 //     and max(run_id), one scan of the table.
-// For the raw tables nothing cheaper was found exact (they carry no run_id; rows arrive outside
-// any recorded window, e.g. `raw import` and late subgraph events), so per day the export computes,
-// in DuckDB, a signature compared with the one the previous manifest recorded:
+// The append-only raw tables (pdr_truevals, pdr_payouts, pdr_subscriptions) without a delete since
+// the previous snapshot: a day's rows only grow, so the days outside what the previous manifest's
+// watermark covered (its day and after, the start's day and before) are counted and the others
+// keep their previous counts, checked the same way against count(*); a late row inside the old
+// coverage makes the table fall back to its signature. The other raw tables keep a per-day
+// signature computed in DuckDB and compared with the one the previous manifest recorded:
 //   - pdr_slots (rows upserted in place): row count and a hash of every column of every row;
 //   - pdr_predictions (a re-submitted prediction's row is replaced by a newer version): row count
-//     and the sum of its timestamps, and every day at or after the cut of a raw drop recorded in
-//     the ledger since the previous snapshot;
-//   - the other raw tables (append-only, a row never changes once stored): row count, and every day
-//     at or after the cut of a raw drop recorded in the ledger since the previous snapshot;
+//     and the sum of its timestamps, and the whole table after a raw drop recorded in the ledger
+//     since the previous snapshot;
+//   - the other raw tables (append-only, a row never changes once stored; pdr_ohlcv, whose
+//     watermarks are per stream, and the append-only ones on a fallback): row count, and the
+//     whole table after a raw drop recorded in the ledger since the previous snapshot;
 //   - pdr_contracts and the bookkeeping tables (small): always rewritten.
 // `full` rewrites every day.
 //

@@ -6,8 +6,9 @@
 // derived from run_id (with a fallback to the per-day signature when the counts do not add up);
 // direct edits of built rows check that derivation on the cases it must catch: a day that only
 // lost rows, a whole day deleted, a row of an old day re-stamped (a fold), rows of a day before
-// the first one (a backfill). An injected failure at every export step leaves the previous
-// snapshot current and nothing behind.
+// the first one (a backfill); the append-only raw tables' days outside the previous coverage,
+// checked the same way, on a late row inside it. An injected failure at every export step leaves
+// the previous snapshot current and nothing behind.
 //
 // PREDLAKE_EXPORT_SEEDS (schedules, default 3; 1 under the sanitizers) scales it.
 #include <gtest/gtest.h>
@@ -323,6 +324,12 @@ TEST(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
            newer + " WHERE ID = (SELECT min(ID) FROM bronze_pdr_predictions WHERE timestamp >= " +
            std::to_string(Ms("2024-07-22")) + ")",
        true},
+      {"a late raw row inside a day the previous snapshot covered",
+       "INSERT INTO pdr_payouts SELECT * REPLACE (ID || '-late' AS ID) FROM pdr_payouts WHERE "
+       "timestamp >= " +
+           std::to_string(Ms("2024-07-21")) + " AND timestamp < " +
+           std::to_string(Ms("2024-07-22")) + " ORDER BY ID LIMIT 1",
+       true},
       {"days before the first one (a backfill)",
        "INSERT INTO gold_feed_daily SELECT * REPLACE (day - 3 AS day, " + newer +
            " AS run_id) FROM gold_feed_daily WHERE day = DATE '2024-07-20'",
@@ -333,7 +340,8 @@ TEST(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
     ASSERT_TRUE(lake->conn().Execute(edit.sql, "test").ok()) << edit.sql;
     auto report = RunOneExport(*lake, {});
     ASSERT_TRUE(report.ok()) << report.status().message();
-    EXPECT_EQ(report->tables_derived, 5);  // bronze and gold: none was rewritten whole
+    // Bronze, gold and the append-only raw tables: none was rewritten whole.
+    EXPECT_EQ(report->tables_derived, 8);  // not pdr_ohlcv (watermarks per stream)
     EXPECT_EQ(report->signature_fallbacks, edit.falls_back ? 1 : 0);
     EXPECT_GT(report->days_linked, 0);
     ExpectSnapshotEqualsLake(*lake, report->run_id, edit.what);
