@@ -244,6 +244,33 @@ int main() {
   const int reps = reps_env && *reps_env ? std::max(1, std::atoi(reps_env)) : 3;
   std::vector<Row> rows;
   for (int64_t size : sizes) rows.push_back(Measure(size, reps));
+  if (std::getenv("PREDLAKE_BENCH_INCREMENTAL_ONLY") != nullptr) {
+    // Only the incremental export was timed: its table, phases and growth.
+    std::printf(
+        "| predictions | rows exported | incremental (days written / linked) | wall | CPU |\n"
+        "|---|---|---|---|---|\n");
+    for (const Row& r : rows) {
+      const predlake::exports::ExportReport& e = r.inc_report;
+      std::printf("| %lld | %lld | %lld / %lld | %.2f s | %.2f s |\n",
+                  static_cast<long long>(r.size), static_cast<long long>(r.rows),
+                  static_cast<long long>(r.days_written), static_cast<long long>(r.days_linked),
+                  r.incremental, r.incremental_cpu);
+      std::printf(
+          "  phases wall / CPU: changed days %.2f / %.2f s, writes %.2f / %.2f s, fsyncs "
+          "%.2f / %.2f s, links %.2f / %.2f s, removals %.2f / %.2f s; %lld tables "
+          "derived, %lld fell back; load %s\n",
+          e.signature_s, e.signature_cpu_s, e.write_s, e.write_cpu_s, e.sync_s, e.sync_cpu_s,
+          e.link_s, e.link_cpu_s, e.clean_s, e.clean_cpu_s,
+          static_cast<long long>(e.tables_derived), static_cast<long long>(e.signature_fallbacks),
+          r.load.c_str());
+    }
+    if (rows.size() > 1) {
+      std::printf("incremental growth: %.2fx wall, %.2fx CPU\n",
+                  rows.back().incremental / rows.front().incremental,
+                  rows.back().incremental_cpu / rows.front().incremental_cpu);
+    }
+    return 0;
+  }
   std::printf(
       "| predictions | rows exported | incremental (days written / linked) | full | bare COPY "
       "| bare partitioned COPY | full / bare | full / bare partitioned |\n"
