@@ -6,12 +6,15 @@
 //   incremental  `export` after that one-hour update (changed days rewritten, the rest linked);
 //   full         `export --full` of the same lake;
 //   bare_copy    DuckDB's own COPY (FORMAT parquet, COMPRESSION zstd) of the same tables, one file
-//                each, no partitioning, no manifest, no fsync.
+//                each, no partitioning, no manifest, no fsync;
+//   bare_partitioned  the same COPY with the export's PARTITION_BY day (what DuckDB's partitioned
+//                write costs by itself, without signatures, manifest, links or fsyncs).
 // Sizes: PREDLAKE_BENCH_SIZES (comma separated, default 1000000); repetitions PREDLAKE_BENCH_REPS
 // (default 3; the best is reported). The lake lives under PREDLAKE_BENCH_DIR (default the system
 // temp folder) and is removed at the end unless PREDLAKE_BENCH_KEEP is set; PREDLAKE_BENCH_REUSE
 // then times that kept lake again (its last hour dropped and re-published before each repetition)
-// instead of generating and publishing a new one. Prints one table.
+// instead of generating and publishing a new one. PREDLAKE_BENCH_INCREMENTAL_ONLY times only the
+// incremental export (no full export, no bare COPYs). Prints one table.
 #include "export/export.hpp"
 
 #include <sys/resource.h>
@@ -86,8 +89,8 @@ exports::ExportReport RunExport(lake::Lake& lake, bool full) {
 struct Row {
   int64_t size = 0;
   int64_t rows = 0;
-  double incremental = 1e9, full = 1e9, bare_copy = 1e9;              // wall seconds, best
-  double incremental_cpu = 1e9, full_cpu = 1e9, bare_copy_cpu = 1e9;  // CPU seconds, best
+  double incremental = 1e9, full = 1e9, bare_copy = 1e9, bare_part = 1e9;  // wall seconds, best
+  double incremental_cpu = 1e9, full_cpu = 1e9, bare_copy_cpu = 1e9, bare_part_cpu = 1e9;  // CPU
   int64_t days_written = 0, days_linked = 0;
   exports::ExportReport inc_report, full_report;  // the phases of the best repetition's exports
   std::string load;                               // 1-minute load averages during the timings
@@ -169,6 +172,7 @@ Row Measure(int64_t size, int reps) {
     row.days_linked = inc.days_linked;
     row.rows = inc.rows_written + inc.rows_linked;
 
+    if (std::getenv("PREDLAKE_BENCH_INCREMENTAL_ONLY") != nullptr) continue;
     start = std::chrono::steady_clock::now();
     cpu = CpuSeconds();
     exports::ExportReport full = RunExport(*lake, true);
@@ -191,6 +195,35 @@ Row Measure(int64_t size, int reps) {
     }
     row.bare_copy = std::min(row.bare_copy, Since(start));
     row.bare_copy_cpu = std::min(row.bare_copy_cpu, CpuSeconds() - cpu);
+
+    fs::remove_all(bare);
+    fs::create_directories(bare);
+    start = std::chrono::steady_clock::now();
+    cpu = CpuSeconds();
+    for (const exports::ExportTable& t : exports::DataTables()) {
+      const std::string name(t.name);
+      const fs::path to = bare / name;
+      if (t.partitioning == exports::Partitioning::kNone) {
+        fs::create_directories(to);
+        Check(conn.Execute("COPY " + name + " TO '" + (to / "part.parquet").string() +
+                               "' (FORMAT parquet, COMPRESSION zstd)",
+                           "bare partitioned copy"),
+              "bare partitioned copy");
+        continue;
+      }
+      const bool own_day = t.partitioning == exports::Partitioning::kByDayColumn;
+      const std::string select =
+          own_day ? "SELECT * FROM " + name
+                  : "SELECT *, " + exports::DayExpression(t.partitioning) + " AS day FROM " + name;
+      Check(conn.Execute("COPY (" + select + ") TO '" + to.string() +
+                             "' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (day), "
+                             "WRITE_PARTITION_COLUMNS " +
+                             (own_day ? "true" : "false") + ")",
+                         "bare partitioned copy"),
+            "bare partitioned copy");
+    }
+    row.bare_part = std::min(row.bare_part, Since(start));
+    row.bare_part_cpu = std::min(row.bare_part_cpu, CpuSeconds() - cpu);
     row.load += ", " + LoadAverage();
   }
   lake.reset();
@@ -211,29 +244,76 @@ int main() {
   const int reps = reps_env && *reps_env ? std::max(1, std::atoi(reps_env)) : 3;
   std::vector<Row> rows;
   for (int64_t size : sizes) rows.push_back(Measure(size, reps));
+  if (std::getenv("PREDLAKE_BENCH_INCREMENTAL_ONLY") != nullptr) {
+    // Only the incremental export was timed: its table, phases and growth.
+    std::printf(
+        "| predictions | rows exported | incremental (days written / linked) | wall | CPU |\n"
+        "|---|---|---|---|---|\n");
+    for (const Row& r : rows) {
+      const predlake::exports::ExportReport& e = r.inc_report;
+      std::printf("| %lld | %lld | %lld / %lld | %.2f s | %.2f s |\n",
+                  static_cast<long long>(r.size), static_cast<long long>(r.rows),
+                  static_cast<long long>(r.days_written), static_cast<long long>(r.days_linked),
+                  r.incremental, r.incremental_cpu);
+      std::printf(
+          "  phases wall / CPU: changed days %.2f / %.2f s, writes %.2f / %.2f s, fsyncs "
+          "%.2f / %.2f s, links %.2f / %.2f s, removals %.2f / %.2f s; %lld tables "
+          "derived, %lld fell back; load %s\n",
+          e.signature_s, e.signature_cpu_s, e.write_s, e.write_cpu_s, e.sync_s, e.sync_cpu_s,
+          e.link_s, e.link_cpu_s, e.clean_s, e.clean_cpu_s,
+          static_cast<long long>(e.tables_derived), static_cast<long long>(e.signature_fallbacks),
+          r.load.c_str());
+    }
+    if (rows.size() > 1) {
+      std::printf("incremental growth: %.2fx wall, %.2fx CPU\n",
+                  rows.back().incremental / rows.front().incremental,
+                  rows.back().incremental_cpu / rows.front().incremental_cpu);
+    }
+    return 0;
+  }
   std::printf(
       "| predictions | rows exported | incremental (days written / linked) | full | bare COPY "
-      "| full / bare |\n|---|---|---|---|---|---|\n");
+      "| bare partitioned COPY | full / bare | full / bare partitioned |\n"
+      "|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %lld | %lld | %.2f s (%lld / %lld) | %.2f s | %.2f s | %.2fx |\n",
-                static_cast<long long>(r.size), static_cast<long long>(r.rows), r.incremental,
-                static_cast<long long>(r.days_written), static_cast<long long>(r.days_linked),
-                r.full, r.bare_copy, r.full / r.bare_copy);
+    std::printf(
+        "| %lld | %lld | %.2f s (%lld / %lld) | %.2f s | %.2f s | %.2f s | %.2fx | %.2fx |\n",
+        static_cast<long long>(r.size), static_cast<long long>(r.rows), r.incremental,
+        static_cast<long long>(r.days_written), static_cast<long long>(r.days_linked), r.full,
+        r.bare_copy, r.bare_part, r.full / r.bare_copy, r.full / r.bare_part);
   }
   std::printf(
       "\nCPU seconds (this process, every thread):\n\n| predictions | incremental | full | bare "
-      "COPY | full / bare |\n|---|---|---|---|---|\n");
+      "COPY | bare partitioned COPY | full / bare | full / bare partitioned |\n"
+      "|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %lld | %.2f s | %.2f s | %.2f s | %.2fx |\n", static_cast<long long>(r.size),
-                r.incremental_cpu, r.full_cpu, r.bare_copy_cpu, r.full_cpu / r.bare_copy_cpu);
+    std::printf("| %lld | %.2f s | %.2f s | %.2f s | %.2f s | %.2fx | %.2fx |\n",
+                static_cast<long long>(r.size), r.incremental_cpu, r.full_cpu, r.bare_copy_cpu,
+                r.bare_part_cpu, r.full_cpu / r.bare_copy_cpu, r.full_cpu / r.bare_part_cpu);
   }
-  std::printf("\n| predictions | export | signatures | writes | fsyncs |\n|---|---|---|---|---|\n");
+  std::printf(
+      "\nPhases, wall / CPU seconds (rest: manifest, schemas, ledger commit, moves):\n\n| "
+      "predictions | export | changed days / signatures | writes | fsyncs | links | removals | "
+      "rest |\n|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     for (const auto* rep : {&r.inc_report, &r.full_report}) {
-      std::printf("| %lld | %s | %.2f s | %.2f s | %.2f s |\n", static_cast<long long>(r.size),
-                  rep == &r.inc_report ? "incremental" : "full", rep->signature_s, rep->write_s,
-                  rep->sync_s);
+      const bool inc = rep == &r.inc_report;
+      const double total = inc ? r.incremental : r.full;
+      const double total_cpu = inc ? r.incremental_cpu : r.full_cpu;
+      const double rest =
+          total - rep->signature_s - rep->write_s - rep->sync_s - rep->link_s - rep->clean_s;
+      const double rest_cpu = total_cpu - rep->signature_cpu_s - rep->write_cpu_s -
+                              rep->sync_cpu_s - rep->link_cpu_s - rep->clean_cpu_s;
+      std::printf(
+          "| %lld | %s | %.2f / %.2f s | %.2f / %.2f s | %.2f / %.2f s | %.2f / %.2f s | %.2f / "
+          "%.2f s | %.2f / %.2f s |\n",
+          static_cast<long long>(r.size), inc ? "incremental" : "full", rep->signature_s,
+          rep->signature_cpu_s, rep->write_s, rep->write_cpu_s, rep->sync_s, rep->sync_cpu_s,
+          rep->link_s, rep->link_cpu_s, rep->clean_s, rep->clean_cpu_s, rest, rest_cpu);
     }
+    std::printf("| %lld | (incremental: %lld built tables derived from run_id, %lld fell back) |\n",
+                static_cast<long long>(r.size), static_cast<long long>(r.inc_report.tables_derived),
+                static_cast<long long>(r.inc_report.signature_fallbacks));
   }
   for (const Row& r : rows) {
     std::printf(
@@ -241,8 +321,10 @@ int main() {
         static_cast<long long>(r.size), r.load.c_str());
   }
   if (rows.size() > 1) {
-    std::printf("\nincremental growth from the smallest to the largest lake: %.2fx\n",
-                rows.back().incremental / rows.front().incremental);
+    std::printf(
+        "\nincremental growth from the smallest to the largest lake: %.2fx wall, %.2fx CPU\n",
+        rows.back().incremental / rows.front().incremental,
+        rows.back().incremental_cpu / rows.front().incremental_cpu);
   }
   return 0;
 }

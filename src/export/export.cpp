@@ -1,6 +1,9 @@
 #include "export/export.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -73,20 +77,73 @@ Status FileError(std::string_view what, const fs::path& path, int err) {
       fmt::format("export: cannot {} {}: {}", what, path.string(), std::strerror(err)));
 }
 
-// Adds the wall time of its scope to a phase of the report.
+// CPU seconds of the process, every thread (DuckDB's too).
+double ProcessCpuSeconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// Adds the wall and CPU time of its scope to a phase of the report.
 class PhaseTimer {
  public:
-  explicit PhaseTimer(double& into) : into_(into), start_(std::chrono::steady_clock::now()) {}
+  PhaseTimer(double& wall, double& cpu)
+      : wall_(wall),
+        cpu_(cpu),
+        start_(std::chrono::steady_clock::now()),
+        cpu_start_(ProcessCpuSeconds()) {}
   ~PhaseTimer() {
-    into_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    wall_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    cpu_ += ProcessCpuSeconds() - cpu_start_;
   }
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
 
  private:
-  double& into_;
+  double& wall_;
+  double& cpu_;
   std::chrono::steady_clock::time_point start_;
+  double cpu_start_;
 };
+
+// Removes `name` (relative to the folder parent_fd) and everything under it with one unlink per
+// entry, its kind taken from the listing (no stat per entry, as std::filesystem::remove_all
+// does): a superseded snapshot of a large lake holds a thousand day folders. Returns false when
+// something could not be removed (errno set); what is gone stays gone.
+bool RemoveTreeAt(int parent_fd, const char* name) {
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return true;
+    if (errno != ENOTDIR && errno != ELOOP) return false;
+    return ::unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT;  // a file or a symlink
+  }
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    ::close(fd);
+    return false;
+  }
+  bool ok = true;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view entry(e->d_name);
+    if (entry == "." || entry == "..") continue;
+    if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) {
+      ok = RemoveTreeAt(fd, e->d_name) && ok;
+    } else {
+      ok = (::unlinkat(fd, e->d_name, 0) == 0 || errno == ENOENT) && ok;
+    }
+  }
+  ::closedir(dir);
+  return (::unlinkat(parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) && ok;
+}
+
+bool RemoveTree(const fs::path& path) { return RemoveTreeAt(AT_FDCWD, path.c_str()); }
+
+// mkdir(2) of one folder whose parent exists; an existing folder is fine.
+Status MakeDir(const fs::path& path) {
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return FileError("create", path, errno);
+  return Status::Ok();
+}
 
 Status FsyncPath(const fs::path& path, bool directory) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
@@ -166,10 +223,6 @@ Signature SignatureOf(const ExportTable& table) {
   return raw != nullptr && raw->upsert ? Signature::kRowHash : Signature::kRowsOnly;
 }
 
-std::string DayExpression(Partitioning p) {
-  return p == Partitioning::kByDayColumn ? "\"day\"" : "CAST(epoch_ms(\"timestamp\") AS DATE)";
-}
-
 // The previous snapshot's parts of `table`, by day.
 std::map<std::string, Part> PreviousParts(const std::optional<Snapshot>& previous,
                                           std::string_view table) {
@@ -218,6 +271,12 @@ class Exporter {
   Result<std::set<std::string>> TablesWithDeletes();
   Result<std::vector<std::pair<std::string, std::string>>> Schema(std::string_view table);
   Result<std::map<std::string, DayStats>> Stats(const ExportTable& table);
+  Result<std::optional<std::map<std::string, DayStats>>> DerivedStats(
+      const ExportTable& table, const std::map<std::string, Part>& before);
+  Result<std::optional<std::map<std::string, DayStats>>> AppendedStats(
+      const ExportTable& table, const std::map<std::string, Part>& before);
+  Result<std::optional<std::map<std::string, DayStats>>> CheckCounts(
+      std::string_view table, std::map<std::string, DayStats> stats);
   Result<nlohmann::json> ExportPartitioned(const ExportTable& table, bool rewrite_all);
   Result<nlohmann::json> ExportWhole(std::string_view table, std::string_view kind);
   Status CopyDays(const ExportTable& table, const std::vector<std::string>& days, bool all_days,
@@ -238,8 +297,10 @@ class Exporter {
   std::string name_;
   std::optional<Snapshot> previous_;
   std::vector<fs::path> written_files_;
+  std::vector<fs::path> dirs_;  // every folder of the new snapshot below tmp_, for the fsyncs
   ExportReport report_;
   bool copy_step_reached_ = false;
+  int64_t created_at_ms_ = 0;  // the new manifest's
 };
 
 Status Exporter::CleanLeftovers() {
@@ -248,8 +309,7 @@ Status Exporter::CleanLeftovers() {
   for (const auto& entry : fs::directory_iterator(exports_, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(kTempPrefix, 0) != 0) continue;
-    fs::remove_all(entry.path(), ec);
-    if (ec) return FileError("remove the leftover", entry.path(), ec.value());
+    if (!RemoveTree(entry.path())) return FileError("remove the leftover", entry.path(), errno);
   }
   if (ec) return FileError("list", exports_, ec.value());
   return Status::Ok();
@@ -304,7 +364,7 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
       break;
   }
   const std::string day = DayExpression(table.partitioning);
-  PhaseTimer timer(report_.signature_s);
+  PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   ASSIGN_OR_RETURN(duck::QueryResult result,
                    conn_.Query("SELECT CAST(" + day + " AS VARCHAR) AS predlake_day, count(*), " +
                                    signature + " FROM " + Ident(table.name) + " GROUP BY " + day,
@@ -317,6 +377,125 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
     out[row[0].value_or("")] = std::move(s);
   }
   return out;
+}
+
+// The day=YYYY-MM-DD name of the UTC day holding unix ms `ms`.
+std::string ExportDayName(int64_t ms) {
+  const std::time_t secs =
+      static_cast<std::time_t>((ms - ((ms % 86'400'000) + 86'400'000) % 86'400'000) / 1000);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// A WHERE clause selecting exactly the rows of `days` (YYYY-MM-DD, sorted) of `table`: one range
+// per run of consecutive days, on the column the rows are appended by (`timestamp`, or the gold
+// tables' `day`), so that DuckDB's zone maps skip the row groups of other days.
+Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::string>& days) {
+  constexpr int64_t kDayMs = 86'400'000;
+  std::vector<std::pair<int64_t, int64_t>> ranges;  // [first, last] day starts, unix ms
+  for (const std::string& d : days) {
+    Result<int64_t> ms = ParseTime(d, 0);
+    if (!ms.ok()) return Status::Internal("export: bad day " + d);
+    if (!ranges.empty() && ranges.back().second + kDayMs == *ms) {
+      ranges.back().second = *ms;
+    } else {
+      ranges.emplace_back(*ms, *ms);
+    }
+  }
+  std::string where;
+  for (const auto& [lo, hi] : ranges) {
+    where += where.empty() ? " WHERE " : " OR ";
+    if (table.partitioning == Partitioning::kByDayColumn) {
+      where += fmt::format("\"day\" BETWEEN epoch_ms({})::DATE AND epoch_ms({})::DATE", lo, hi);
+    } else {
+      where += fmt::format("(\"timestamp\" >= {} AND \"timestamp\" < {})", lo, hi + kDayMs);
+    }
+  }
+  return where;
+}
+
+Result<std::optional<std::map<std::string, DayStats>>> Exporter::DerivedStats(
+    const ExportTable& table, const std::map<std::string, Part>& before) {
+  PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
+  const std::string day = DayExpression(table.partitioning);
+  const std::string name = Ident(table.name);
+  ASSIGN_OR_RETURN(duck::QueryResult newer,
+                   conn_.Query("SELECT DISTINCT CAST(" + day + " AS VARCHAR) FROM " + name +
+                                   " WHERE run_id > " + std::to_string(previous_->run_id),
+                               "export: the days changed since the previous snapshot in " +
+                                   std::string(table.name)));
+  std::vector<std::string> changed;
+  for (const auto& row : newer.ToText()) {
+    if (!row[0]) return std::optional<std::map<std::string, DayStats>>();  // a row without a day
+    changed.push_back(*row[0]);
+  }
+  std::sort(changed.begin(), changed.end());
+  std::map<std::string, DayStats> out;
+  for (const auto& [d, part] : before) out[d] = DayStats{part.rows, part.signature};
+  for (const std::string& d : changed) out.erase(d);
+  if (!changed.empty()) {
+    ASSIGN_OR_RETURN(std::string where, DaysFilter(table, changed));
+    ASSIGN_OR_RETURN(duck::QueryResult counts,
+                     conn_.Query("SELECT CAST(" + day +
+                                     " AS VARCHAR), count(*), CAST(max(run_id) AS VARCHAR) FROM " +
+                                     name + where + " GROUP BY ALL",
+                                 "export: count the changed days of " + std::string(table.name)));
+    for (const auto& row : counts.ToText()) {
+      out[row[0].value_or("")] = DayStats{std::stoll(row[1].value_or("0")), row[2].value_or("")};
+    }
+  }
+  // A day without a newer row can only have lost rows: the counts add up exactly when none did.
+  return CheckCounts(table.name, std::move(out));
+}
+
+Result<std::optional<std::map<std::string, DayStats>>> Exporter::CheckCounts(
+    std::string_view table, std::map<std::string, DayStats> stats) {
+  int64_t total = 0;
+  for (const auto& [d, s] : stats) total += s.rows;
+  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + Ident(table),
+                                             "export: count " + std::string(table)));
+  if (rows.value_or(0) != total) return std::optional<std::map<std::string, DayStats>>();
+  return std::optional<std::map<std::string, DayStats>>(std::move(stats));
+}
+
+Result<std::optional<std::map<std::string, DayStats>>> Exporter::AppendedStats(
+    const ExportTable& table, const std::map<std::string, Part>& before) {
+  // Append-only by ID and no delete since the previous snapshot (the caller checked the ledger):
+  // a day's rows only grow, and a day with as many rows has the same rows. The days that can
+  // have grown cheaply are those outside what the table covered at the previous snapshot (its
+  // watermark's day and after, its start's day and before: a backfill); their counts plus the
+  // previous counts of the others add up to count(*) exactly when no other day grew (a late row
+  // inside the old coverage), and otherwise the table falls back to its signature.
+  const nlohmann::json marks = previous_->manifest.value("watermarks", nlohmann::json::object());
+  const auto mark = marks.find(std::string(table.name));
+  if (mark == marks.end() || !mark->is_object()) {
+    return std::optional<std::map<std::string, DayStats>>();
+  }
+  constexpr int64_t kDayMs = 86'400'000;
+  auto day_start = [](int64_t ms) { return ms - ((ms % kDayMs) + kDayMs) % kDayMs; };
+  const int64_t lo = day_start(mark->value("start_ms", int64_t{0})) + kDayMs;  // days before
+  const int64_t hi = day_start(mark->value("watermark_ms", int64_t{0}));       // days from
+  PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
+  const std::string day = DayExpression(table.partitioning);
+  ASSIGN_OR_RETURN(
+      duck::QueryResult counts,
+      conn_.Query(fmt::format("SELECT CAST({} AS VARCHAR), count(*) FROM {} WHERE \"timestamp\" < "
+                              "{} OR \"timestamp\" >= {} GROUP BY ALL",
+                              day, Ident(table.name), lo, hi),
+                  "export: count the new days of " + std::string(table.name)));
+  const std::string lo_day = ExportDayName(lo), hi_day = ExportDayName(hi);
+  std::map<std::string, DayStats> out;
+  for (const auto& [d, part] : before) {
+    if (d < lo_day || d >= hi_day) continue;  // counted again below
+    out[d] = DayStats{part.rows, part.signature};
+  }
+  for (const auto& row : counts.ToText()) {
+    out[row[0].value_or("")] = DayStats{std::stoll(row[1].value_or("0")), ""};
+  }
+  return CheckCounts(table.name, std::move(out));
 }
 
 Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::string>& days,
@@ -337,23 +516,12 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   std::string select = own_day ? "SELECT * FROM " + Ident(table.name)
                                : "SELECT *, " + day + " AS \"day\" FROM " + Ident(table.name);
   if (!all_days) {
-    std::string list;
-    for (const std::string& d : days) list += (list.empty() ? "" : ", ") + SqlString(d);
-    // The range first, so that DuckDB's zone maps skip the row groups of other days (rows are
-    // appended in time order); the list then picks the days.
-    const auto [lo, hi] = std::minmax_element(days.begin(), days.end());
-    if (own_day) {
-      select += " WHERE \"day\" BETWEEN " + SqlString(*lo) + " AND " + SqlString(*hi);
-    } else {
-      Result<int64_t> lo_ms = ParseTime(*lo, 0);
-      Result<int64_t> hi_ms = ParseTime(*hi, 0);
-      if (!lo_ms.ok() || !hi_ms.ok()) return Status::Internal("export: bad day " + *lo);
-      select += fmt::format(" WHERE \"timestamp\" >= {} AND \"timestamp\" < {}", *lo_ms,
-                            *hi_ms + 86'400'000);
-    }
-    select += " AND CAST(" + day + " AS VARCHAR) IN (" + list + ")";
+    std::vector<std::string> sorted = days;
+    std::sort(sorted.begin(), sorted.end());
+    ASSIGN_OR_RETURN(std::string where, DaysFilter(table, sorted));
+    select += where;
   }
-  PhaseTimer timer(report_.write_s);
+  PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   RETURN_IF_ERROR(conn_.Execute(
       "COPY (" + select + ") TO " + SqlString(staging.string()) +
           " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (\"day\"), WRITE_PARTITION_COLUMNS " +
@@ -361,23 +529,26 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
           fmt::format("{:06d}", run_.id()) + "-{i}')",
       "export: write " + std::string(table.name)));
   const fs::path target = tmp_ / std::string(table.name);
-  fs::create_directories(target, ec);
-  if (ec) return FileError("create", target, ec.value());
+  RETURN_IF_ERROR(MakeDir(target));
   for (const std::string& d : days) {
     const std::string folder = "day=" + d;
     const fs::path from = staging / folder;
-    if (!fs::exists(from, ec)) continue;  // a day whose rows all went meanwhile: nothing to write
     const fs::path to = target / folder;
-    fs::rename(from, to, ec);
-    if (ec) return FileError("move into place", from, ec.value());
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      if (errno == ENOENT) continue;  // a day whose rows all went meanwhile: nothing to write
+      return FileError("move into place", from, errno);
+    }
+    dirs_.push_back(to);
     Part& part = parts[d];
     part.day = d;
     part.files.clear();
+    const std::string prefix = std::string(table.name) + "/" + folder + "/";
     for (const auto& f : fs::directory_iterator(to, ec)) {
-      part.files.push_back(fs::relative(f.path(), tmp_).string());
+      part.files.push_back(prefix + f.path().filename().string());
       written_files_.push_back(f.path());
       StartWriteback(f.path());
     }
+    if (ec) return FileError("list", to, ec.value());
     std::sort(part.files.begin(), part.files.end());
   }
   return Status::Ok();
@@ -410,13 +581,34 @@ nlohmann::json Exporter::TableJson(std::string_view name, std::string_view kind,
 
 Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, bool rewrite_all) {
   ASSIGN_OR_RETURN(auto schema, Schema(table.name));
-  ASSIGN_OR_RETURN(auto stats, Stats(table));
   // Files of another schema (a column added by a newer build) cannot be shared: rewrite all.
   if (!rewrite_all && PreviousSchema(previous_, table.name) != SchemaJson(schema)) {
     rewrite_all = true;
   }
   std::map<std::string, Part> before =
       rewrite_all ? std::map<std::string, Part>() : PreviousParts(previous_, table.name);
+  std::optional<std::map<std::string, DayStats>> derived;
+  if (!rewrite_all && SignatureOf(table) == Signature::kRunId) {
+    ++report_.tables_derived;
+    ASSIGN_OR_RETURN(derived, DerivedStats(table, before));
+    if (!derived) ++report_.signature_fallbacks;
+  } else if (!rewrite_all && SignatureOf(table) == Signature::kRowsOnly &&
+             previous_->manifest.value("watermarks", nlohmann::json::object())
+                 .contains(std::string(table.name))) {
+    // (pdr_ohlcv's watermarks are per stream, not under its name: it keeps its signature.)
+    ++report_.tables_derived;
+    ASSIGN_OR_RETURN(derived, AppendedStats(table, before));
+    if (!derived) ++report_.signature_fallbacks;
+  }
+  std::map<std::string, DayStats> stats;
+  if (derived) {
+    stats = std::move(*derived);
+  } else {
+    ASSIGN_OR_RETURN(stats, Stats(table));
+  }
+  const fs::path table_dir = tmp_ / std::string(table.name);
+  RETURN_IF_ERROR(MakeDir(table_dir));
+  dirs_.push_back(table_dir);
   std::map<std::string, Part> parts;
   std::vector<std::string> changed;
   lake::TableCounts& counts = run_.tables()[std::string(table.name)];
@@ -429,18 +621,21 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     bool same = old != before.end() && old->second.rows == s.rows &&
                 old->second.signature == s.signature && !old->second.files.empty();
     if (same) {
-      // Hard links: the new snapshot shares the unchanged files. A file that cannot be linked
-      // (gone, another file system) makes the day rewritten instead.
-      std::error_code ec;
-      for (const std::string& file : old->second.files) {
+      // Hard links: the new snapshot shares the unchanged files (all in the day's folder). A
+      // file that cannot be linked (gone, another file system) makes the day rewritten instead.
+      PhaseTimer timer(report_.link_s, report_.link_cpu_s);
+      const fs::path day_dir = table_dir / ("day=" + day);
+      same = ::mkdir(day_dir.c_str(), 0755) == 0;
+      if (same) dirs_.push_back(day_dir);
+      for (size_t i = 0; same && i < old->second.files.size(); ++i) {
+        const std::string& file = old->second.files[i];
+        const fs::path from = fs::path(previous_->dir) / file;
         const fs::path to = tmp_ / file;
-        fs::create_directories(to.parent_path(), ec);
-        if (!ec) fs::create_hard_link(fs::path(previous_->dir) / file, to, ec);
-        if (ec) {
-          same = false;
-          fs::remove_all(tmp_ / std::string(table.name) / ("day=" + day), ec);
-          break;
-        }
+        same = to.parent_path() == day_dir && ::link(from.c_str(), to.c_str()) == 0;
+      }
+      if (!same) {
+        if (!dirs_.empty() && dirs_.back() == day_dir) dirs_.pop_back();
+        RemoveTree(day_dir);
       }
     }
     if (same) {
@@ -468,12 +663,11 @@ Result<nlohmann::json> Exporter::ExportWhole(std::string_view table, std::string
   // The ledger as of the snapshot: without this export's own row, still "running".
   const std::string where =
       table == "predlake_runs" && has_run_id ? " WHERE run_id <> " + std::to_string(run_.id()) : "";
-  std::error_code ec;
   const fs::path folder = tmp_ / std::string(table);
-  fs::create_directories(folder, ec);
-  if (ec) return FileError("create", folder, ec.value());
+  RETURN_IF_ERROR(MakeDir(folder));
+  dirs_.push_back(folder);
   const std::string file = fmt::format("part-{:06d}-0.parquet", run_.id());
-  PhaseTimer timer(report_.write_s);
+  PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   RETURN_IF_ERROR(conn_.Execute("COPY (SELECT * FROM " + Ident(table) + where + ") TO " +
                                     SqlString((folder / file).string()) +
                                     " (FORMAT parquet, COMPRESSION zstd)",
@@ -494,13 +688,9 @@ Status Exporter::SyncTree(const fs::path& root) {
   // Everything written, then every folder (new ones, and those holding new links). The order
   // among them does not matter: nothing names the tree until Switch() renames it, after all of
   // them. Linked files were made durable by the export that wrote them.
-  std::vector<fs::path> dirs = {root};
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
-    if (it->is_directory(ec)) dirs.push_back(it->path());
-  }
-  if (ec) return FileError("list", root, ec.value());
+  // The export made each folder itself and kept the list (dirs_), so the tree is not walked.
+  std::vector<fs::path> dirs = dirs_;
+  dirs.push_back(root);
   RETURN_IF_ERROR(FsyncAll(written_files_, false));
   return FsyncAll(dirs, true);
 }
@@ -534,6 +724,14 @@ int64_t Exporter::RemoveSuperseded() {
     const long long run = std::strtoll(name.c_str() + kSnapshotPrefix.size(), &end, 10);
     if (end == nullptr || *end != '\0') continue;
     int64_t created = 0;
+    if (previous_ && run == previous_->run_id) {
+      snapshots[run] = {entry.path(), previous_->created_at_ms};  // read once already
+      continue;
+    }
+    if (run == run_.id()) {
+      snapshots[run] = {entry.path(), created_at_ms_};
+      continue;
+    }
     try {
       std::ifstream in(entry.path() / kManifestFile);
       nlohmann::json m;
@@ -550,8 +748,7 @@ int64_t Exporter::RemoveSuperseded() {
     auto next = std::next(it);
     if (next == snapshots.end() || it->first == run_.id()) break;
     if (now - next->second.second < options_.grace_ms) continue;
-    fs::remove_all(it->second.first, ec);
-    if (!ec) ++removed;
+    if (RemoveTree(it->second.first)) ++removed;
   }
   return removed;
 }
@@ -561,7 +758,10 @@ Result<ExportReport> Exporter::Run() {
   std::error_code ec;
   fs::create_directories(exports_, ec);
   if (ec) return FileError("create", exports_, ec.value());
-  RETURN_IF_ERROR(CleanLeftovers());
+  {
+    PhaseTimer timer(report_.clean_s, report_.clean_cpu_s);
+    RETURN_IF_ERROR(CleanLeftovers());
+  }
   if (!options_.full) {
     Result<std::optional<Snapshot>> current = ReadCurrent(lake_.dir());
     // A damaged current snapshot is replaced by a full one.
@@ -601,14 +801,15 @@ Result<ExportReport> Exporter::Run() {
     ASSIGN_OR_RETURN(nlohmann::json t, ExportWhole(row[0].value_or(""), "bookkeeping"));
     tables.push_back(std::move(t));
   }
-  fs::remove_all(tmp_ / ".copy", ec);
+  if (!RemoveTree(tmp_ / ".copy")) return FileError("remove", tmp_ / ".copy", errno);
   report_.tables = static_cast<int64_t>(tables.size());
 
   // The manifest: what the snapshot holds, and the state of the lake it shows.
   nlohmann::json manifest = nlohmann::json::object();
   manifest["layout_version"] = kLayoutVersion;
   manifest["run"] = run_.id();
-  manifest["created_at_ms"] = lake_.NowMs();
+  created_at_ms_ = lake_.NowMs();
+  manifest["created_at_ms"] = created_at_ms_;
   manifest["full"] = options_.full || !previous_;
   manifest["previous_run"] = previous_ ? nlohmann::json(previous_->run_id) : nlohmann::json();
   ASSIGN_OR_RETURN(auto checkpoint, lake_.GetCheckpoint());
@@ -641,7 +842,7 @@ Result<ExportReport> Exporter::Run() {
   written_files_.push_back(manifest_path);
   RETURN_IF_ERROR(ReachStep(options_.faults, "fsync"));
   {
-    PhaseTimer timer(report_.sync_s);
+    PhaseTimer timer(report_.sync_s, report_.sync_cpu_s);
     RETURN_IF_ERROR(SyncTree(tmp_));
   }
   RETURN_IF_ERROR(Switch());
@@ -656,7 +857,10 @@ Result<ExportReport> Exporter::Run() {
     RETURN_IF_ERROR(run_.Finish());
     RETURN_IF_ERROR(tx.Commit());
   }
-  report_.snapshots_removed = RemoveSuperseded();
+  {
+    PhaseTimer timer(report_.clean_s, report_.clean_cpu_s);
+    report_.snapshots_removed = RemoveSuperseded();
+  }
   report_.message = fmt::format(
       "export: snapshot {} ({}): {} days written ({} rows), {} days linked ({} rows), {} tables",
       name_, manifest["full"].get<bool>() ? "full" : "incremental", report_.days_written,
@@ -665,6 +869,10 @@ Result<ExportReport> Exporter::Run() {
 }
 
 }  // namespace
+
+std::string DayExpression(Partitioning p) {
+  return p == Partitioning::kByDayColumn ? "\"day\"" : "CAST(epoch_ms(\"timestamp\") AS DATE)";
+}
 
 Result<ExportReport> Export(lake::Lake& lake, lake::Run& run, const ExportOptions& options) {
   Exporter exporter(lake, run, options);

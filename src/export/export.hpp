@@ -8,17 +8,28 @@
 // the temporary folder, which the next export removes.
 //
 // Incremental (the default): a day of a table is rewritten only when its rows may have changed
-// since the previous snapshot, and hard-linked from it otherwise. Per day the export computes, in
-// DuckDB, a signature compared with the one the previous manifest recorded:
-//   - built tables: row count and max(run_id) (every ETL write stamps run_id with its run, and run
-//     ids only grow, so any insert, update or recompute raises the max and a delete lowers the
-//     count);
+// since the previous snapshot, and hard-linked from it otherwise.
+//   - built tables: every ETL write (insert, fold, recompute, rebuild) stamps run_id with its run,
+//     and run ids only grow, so the changed days are those holding a row with run_id above the
+//     previous export's run (found through DuckDB's zone maps on run_id, without reading older
+//     row groups), plus the days that lost rows. A day without newer rows can only have lost
+//     rows, so the export checks that the previous counts of the other days plus the counts of
+//     the changed ones add up to the table's row count; when they do not (a rollback, a rebuild,
+//     a vanished group) it falls back to the per-day signature below for that table: row count
+//     and max(run_id), one scan of the table.
+// The append-only raw tables (pdr_truevals, pdr_payouts, pdr_subscriptions) without a delete since
+// the previous snapshot: a day's rows only grow, so the days outside what the previous manifest's
+// watermark covered (its day and after, the start's day and before) are counted and the others
+// keep their previous counts, checked the same way against count(*); a late row inside the old
+// coverage makes the table fall back to its signature. The other raw tables keep a per-day
+// signature computed in DuckDB and compared with the one the previous manifest recorded:
 //   - pdr_slots (rows upserted in place): row count and a hash of every column of every row;
 //   - pdr_predictions (a re-submitted prediction's row is replaced by a newer version): row count
-//     and the sum of its timestamps, and every day at or after the cut of a raw drop recorded in
-//     the ledger since the previous snapshot;
-//   - the other raw tables (append-only, a row never changes once stored): row count, and every day
-//     at or after the cut of a raw drop recorded in the ledger since the previous snapshot;
+//     and the sum of its timestamps, and the whole table after a raw drop recorded in the ledger
+//     since the previous snapshot;
+//   - the other raw tables (append-only, a row never changes once stored; pdr_ohlcv, whose
+//     watermarks are per stream, and the append-only ones on a fallback): row count, and the
+//     whole table after a raw drop recorded in the ledger since the previous snapshot;
 //   - pdr_contracts and the bookkeeping tables (small): always rewritten.
 // `full` rewrites every day.
 //
@@ -30,6 +41,7 @@
 
 #include "common/progress.hpp"
 #include "common/status.hpp"
+#include "export/snapshot.hpp"
 #include "lake/lake.hpp"
 
 namespace predlake::exports {
@@ -65,6 +77,18 @@ struct ExportReport {
   double signature_s = 0;
   double write_s = 0;
   double sync_s = 0;
+  double link_s = 0;   // hard links of the unchanged days
+  double clean_s = 0;  // dead exports' leftovers and superseded snapshots removed
+  // CPU seconds of the process (every thread) in the same phases.
+  double signature_cpu_s = 0;
+  double write_cpu_s = 0;
+  double sync_cpu_s = 0;
+  double link_cpu_s = 0;
+  double clean_cpu_s = 0;
+  // Built tables whose changed days were derived from run_id, and those (of them) whose day
+  // counts did not add up, which fell back to the per-day signature.
+  int64_t tables_derived = 0;
+  int64_t signature_fallbacks = 0;
   std::string message;  // one line for the log
 };
 
@@ -76,5 +100,8 @@ struct ExportReport {
 // fault) are returned with the run not ended: the caller fails it. The lake's tables are never
 // written.
 Result<ExportReport> Export(lake::Lake& lake, lake::Run& run, const ExportOptions& options);
+
+// The SQL expression of a row's day=YYYY-MM-DD partition (a DATE) for a partitioned table.
+std::string DayExpression(Partitioning p);
 
 }  // namespace predlake::exports
