@@ -58,7 +58,7 @@ struct OpenOptions {
   int threads = 0;               // DuckDB worker threads; 0 = default
   // DuckDB's memory_limit ("1GB"; lake_ss.memory_limit for writers); empty: DuckDB's default (80%
   // of the RAM). Past it DuckDB evicts cached blocks and spills to <lake_dir>/lake.duckdb.tmp/.
-  std::string memory_limit;
+  std::string memory_limit{};
   // What the database may reach beyond its file (duck::Reach); kRead only for anything but kFull.
   duck::Reach reach = duck::Reach::kFull;
   // kWrite only: false refuses a missing lake (kData "no lake at DIR") instead of creating it, for
