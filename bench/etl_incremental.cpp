@@ -14,7 +14,6 @@
 // lives under PREDLAKE_BENCH_DIR (default the system temp folder) and is removed at the end unless
 // PREDLAKE_BENCH_KEEP is set. A summary with the ratios is printed after the benchmarks.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "common/time.hpp"
 #include "etl/etl.hpp"
 #include "lake/lake.hpp"
@@ -34,80 +34,24 @@
 namespace predlake::etl {
 namespace {
 
+using bench::Begin;
+using bench::Check;
+using bench::CpuSeconds;
 using bench::Fill;
 using bench::kGenerate;
 using bench::kHourMs;
 using bench::kLoad;
 using bench::kPredictionsPerHour;
 using bench::kT0;
+using bench::Seconds;
 
 namespace fs = std::filesystem;
-
-// A run begun for `command`, for the jobs below (the bench measures the job, not the ledger).
-lake::Run Begin(lake::Lake& lake, const std::string& command) {
-  auto run = lake.BeginRun(command);
-  if (!run.ok()) {
-    std::fprintf(stderr, "begin run: %s\n", run.status().message().c_str());
-    std::exit(1);
-  }
-  return std::move(run).value();
-}
-
-// The baseline: bronze_pdr_predictions from raw in one statement, as fast as we could make it.
-constexpr const char* kBaseline = R"sql(
-CREATE OR REPLACE TABLE bench_bronze AS
-WITH tv AS (
-  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id,
-         arg_min({'truevalue': truevalue, 'revenue': revenue, 'ts': timestamp},
-                 {'ts': timestamp, 'id': ID}) AS t
-  FROM pdr_truevals WHERE timestamp >= {S} AND timestamp < {F}
-  GROUP BY ALL
-)
-SELECT p.ID, coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot AS slot_id,
-       coalesce(p.contract, split_part(p.ID, '-', 1)) AS contract,
-       p.slot, p.user, p.pair, p.timeframe, p.source, y.predvalue, tv.t.truevalue,
-       coalesce(p.stake, y.stake) AS stake, tv.t.revenue, y.payout, p.timestamp,
-       greatest(p.timestamp,
-                CASE WHEN tv.t IS NOT NULL THEN tv.t.ts
-                     WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
-                     THEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 END,
-                y.timestamp) AS last_event_timestamp,
-       CASE WHEN tv.t IS NOT NULL THEN 'paying'
-            WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
-            THEN 'canceled' ELSE 'pending' END AS status
-FROM pdr_predictions p
-LEFT JOIN tv ON tv.slot_id = coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot
-LEFT JOIN pdr_payouts y ON y.ID = p.ID AND y.timestamp >= {S} AND y.timestamp < {F}
-LEFT JOIN pdr_contracts c ON c.ID = coalesce(p.contract, split_part(p.ID, '-', 1))
-WHERE p.timestamp >= {S} AND p.timestamp < {F}
-ORDER BY p.timestamp, p.ID;
-)sql";
-
-void Check(const Status& st, const char* what) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "bench_etl_incremental: %s: %s\n", what, st.message().c_str());
-    std::exit(1);
-  }
-}
 
 // How late the slow half of the claims come: PREDLAKE_BENCH_CLAIM_HOURS, default 6 ("payouts that
 // touch the last hours"). 48 makes every incremental run fold payouts two days back.
 int64_t ClaimHours() {
   const char* v = std::getenv("PREDLAKE_BENCH_CLAIM_HOURS");
   return v && *v ? std::max<int64_t>(1, std::atoll(v)) : 6;
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// CPU seconds used by the whole process (every DuckDB thread) so far: less sensitive than wall time
-// to other work on the machine.
-double CpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // Wall and CPU seconds of one call.
@@ -239,7 +183,7 @@ void BM_RebuildAndQuery(benchmark::State& state) {
   BenchLake& b = GetLake(state.range(0));
   UpdateOptions options;
   options.faults = {};
-  std::string sql = Fill(kBaseline, {{"S", kT0}, {"F", b.end_ms}});
+  std::string sql = Fill(bench::kBronzeBaselineSql, {{"S", kT0}, {"F", b.end_ms}});
   for (auto _ : state) {
     Result<RunReport> report = Status::Internal("not run");
     lake::Run run = Begin(*b.lake, "etl rebuild");
@@ -316,11 +260,7 @@ void PrintSummary() {
 
 int main(int argc, char** argv) {
   using namespace predlake::etl;
-  std::vector<int64_t> sizes;
-  const char* env = std::getenv("PREDLAKE_BENCH_SIZES");
-  std::stringstream ss(env && *env ? env : "1000000");
-  for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoll(item));
-  for (int64_t size : sizes) {
+  for (int64_t size : predlake::bench::SizesFromEnv(1'000'000)) {
     const int reps = size >= 5'000'000 ? 3 : 5;
     benchmark::RegisterBenchmark("etl/incremental_hour", BM_Incremental)
         ->Arg(size)

@@ -17,8 +17,6 @@
 // incremental export (no full export, no bare COPYs). Prints one table.
 #include "export/export.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "etl/etl.hpp"
 #include "export/snapshot.hpp"
 #include "lake/lake.hpp"
@@ -37,44 +36,6 @@ namespace predlake::bench {
 namespace {
 
 namespace fs = std::filesystem;
-
-void Check(const Status& st, const char* what) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "bench_export: %s: %s\n", what, st.message().c_str());
-    std::exit(1);
-  }
-}
-
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The 1-minute load average (Linux; empty elsewhere), printed with the results.
-std::string LoadAverage() {
-  std::FILE* f = std::fopen("/proc/loadavg", "r");
-  if (f == nullptr) return "";
-  char buf[64] = {};
-  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
-  std::fclose(f);
-  if (!ok) return "";
-  std::string text(buf);
-  return text.substr(0, text.find(' '));
-}
-
-// CPU seconds of this process, every thread (user + system): on a machine shared with other
-// builds the wall times follow the load, the CPU times what the work costs.
-double CpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-lake::Run Begin(lake::Lake& lake, const std::string& command) {
-  auto run = lake.BeginRun(command);
-  Check(run.status(), "begin run");
-  return std::move(run).value();
-}
 
 exports::ExportReport RunExport(lake::Lake& lake, bool full) {
   exports::ExportOptions options;
@@ -165,7 +126,7 @@ Row Measure(int64_t size, int reps) {
     double cpu = CpuSeconds();
     exports::ExportReport inc = RunExport(*lake, false);
     row.incremental_cpu = std::min(row.incremental_cpu, CpuSeconds() - cpu);
-    const double inc_s = Since(start);
+    const double inc_s = Seconds(start);
     if (inc_s < row.incremental) row.inc_report = inc;
     row.incremental = std::min(row.incremental, inc_s);
     row.days_written = inc.days_written;
@@ -177,7 +138,7 @@ Row Measure(int64_t size, int reps) {
     cpu = CpuSeconds();
     exports::ExportReport full = RunExport(*lake, true);
     row.full_cpu = std::min(row.full_cpu, CpuSeconds() - cpu);
-    const double full_s = Since(start);
+    const double full_s = Seconds(start);
     if (full_s < row.full) row.full_report = full;
     row.full = std::min(row.full, full_s);
 
@@ -193,7 +154,7 @@ Row Measure(int64_t size, int reps) {
                          "bare copy"),
             "bare copy");
     }
-    row.bare_copy = std::min(row.bare_copy, Since(start));
+    row.bare_copy = std::min(row.bare_copy, Seconds(start));
     row.bare_copy_cpu = std::min(row.bare_copy_cpu, CpuSeconds() - cpu);
 
     fs::remove_all(bare);
@@ -222,7 +183,7 @@ Row Measure(int64_t size, int reps) {
                          "bare partitioned copy"),
             "bare partitioned copy");
     }
-    row.bare_part = std::min(row.bare_part, Since(start));
+    row.bare_part = std::min(row.bare_part, Seconds(start));
     row.bare_part_cpu = std::min(row.bare_part_cpu, CpuSeconds() - cpu);
     row.load += ", " + LoadAverage();
   }
@@ -236,12 +197,8 @@ Row Measure(int64_t size, int reps) {
 
 int main() {
   using namespace predlake::bench;
-  std::vector<int64_t> sizes;
-  const char* env = std::getenv("PREDLAKE_BENCH_SIZES");
-  std::stringstream ss(env && *env ? env : "1000000");
-  for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoll(item));
-  const char* reps_env = std::getenv("PREDLAKE_BENCH_REPS");
-  const int reps = reps_env && *reps_env ? std::max(1, std::atoi(reps_env)) : 3;
+  const std::vector<int64_t> sizes = SizesFromEnv(1'000'000);
+  const int reps = RepsFromEnv(3);
   std::vector<Row> rows;
   for (int64_t size : sizes) rows.push_back(Measure(size, reps));
   if (std::getenv("PREDLAKE_BENCH_INCREMENTAL_ONLY") != nullptr) {

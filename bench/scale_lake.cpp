@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bench_support.hpp"
 #include "common/time.hpp"
 #include "etl/etl.hpp"
 #include "lake/lake.hpp"
@@ -21,54 +22,9 @@
 namespace {
 
 using namespace predlake;
-
-void Check(const Status& st, const char* what) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "bench_scale_lake: %s: %s\n", what, st.message().c_str());
-    std::exit(1);
-  }
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-lake::Run Begin(lake::Lake& lake, const std::string& command) {
-  auto run = lake.BeginRun(command);
-  Check(run.status(), "begin run");
-  return std::move(run).value();
-}
-
-// bronze_pdr_predictions in one statement (bench/etl_incremental.cpp's baseline, checked equal
-// there).
-constexpr const char* kBaseline = R"sql(
-CREATE OR REPLACE TABLE bench_bronze AS
-WITH tv AS (
-  SELECT split_part(ID, '-', 1) || '-' || slot AS slot_id,
-         arg_min({'truevalue': truevalue, 'revenue': revenue, 'ts': timestamp},
-                 {'ts': timestamp, 'id': ID}) AS t
-  FROM pdr_truevals WHERE timestamp >= {S} AND timestamp < {F}
-  GROUP BY ALL
-)
-SELECT p.ID, coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot AS slot_id,
-       coalesce(p.contract, split_part(p.ID, '-', 1)) AS contract,
-       p.slot, p.user, p.pair, p.timeframe, p.source, y.predvalue, tv.t.truevalue,
-       coalesce(p.stake, y.stake) AS stake, tv.t.revenue, y.payout, p.timestamp,
-       greatest(p.timestamp,
-                CASE WHEN tv.t IS NOT NULL THEN tv.t.ts
-                     WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
-                     THEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 END,
-                y.timestamp) AS last_event_timestamp,
-       CASE WHEN tv.t IS NOT NULL THEN 'paying'
-            WHEN (p.slot + c.seconds_per_epoch + c.trueval_submit_timeout) * 1000 < {F}
-            THEN 'canceled' ELSE 'pending' END AS status
-FROM pdr_predictions p
-LEFT JOIN tv ON tv.slot_id = coalesce(p.contract, split_part(p.ID, '-', 1)) || '-' || p.slot
-LEFT JOIN pdr_payouts y ON y.ID = p.ID AND y.timestamp >= {S} AND y.timestamp < {F}
-LEFT JOIN pdr_contracts c ON c.ID = coalesce(p.contract, split_part(p.ID, '-', 1))
-WHERE p.timestamp >= {S} AND p.timestamp < {F}
-ORDER BY p.timestamp, p.ID;
-)sql";
+using bench::Begin;
+using bench::Check;
+using bench::Seconds;
 
 // The synthetic world has no slot entities; the subgraph has one per predicted slot, and
 // `validate`'s slot_gaps rightly fails without them. pdr_slots is no ETL input, so adding them
@@ -159,7 +115,8 @@ int main(int argc, char** argv) {
     std::printf("rebuild_s %.2f\n", Seconds(start));
 
     start = std::chrono::steady_clock::now();
-    Check(conn.Execute(bench::Fill(kBaseline, {{"S", bench::kT0}, {"F", end_ms}}) + "\nCHECKPOINT;",
+    Check(conn.Execute(bench::Fill(bench::kBronzeBaselineSql, {{"S", bench::kT0}, {"F", end_ms}}) +
+                           "\nCHECKPOINT;",
                        "baseline"),
           "baseline");
     std::printf("baseline_s %.2f\n", Seconds(start));

@@ -13,8 +13,6 @@
 // time), which on a shared machine say what the request costs whatever the load.
 #include "serve/serve.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "etl/etl.hpp"
 #include "export/export.hpp"
 #include "export/snapshot.hpp"
@@ -36,45 +35,6 @@ namespace predlake::bench {
 namespace {
 
 namespace fs = std::filesystem;
-
-void Check(const Status& st, const char* what) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "bench_serve: %s: %s\n", what, st.message().c_str());
-    std::exit(1);
-  }
-}
-
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-lake::Run Begin(lake::Lake& lake, const std::string& command) {
-  auto run = lake.BeginRun(command);
-  Check(run.status(), "begin run");
-  return std::move(run).value();
-}
-
-// The 1-minute load average (Linux; empty elsewhere), printed with the results.
-std::string LoadAverage() {
-  std::FILE* f = std::fopen("/proc/loadavg", "r");
-  if (f == nullptr) return "";
-  char buf[64] = {};
-  const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
-  std::fclose(f);
-  if (!ok) return "";
-  std::string text(buf);
-  return text.substr(0, text.find(' '));
-}
-
-// CPU milliseconds of this process, every thread (user + system): the requests run one at a time,
-// so a request's CPU is what the process used meanwhile, whatever the load of the machine.
-double CpuMs() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
-}
 
 struct PageTime {
   std::string page;
@@ -180,10 +140,10 @@ SizeRow Measure(int64_t size, int reps) {
     cold.period = "-";
     {
       auto start = std::chrono::steady_clock::now();
-      const double cpu = CpuMs();
+      const double cpu = 1e3 * CpuSeconds();
       Check(serve::Warm(options), "warm");
-      cold.ms = MsSince(start);
-      cold.cpu_ms = CpuMs() - cpu;
+      cold.ms = 1e3 * Seconds(start);
+      cold.cpu_ms = 1e3 * CpuSeconds() - cpu;
     }
     row.pages.push_back(cold);
     PageTime t;
@@ -191,11 +151,11 @@ SizeRow Measure(int64_t size, int reps) {
     t.period = "-";
     for (int rep = 0; rep < reps; ++rep) {
       auto start = std::chrono::steady_clock::now();
-      const double cpu = CpuMs();
+      const double cpu = 1e3 * CpuSeconds();
       auto view = serve::OpenView(options);
       Check(view.status(), "open view");
-      t.ms = std::min(t.ms, MsSince(start));
-      t.cpu_ms = std::min(t.cpu_ms, CpuMs() - cpu);
+      t.ms = std::min(t.ms, 1e3 * Seconds(start));
+      t.cpu_ms = std::min(t.cpu_ms, 1e3 * CpuSeconds() - cpu);
     }
     row.pages.push_back(t);
   }
@@ -211,10 +171,10 @@ SizeRow Measure(int64_t size, int reps) {
       if (page != "/metrics") params.emplace("period", period);
       for (int rep = 0; rep < reps; ++rep) {
         auto start = std::chrono::steady_clock::now();
-        const double cpu = CpuMs();
+        const double cpu = 1e3 * CpuSeconds();
         serve::Response r = serve::Answer(options, page, params);
-        const double ms = MsSince(start);
-        t.cpu_ms = std::min(t.cpu_ms, CpuMs() - cpu);
+        const double ms = 1e3 * Seconds(start);
+        t.cpu_ms = std::min(t.cpu_ms, 1e3 * CpuSeconds() - cpu);
         if (r.status != 200) {
           std::fprintf(stderr, "bench_serve: %s answered %d: %s\n", page.c_str(), r.status,
                        r.body.substr(0, 300).c_str());
@@ -236,12 +196,8 @@ SizeRow Measure(int64_t size, int reps) {
 
 int main() {
   using namespace predlake::bench;
-  std::vector<int64_t> sizes;
-  const char* env = std::getenv("PREDLAKE_BENCH_SIZES");
-  std::stringstream ss(env && *env ? env : "1000000");
-  for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::stoll(item));
-  const char* reps_env = std::getenv("PREDLAKE_BENCH_REPS");
-  const int reps = reps_env && *reps_env ? std::max(1, std::atoi(reps_env)) : 3;
+  const std::vector<int64_t> sizes = SizesFromEnv(1'000'000);
+  const int reps = RepsFromEnv(3);
   std::vector<SizeRow> rows;
   for (int64_t size : sizes) rows.push_back(Measure(size, reps));
   std::printf("| page | period |");

@@ -82,8 +82,9 @@ std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_vie
 // an empty table of the lake's schema), so describe, query and runs read it as they read the
 // lake. Watermarks and checkpoint are those the snapshot recorded. A column of this build's schema
 // that the snapshot's manifest does not list (written before the column was added) reads as NULL.
-// kData when a file is missing or unreadable. The returned lake reads the files lazily: the snapshot must stay on disk while
-// it is used (old snapshots are kept for lake_ss.export_grace after they stop being current).
+// kData when a file is missing or unreadable. The returned lake reads the files lazily: the
+// snapshot must stay on disk while it is used (old snapshots are kept for lake_ss.export_grace
+// after they stop being current).
 Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
                                                  const Snapshot& snapshot, const Clock* clock);
 
