@@ -273,32 +273,47 @@ std::vector<std::string> DaysWrittenBy(const exports::Snapshot& snap, std::strin
   return out;
 }
 
-TEST(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
+// The export world's raw tables in a new lake, fetched from the world's start up to a day.
+class Export : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    engine_ = raw::rawtest::MakeEngine(world_);
+    ASSERT_NE(engine_, nullptr);
+    lake_ = raw::rawtest::OpenLake(dir_.path());
+    ASSERT_NE(lake_, nullptr);
+    fetch_.start_ms = Ms(world_.start);
+    fetch_.sleeper = &sleep_;
+  }
+
+  // Fetches every raw table up to `day` (from where it stands).
+  void Fetch(const std::string& day) {
+    fetch_.end_ms = Ms(day);
+    ASSERT_TRUE(
+        raw::rawtest::RunUpdate(*lake_, fetch_, raw::rawtest::SimFactory(engine_), nullptr).ok());
+  }
+
+  const config::SimConfig world_ = ExportWorld();
+  std::shared_ptr<const sim::Engine> engine_;
+  raw::rawtest::NoSleep sleep_;
+  TempDir dir_;
+  std::unique_ptr<lake::Lake> lake_;
+  raw::UpdateOptions fetch_;
+};
+
+TEST_F(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
   // Direct edits of the built tables, each the smallest form of what an ETL run may do, with an
   // incremental export after each: the snapshot must hold exactly the lake.
-  const config::SimConfig world = ExportWorld();
-  auto engine = raw::rawtest::MakeEngine(world);
-  ASSERT_NE(engine, nullptr);
-  raw::rawtest::NoSleep sleep;
-  TempDir dir;
-  auto lake = raw::rawtest::OpenLake(dir.path());
-  ASSERT_NE(lake, nullptr);
-  raw::UpdateOptions fetch;
-  fetch.start_ms = Ms(world.start);
-  fetch.end_ms = Ms("2024-07-23");
-  fetch.sleeper = &sleep;
-  ASSERT_TRUE(
-      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+  Fetch("2024-07-23");
   {
-    auto run = lake->BeginRun("etl update");
+    auto run = lake_->BeginRun("etl update");
     ASSERT_TRUE(run.ok());
     etl::UpdateOptions o;
-    o.st_ms = Ms(world.start);
-    ASSERT_TRUE(etl::Update(*lake, *run, o).ok());
+    o.st_ms = Ms(world_.start);
+    ASSERT_TRUE(etl::Update(*lake_, *run, o).ok());
   }
-  ASSERT_TRUE(RunOneExport(*lake, {}).ok());
-  ASSERT_GT(Int(*lake, "SELECT count(*) FROM bronze_pdr_predictions WHERE timestamp < " +
-                           std::to_string(Ms("2024-07-21"))),
+  ASSERT_TRUE(RunOneExport(*lake_, {}).ok());
+  ASSERT_GT(Int(*lake_, "SELECT count(*) FROM bronze_pdr_predictions WHERE timestamp < " +
+                            std::to_string(Ms("2024-07-21"))),
             0);
   const std::string newer = "(SELECT max(run_id) + 1 FROM predlake_runs)";
   struct Edit {
@@ -337,52 +352,38 @@ TEST(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
   };
   for (const Edit& edit : edits) {
     SCOPED_TRACE(edit.what);
-    ASSERT_TRUE(lake->conn().Execute(edit.sql, "test").ok()) << edit.sql;
-    auto report = RunOneExport(*lake, {});
+    ASSERT_TRUE(lake_->conn().Execute(edit.sql, "test").ok()) << edit.sql;
+    auto report = RunOneExport(*lake_, {});
     ASSERT_TRUE(report.ok()) << report.status().message();
     // Bronze, gold and the append-only raw tables: none was rewritten whole.
     EXPECT_EQ(report->tables_derived, 8);  // not pdr_ohlcv (watermarks per stream)
     EXPECT_EQ(report->signature_fallbacks, edit.falls_back ? 1 : 0);
     EXPECT_GT(report->days_linked, 0);
-    ExpectSnapshotEqualsLake(*lake, report->run_id, edit.what);
+    ExpectSnapshotEqualsLake(*lake_, report->run_id, edit.what);
   }
-  auto current = exports::ReadCurrent(lake->dir());
+  auto current = exports::ReadCurrent(lake_->dir());
   ASSERT_TRUE(current.ok() && current->has_value());
   // The last edit wrote the new day of gold_feed_daily and nothing else of it.
   EXPECT_EQ(DaysWrittenBy(**current, "gold_feed_daily", (*current)->run_id),
             (std::vector<std::string>{"2024-07-17"}));
 }
 
-TEST(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) {
-  const config::SimConfig world = ExportWorld();
-  auto engine = raw::rawtest::MakeEngine(world);
-  ASSERT_NE(engine, nullptr);
-  raw::rawtest::NoSleep sleep;
-  TempDir dir;
-  auto lake = raw::rawtest::OpenLake(dir.path());
-  ASSERT_NE(lake, nullptr);
-  raw::UpdateOptions fetch;
-  fetch.start_ms = Ms(world.start);
-  fetch.end_ms = Ms("2024-07-21");
-  fetch.sleeper = &sleep;
-  ASSERT_TRUE(
-      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
-  auto first = RunOneExport(*lake, {});
+TEST_F(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) {
+  Fetch("2024-07-21");
+  auto first = RunOneExport(*lake_, {});
   ASSERT_TRUE(first.ok()) << first.status().message();
-  fetch.end_ms = Ms("2024-07-22");
-  ASSERT_TRUE(
-      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
+  Fetch("2024-07-22");
 
-  const fs::path exports = exports::ExportsDir(dir.path());
+  const fs::path exports = exports::ExportsDir(dir_.path());
   for (const char* step : {"copy", "manifest", "fsync", "rename", "switch"}) {
     SCOPED_TRACE(step);
     exports::ExportOptions o;
     o.faults.fail_at = step;
-    auto r = RunOneExport(*lake, o);
+    auto r = RunOneExport(*lake_, o);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kInternal);
     EXPECT_NE(r.status().message().find(step), std::string::npos) << r.status().message();
-    auto current = exports::ReadCurrent(dir.path());
+    auto current = exports::ReadCurrent(dir_.path());
     ASSERT_TRUE(current.ok() && current->has_value());
     EXPECT_EQ((*current)->run_id, first->run_id);
     // Only the current snapshot and its link: the failed export removed its folder.
@@ -393,7 +394,7 @@ TEST(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) 
     std::sort(entries.begin(), entries.end());
     EXPECT_EQ(entries,
               (std::vector<std::string>{"current", exports::SnapshotFolderName(first->run_id)}));
-    EXPECT_EQ(Int(*lake,
+    EXPECT_EQ(Int(*lake_,
                   "SELECT count(*) FROM predlake_runs WHERE command = 'export' AND status "
                   "= 'failed' AND error LIKE '%" +
                       std::string(step) + "%'"),
@@ -401,62 +402,38 @@ TEST(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) 
   }
   // A dead export's folder (a kill) is removed by the next one, which then becomes current.
   fs::create_directories(exports / ".tmp-run-000999" / "pdr_predictions");
-  auto next = RunOneExport(*lake, {});
+  auto next = RunOneExport(*lake_, {});
   ASSERT_TRUE(next.ok()) << next.status().message();
   EXPECT_FALSE(fs::exists(exports / ".tmp-run-000999"));
-  ExpectSnapshotEqualsLake(*lake, next->run_id, "after the failures");
+  ExpectSnapshotEqualsLake(*lake_, next->run_id, "after the failures");
   EXPECT_GT(next->days_linked, 0);
 }
 
-TEST(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
-  const config::SimConfig world = ExportWorld();
-  auto engine = raw::rawtest::MakeEngine(world);
-  ASSERT_NE(engine, nullptr);
-  raw::rawtest::NoSleep sleep;
-  TempDir dir;
-  auto lake = raw::rawtest::OpenLake(dir.path());
-  ASSERT_NE(lake, nullptr);
-  raw::UpdateOptions fetch;
-  fetch.start_ms = Ms(world.start);
-  fetch.end_ms = Ms("2024-07-22");
-  fetch.sleeper = &sleep;
-  ASSERT_TRUE(
-      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
-  ASSERT_TRUE(RunOneExport(*lake, {}).ok());
-  ASSERT_TRUE(lake->conn()
+TEST_F(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
+  Fetch("2024-07-22");
+  ASSERT_TRUE(RunOneExport(*lake_, {}).ok());
+  ASSERT_TRUE(lake_->conn()
                   .Execute("ALTER TABLE pdr_truevals ADD COLUMN extra INTEGER DEFAULT 7", "t")
                   .ok());
-  auto next = RunOneExport(*lake, {});
+  auto next = RunOneExport(*lake_, {});
   ASSERT_TRUE(next.ok()) << next.status().message();
   EXPECT_GT(next->days_linked, 0);  // the other tables' days
-  ExpectSnapshotEqualsLake(*lake, next->run_id, "after ALTER TABLE");
+  ExpectSnapshotEqualsLake(*lake_, next->run_id, "after ALTER TABLE");
 }
 
-TEST(Export, ASnapshotFromBeforeAColumnWasAddedStillOpens) {
+TEST_F(Export, ASnapshotFromBeforeAColumnWasAddedStillOpens) {
   // The layout only grows: a snapshot written by an older build, without a column this build has,
   // opens with that column NULL and every other one as written.
-  const config::SimConfig world = ExportWorld();
-  auto engine = raw::rawtest::MakeEngine(world);
-  ASSERT_NE(engine, nullptr);
-  raw::rawtest::NoSleep sleep;
-  TempDir dir;
-  auto lake = raw::rawtest::OpenLake(dir.path());
-  ASSERT_NE(lake, nullptr);
-  raw::UpdateOptions fetch;
-  fetch.start_ms = Ms(world.start);
-  fetch.end_ms = Ms("2024-07-22");
-  fetch.sleeper = &sleep;
-  ASSERT_TRUE(
-      raw::rawtest::RunUpdate(*lake, fetch, raw::rawtest::SimFactory(engine), nullptr).ok());
-  ASSERT_TRUE(RunOneExport(*lake, {}).ok());
-  auto current = exports::ReadCurrent(dir.path());
+  Fetch("2024-07-22");
+  ASSERT_TRUE(RunOneExport(*lake_, {}).ok());
+  auto current = exports::ReadCurrent(dir_.path());
   ASSERT_TRUE(current.ok() && current->has_value());
   exports::Snapshot old = **current;
   // What an older build wrote: pdr_truevals without `revenue`, in its files and its manifest.
   const std::vector<std::string> files = exports::SnapshotFiles(old, "pdr_truevals");
   ASSERT_FALSE(files.empty());
   for (const std::string& f : files) {
-    ASSERT_TRUE(lake->conn()
+    ASSERT_TRUE(lake_->conn()
                     .Execute("COPY (SELECT * EXCLUDE (revenue) FROM read_parquet('" + f +
                                  "')) TO '" + f + ".old' (FORMAT parquet)",
                              "t")
@@ -471,30 +448,27 @@ TEST(Export, ASnapshotFromBeforeAColumnWasAddedStillOpens) {
     }
     t["schema"] = kept;
   }
-  auto opened = exports::OpenSnapshot(dir.path(), old, nullptr);
+  auto opened = exports::OpenSnapshot(dir_.path(), old, nullptr);
   ASSERT_TRUE(opened.ok()) << opened.status().message();
   EXPECT_EQ(Int(**opened, "SELECT count(*) FROM pdr_truevals WHERE revenue IS NOT NULL"), 0);
   EXPECT_EQ(Int(**opened, "SELECT count(*) FROM pdr_truevals"),
-            Int(*lake, "SELECT count(*) FROM pdr_truevals"));
+            Int(*lake_, "SELECT count(*) FROM pdr_truevals"));
   EXPECT_EQ(Int(**opened, "SELECT count(DISTINCT ID) FROM pdr_truevals WHERE slot > 0"),
-            Int(*lake, "SELECT count(DISTINCT ID) FROM pdr_truevals WHERE slot > 0"));
+            Int(*lake_, "SELECT count(DISTINCT ID) FROM pdr_truevals WHERE slot > 0"));
   EXPECT_GT(Int(**opened, "SELECT count(*) FROM pdr_truevals"), 0);
 }
 
-TEST(Export, SupersededSnapshotsGoAfterTheGracePeriod) {
-  TempDir dir;
-  auto lake = raw::rawtest::OpenLake(dir.path());
-  ASSERT_NE(lake, nullptr);
+TEST_F(Export, SupersededSnapshotsGoAfterTheGracePeriod) {
   exports::ExportOptions keep;
   keep.grace_ms = 3'600'000;
-  auto a = RunOneExport(*lake, keep);
-  auto b = RunOneExport(*lake, keep);
+  auto a = RunOneExport(*lake_, keep);
+  auto b = RunOneExport(*lake_, keep);
   ASSERT_TRUE(a.ok() && b.ok());
-  const fs::path exports = exports::ExportsDir(dir.path());
+  const fs::path exports = exports::ExportsDir(dir_.path());
   EXPECT_TRUE(fs::exists(exports / exports::SnapshotFolderName(a->run_id)));
   exports::ExportOptions drop;
   drop.grace_ms = 0;
-  auto c = RunOneExport(*lake, drop);
+  auto c = RunOneExport(*lake_, drop);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->snapshots_removed, 2);
   EXPECT_FALSE(fs::exists(exports / exports::SnapshotFolderName(a->run_id)));
