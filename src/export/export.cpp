@@ -379,10 +379,16 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
   return out;
 }
 
+constexpr int64_t kExportDayMs = 86'400'000;
+
+// The start (unix ms) of the UTC day holding unix ms `ms`, also before 1970.
+int64_t ExportDayStartMs(int64_t ms) {
+  return ms - ((ms % kExportDayMs) + kExportDayMs) % kExportDayMs;
+}
+
 // The day=YYYY-MM-DD name of the UTC day holding unix ms `ms`.
 std::string ExportDayName(int64_t ms) {
-  const std::time_t secs =
-      static_cast<std::time_t>((ms - ((ms % 86'400'000) + 86'400'000) % 86'400'000) / 1000);
+  const std::time_t secs = static_cast<std::time_t>(ExportDayStartMs(ms) / 1000);
   std::tm tm{};
   ::gmtime_r(&secs, &tm);
   char buf[16];
@@ -394,12 +400,11 @@ std::string ExportDayName(int64_t ms) {
 // per run of consecutive days, on the column the rows are appended by (`timestamp`, or the gold
 // tables' `day`), so that DuckDB's zone maps skip the row groups of other days.
 Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::string>& days) {
-  constexpr int64_t kDayMs = 86'400'000;
   std::vector<std::pair<int64_t, int64_t>> ranges;  // [first, last] day starts, unix ms
   for (const std::string& d : days) {
     Result<int64_t> ms = ParseTime(d, 0);
     if (!ms.ok()) return Status::Internal("export: bad day " + d);
-    if (!ranges.empty() && ranges.back().second + kDayMs == *ms) {
+    if (!ranges.empty() && ranges.back().second + kExportDayMs == *ms) {
       ranges.back().second = *ms;
     } else {
       ranges.emplace_back(*ms, *ms);
@@ -411,7 +416,7 @@ Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::
     if (table.partitioning == Partitioning::kByDayColumn) {
       where += fmt::format("\"day\" BETWEEN epoch_ms({})::DATE AND epoch_ms({})::DATE", lo, hi);
     } else {
-      where += fmt::format("(\"timestamp\" >= {} AND \"timestamp\" < {})", lo, hi + kDayMs);
+      where += fmt::format("(\"timestamp\" >= {} AND \"timestamp\" < {})", lo, hi + kExportDayMs);
     }
   }
   return where;
@@ -474,10 +479,9 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::AppendedStats(
   if (mark == marks.end() || !mark->is_object()) {
     return std::optional<std::map<std::string, DayStats>>();
   }
-  constexpr int64_t kDayMs = 86'400'000;
-  auto day_start = [](int64_t ms) { return ms - ((ms % kDayMs) + kDayMs) % kDayMs; };
-  const int64_t lo = day_start(mark->value("start_ms", int64_t{0})) + kDayMs;  // days before
-  const int64_t hi = day_start(mark->value("watermark_ms", int64_t{0}));       // days from
+  const int64_t lo =  // days before
+      ExportDayStartMs(mark->value("start_ms", int64_t{0})) + kExportDayMs;
+  const int64_t hi = ExportDayStartMs(mark->value("watermark_ms", int64_t{0}));  // days from
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   const std::string day = DayExpression(table.partitioning);
   ASSIGN_OR_RETURN(
