@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/progress.hpp"
 #include "common/status.hpp"
@@ -71,7 +72,7 @@ struct ExportReport {
   int64_t days_linked = 0;
   int64_t rows_written = 0;
   int64_t rows_linked = 0;
-  int64_t snapshots_removed = 0;  // superseded snapshots past their grace period
+  int64_t snapshots_removed = 0;  // superseded snapshots past their grace period (see below)
   // Wall seconds by phase (the benchmark's breakdown): the per-day signatures, the Parquet writes
   // (partitioned and whole tables) and the fsyncs of the new snapshot.
   double signature_s = 0;
@@ -89,17 +90,22 @@ struct ExportReport {
   // counts did not add up, which fell back to the per-day signature.
   int64_t tables_derived = 0;
   int64_t signature_fallbacks = 0;
-  std::string message;  // one line for the log
+  std::vector<std::string> derived_tables;  // the tables whose changed days were derived
+  std::string message;                      // one line for the log
 };
 
 // Writes the snapshot of `lake` for `run` (begun by the caller as "export"), and finishes the run
 // (succeeded, with per-table counts: rows_out = rows written, rows_in = rows linked; detail: the
 // folder and day counts). Then removes leftovers of dead exports and the snapshots that stopped
-// being current more than options.grace_ms ago (never the current one). Errors
-// (kData for DuckDB and file-system failures, naming the step and path; kInternal for an injected
-// fault) are returned with the run not ended: the caller fails it. The lake's tables are never
-// written.
+// being current more than options.grace_ms ago (never the current one), in the background after
+// the run is committed (WaitForRemovals; the next Export and the process's exit wait for it).
+// Errors (kData for DuckDB and file-system failures, naming the step and path; kInternal for an
+// injected fault) are returned with the run not ended: the caller fails it. The lake's tables are
+// never written.
 Result<ExportReport> Export(lake::Lake& lake, lake::Run& run, const ExportOptions& options);
+
+// Waits until the superseded snapshots the last Export began to remove are gone. Any thread.
+void WaitForRemovals();
 
 // The SQL expression of a row's day=YYYY-MM-DD partition (a DATE) for a partitioned table.
 std::string DayExpression(Partitioning p);
