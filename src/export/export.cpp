@@ -623,12 +623,18 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
     ASSIGN_OR_RETURN(std::string where, DaysFilter(table, sorted));
     select += where;
   }
+  // Row groups of 20,000 rows instead of DuckDB's 122,880: a day of a table holds ~10,000 rows at
+  // any lake size in the benchmark (bench/export.cpp), and DuckDB's partitioned write then spends
+  // ~10-15% less CPU on a full export (6.0-6.4 s against 7.1-9.0 s for the big tables of the 1M
+  // lake; 10,000 and 50,000 did no better). Not part of the layout: readers take any row groups.
+  constexpr int64_t kPartitionedRowGroupRows = 20'000;
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   RETURN_IF_ERROR(conn_.Execute(
       "COPY (" + select + ") TO " + SqlString(staging.string()) +
           " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (\"day\"), WRITE_PARTITION_COLUMNS " +
-          (own_day ? "true" : "false") + ", FILENAME_PATTERN 'part-" +
-          fmt::format("{:06d}", run_.id()) + "-{i}')",
+          (own_day ? "true" : "false") +
+          fmt::format(", ROW_GROUP_SIZE {}, FILENAME_PATTERN 'part-{:06d}-{{i}}')",
+                      kPartitionedRowGroupRows, run_.id()),
       "export: write " + std::string(table.name)));
   const fs::path target = tmp_ / std::string(table.name);
   RETURN_IF_ERROR(MakeDir(target));

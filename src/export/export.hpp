@@ -21,12 +21,20 @@
 // the previous snapshot: a day's rows only grow, so the days outside what the previous manifest's
 // watermark covered (its day and after, the start's day and before) are counted and the others
 // keep their previous counts, checked the same way against count(*); a late row inside the old
-// coverage makes the table fall back to its signature. The other raw tables keep a per-day
-// signature computed in DuckDB and compared with the one the previous manifest recorded:
-//   - pdr_slots (rows upserted in place): row count and a hash of every column of every row;
-//   - pdr_predictions (a re-submitted prediction's row is replaced by a newer version): row count
-//     and the sum of its timestamps, and the whole table after a raw drop recorded in the ledger
-//     since the previous snapshot;
+// coverage makes the table fall back to its signature.
+// pdr_predictions and pdr_slots (changed in place: re-submissions, raw drop's restores, upserts):
+// every write of them records the days it touches in lake::kRawDaysTable with a number above all
+// earlier ones (lake::RecordWrittenDaysSql); the days recorded above the number the previous
+// manifest kept (`raw_days_seq`), plus those outside the previous coverage, are counted and
+// signed, checked the same way against count(*) (a row that left a day nothing recorded), with
+// the fallback to the per-day signature; a previous snapshot without the number (an older build's)
+// falls back too.
+// The per-day signatures, computed in DuckDB and compared with the ones the previous manifest
+// recorded:
+//   - pdr_slots: row count and a hash of every column of every row;
+//   - pdr_predictions: row count and the sum of its timestamps (a row changes only with its
+//     timestamp), and the whole table after a raw drop when the previous snapshot has no
+//     `raw_days_seq`;
 //   - the other raw tables (append-only, a row never changes once stored; pdr_ohlcv, whose
 //     watermarks are per stream, and the append-only ones on a fallback): row count, and the
 //     whole table after a raw drop recorded in the ledger since the previous snapshot;
@@ -86,8 +94,9 @@ struct ExportReport {
   double sync_cpu_s = 0;
   double link_cpu_s = 0;
   double clean_cpu_s = 0;
-  // Built tables whose changed days were derived from run_id, and those (of them) whose day
-  // counts did not add up, which fell back to the per-day signature.
+  // Tables whose changed days were derived (built tables from run_id, append-only raw tables from
+  // the coverage, pdr_predictions and pdr_slots from the recorded days), and those (of them) whose
+  // day counts did not add up, which fell back to the per-day signature.
   int64_t tables_derived = 0;
   int64_t signature_fallbacks = 0;
   std::vector<std::string> derived_tables;  // the tables whose changed days were derived
