@@ -148,8 +148,8 @@ class BackgroundRemoval {
  public:
   ~BackgroundRemoval() { Wait(); }
   void Start(std::vector<fs::path> folders) {
-    Wait();
     std::lock_guard<std::mutex> lock(mu_);
+    if (thread_.joinable()) thread_.join();
     try {
       thread_ = std::thread([folders = std::move(folders)] {
         for (const fs::path& f : folders) RemoveTree(f);
