@@ -7,7 +7,9 @@
 // direct edits of built rows check that derivation on the cases it must catch: a day that only
 // lost rows, a whole day deleted, a row of an old day re-stamped (a fold), rows of a day before
 // the first one (a backfill); the append-only raw tables' days outside the previous coverage,
-// checked the same way, on a late row inside it. An injected failure at every export step leaves
+// checked the same way, on a late row inside it; the days the writes of pdr_predictions and
+// pdr_slots record (predlake_raw_days), on writes through the raw store and raw drop and on
+// direct deletes no write records. An injected failure at every export step leaves
 // the previous snapshot current and nothing behind.
 //
 // PREDLAKE_EXPORT_SEEDS (schedules, default 3; 1 under the sanitizers) scales it.
