@@ -21,12 +21,20 @@
 // the previous snapshot: a day's rows only grow, so the days outside what the previous manifest's
 // watermark covered (its day and after, the start's day and before) are counted and the others
 // keep their previous counts, checked the same way against count(*); a late row inside the old
-// coverage makes the table fall back to its signature. The other raw tables keep a per-day
-// signature computed in DuckDB and compared with the one the previous manifest recorded:
-//   - pdr_slots (rows upserted in place): row count and a hash of every column of every row;
-//   - pdr_predictions (a re-submitted prediction's row is replaced by a newer version): row count
-//     and the sum of its timestamps, and the whole table after a raw drop recorded in the ledger
-//     since the previous snapshot;
+// coverage makes the table fall back to its signature.
+// pdr_predictions and pdr_slots (changed in place: re-submissions, raw drop's restores, upserts):
+// every write of them records the days it touches in lake::kRawDaysTable with a number above all
+// earlier ones (lake::RecordWrittenDaysSql); the days recorded above the number the previous
+// manifest kept (`raw_days_seq`), plus those outside the previous coverage, are counted and
+// signed, checked the same way against count(*) (a row that left a day nothing recorded), with
+// the fallback to the per-day signature; a previous snapshot without the number (an older build's)
+// falls back too.
+// The per-day signatures, computed in DuckDB and compared with the ones the previous manifest
+// recorded:
+//   - pdr_slots: row count and a hash of every column of every row;
+//   - pdr_predictions: row count and the sum of its timestamps (a row changes only with its
+//     timestamp), and the whole table after a raw drop when the previous snapshot has no
+//     `raw_days_seq`;
 //   - the other raw tables (append-only, a row never changes once stored; pdr_ohlcv, whose
 //     watermarks are per stream, and the append-only ones on a fallback): row count, and the
 //     whole table after a raw drop recorded in the ledger since the previous snapshot;
@@ -38,6 +46,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/progress.hpp"
 #include "common/status.hpp"
@@ -71,7 +80,7 @@ struct ExportReport {
   int64_t days_linked = 0;
   int64_t rows_written = 0;
   int64_t rows_linked = 0;
-  int64_t snapshots_removed = 0;  // superseded snapshots past their grace period
+  int64_t snapshots_removed = 0;  // superseded snapshots past their grace period (see below)
   // Wall seconds by phase (the benchmark's breakdown): the per-day signatures, the Parquet writes
   // (partitioned and whole tables) and the fsyncs of the new snapshot.
   double signature_s = 0;
@@ -85,21 +94,27 @@ struct ExportReport {
   double sync_cpu_s = 0;
   double link_cpu_s = 0;
   double clean_cpu_s = 0;
-  // Built tables whose changed days were derived from run_id, and those (of them) whose day
-  // counts did not add up, which fell back to the per-day signature.
+  // Tables whose changed days were derived (built tables from run_id, append-only raw tables from
+  // the coverage, pdr_predictions and pdr_slots from the recorded days), and those (of them) whose
+  // day counts did not add up, which fell back to the per-day signature.
   int64_t tables_derived = 0;
   int64_t signature_fallbacks = 0;
-  std::string message;  // one line for the log
+  std::vector<std::string> derived_tables;  // the tables whose changed days were derived
+  std::string message;                      // one line for the log
 };
 
 // Writes the snapshot of `lake` for `run` (begun by the caller as "export"), and finishes the run
 // (succeeded, with per-table counts: rows_out = rows written, rows_in = rows linked; detail: the
 // folder and day counts). Then removes leftovers of dead exports and the snapshots that stopped
-// being current more than options.grace_ms ago (never the current one). Errors
-// (kData for DuckDB and file-system failures, naming the step and path; kInternal for an injected
-// fault) are returned with the run not ended: the caller fails it. The lake's tables are never
-// written.
+// being current more than options.grace_ms ago (never the current one), in the background after
+// the run is committed (WaitForRemovals; the next Export and the process's exit wait for it).
+// Errors (kData for DuckDB and file-system failures, naming the step and path; kInternal for an
+// injected fault) are returned with the run not ended: the caller fails it. The lake's tables are
+// never written.
 Result<ExportReport> Export(lake::Lake& lake, lake::Run& run, const ExportOptions& options);
+
+// Waits until the superseded snapshots the last Export began to remove are gone. Any thread.
+void WaitForRemovals();
 
 // The SQL expression of a row's day=YYYY-MM-DD partition (a DATE) for a partitioned table.
 std::string DayExpression(Partitioning p);

@@ -681,6 +681,19 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
   const std::string from = std::to_string(from_ms);
   for (const TableDef& table : kRawTableDefs) {
     const std::string name(table.name);
+    if (RecordsWrittenDays(table)) {
+      // The days that lose rows, and those that get an earlier version back.
+      RETURN_IF_ERROR(conn_->Execute(RecordWrittenDaysSql(table, "SELECT timestamp FROM " + name +
+                                                                     " WHERE timestamp >= " + from),
+                                     "record the days dropped from " + name));
+      if (table.versions != nullptr) {
+        RETURN_IF_ERROR(conn_->Execute(
+            RecordWrittenDaysSql(
+                table, "SELECT timestamp FROM " + std::string(table.versions->name) +
+                           " WHERE timestamp < " + from + " AND superseded_at >= " + from),
+            "record the days restored in " + name));
+      }
+    }
     if (table.versions != nullptr) {
       // A row re-written at or after T whose earlier version is before T goes back to the
       // version valid at T (an update, so the key is never deleted and re-inserted); every

@@ -34,6 +34,21 @@ std::string RawTableList(std::string_view separator) {
   return out;
 }
 
+std::string RecordWrittenDaysSql(const TableDef& table, std::string_view rows_sql) {
+  // Table names are plain identifiers (tables.hpp): no quote to escape. One number for the whole
+  // statement, above every recorded one: the writer holds the lake alone, so numbers only grow.
+  const std::string days(kRawDaysTable);
+  std::string sql = "INSERT INTO " + days + " SELECT '" + std::string(table.name) +
+                    "', predlake_day, (SELECT coalesce(max(write_seq), 0) + 1 FROM " + days +
+                    ") FROM (SELECT DISTINCT " + std::string(kTimestampDaySql) +
+                    " AS predlake_day FROM (";
+  sql.append(rows_sql);
+  sql +=
+      ") WHERE \"timestamp\" IS NOT NULL) ON CONFLICT (table_name, day) DO UPDATE SET "
+      "write_seq = excluded.write_seq";
+  return sql;
+}
+
 std::string OhlcvStreamName(std::string_view exchange, std::string_view pair,
                             std::string_view timeframe) {
   std::string out(kOhlcvStreamPrefix);

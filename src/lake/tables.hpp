@@ -204,6 +204,25 @@ inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 3> kSourceTa
   return all;
 }();
 
+// The UTC day of a row's unix-ms `timestamp`, as SQL (a DATE): the day the exports partition the
+// raw and bronze tables by, and the day predlake_raw_days records.
+inline constexpr std::string_view kTimestampDaySql = "CAST(epoch_ms(\"timestamp\") AS DATE)";
+
+// The bookkeeping table of the days written in place (src/lake/sql/01_bookkeeping.sql).
+inline constexpr std::string_view kRawDaysTable = "predlake_raw_days";
+
+// Whether the writes of `table` record the days they touch in predlake_raw_days: the raw tables
+// whose stored rows change in place (pdr_predictions, pdr_slots). The others only gain rows.
+constexpr bool RecordsWrittenDays(const TableDef& table) {
+  return table.upsert || table.versions != nullptr;
+}
+
+// One statement that records, for a write of `table`, the days of the rows `rows_sql` selects (a
+// query with a `timestamp` column; NULL timestamps are skipped) in predlake_raw_days, numbered
+// above every day recorded before. Run it in the write's transaction, before the rows it names
+// are gone.
+std::string RecordWrittenDaysSql(const TableDef& table, std::string_view rows_sql);
+
 // The raw table called `name`, or nullptr (pdr_contracts is not a raw table).
 const TableDef* FindRawTable(std::string_view name);
 

@@ -164,6 +164,13 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table,
   const std::string columns = ColumnList(table);
   const std::string ts = Ident(table.columns[table.timestamp_column].name);
   const std::string key = Ident(table.columns[0].name);
+  if (lake::RecordsWrittenDays(table)) {
+    // Every staged row's day (a superset of the days whose rows change: a row offered again
+    // unchanged counts too), for the exports (lake::kRawDaysTable).
+    RETURN_IF_ERROR(conn_->Execute(
+        lake::RecordWrittenDaysSql(table, "SELECT " + ts + " AS \"timestamp\" FROM " + stage),
+        "record the days written in " + name));
+  }
   if (table.versions != nullptr) {
     ASSIGN_OR_RETURN(lake::TableCounts merged, MergeVersions(table));
     counts.rows_out += merged.rows_out;
@@ -265,6 +272,9 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table) {
           "SELECT *, lead(timestamp) OVER (PARTITION BY ID ORDER BY timestamp) AS superseded_at, "
           "bool_or(src = 0) OVER (PARTITION BY ID) AS stored FROM one",
       "merge versions of " + name));
+  // The days of every version merged, the stored rows' among them: a replaced row leaves its day.
+  RETURN_IF_ERROR(conn_->Execute(lake::RecordWrittenDaysSql(table, "SELECT timestamp FROM " + rows),
+                                 "record the days of merged versions of " + name));
   RETURN_IF_ERROR(conn_->Execute(
       "UPDATE " + versions + " AS v SET superseded_at = m.superseded_at FROM " + rows +
           " AS m WHERE m.ID = v.ID AND m.timestamp = v.timestamp AND m.superseded_at IS NOT NULL "

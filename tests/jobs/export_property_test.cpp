@@ -7,14 +7,18 @@
 // direct edits of built rows check that derivation on the cases it must catch: a day that only
 // lost rows, a whole day deleted, a row of an old day re-stamped (a fold), rows of a day before
 // the first one (a backfill); the append-only raw tables' days outside the previous coverage,
-// checked the same way, on a late row inside it. An injected failure at every export step leaves
+// checked the same way, on a late row inside it; the days the writes of pdr_predictions and
+// pdr_slots record (predlake_raw_days), on writes through the raw store and raw drop and on
+// direct deletes no write records. An injected failure at every export step leaves
 // the previous snapshot current and nothing behind.
 //
 // PREDLAKE_EXPORT_SEEDS (schedules, default 3; 1 under the sanitizers) scales it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "../raw/raw_test_util.hpp"
@@ -22,6 +26,7 @@
 #include "export/export.hpp"
 #include "export/snapshot.hpp"
 #include "fmt/format.h"
+#include "raw/store.hpp"
 #include "raw/update.hpp"
 #include "schedule_steps.hpp"
 #include "support/rng.hpp"
@@ -171,7 +176,7 @@ TEST_P(ExportProperty, IncrementalSnapshotsHoldExactlyTheLake) {
   EXPECT_EQ(first->days_linked, 0);
   ExpectSnapshotEqualsLake(*lake, first->run_id, "first export");
 
-  int64_t linked = 0, derived = 0;
+  int64_t linked = 0, derived = 0, recorded = 0;
   const int steps = 5;  // each step costs a few seconds: within the 120 s of a CTest unit entry
   for (int step = 0; step < steps; ++step) {
     std::string what;
@@ -231,12 +236,17 @@ TEST_P(ExportProperty, IncrementalSnapshotsHoldExactlyTheLake) {
     ASSERT_TRUE(report.ok()) << what << ": " << report.status().message();
     linked += report->days_linked;
     derived += report->tables_derived - report->signature_fallbacks;
+    for (const std::string& t : report->derived_tables) {
+      recorded += t == "pdr_predictions" || t == "pdr_slots" ? 1 : 0;
+    }
     ExpectSnapshotEqualsLake(
         *lake, report->run_id,
         "seed " + std::to_string(GetParam()) + " step " + std::to_string(step) + " (" + what + ")");
   }
   EXPECT_GT(linked, 0) << "no export linked a day: the schedule never tested the incremental path";
   EXPECT_GT(derived, 0) << "no export derived a built table's changed days from run_id";
+  EXPECT_GT(recorded, 0) << "no export took the changed days of pdr_predictions or pdr_slots "
+                            "from the days their writes recorded";
 
   // A full export of the final lake holds the same rows.
   exports::ExportOptions full = options;
@@ -356,7 +366,7 @@ TEST_F(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
     auto report = RunOneExport(*lake_, {});
     ASSERT_TRUE(report.ok()) << report.status().message();
     // Bronze, gold and the append-only raw tables: none was rewritten whole.
-    EXPECT_EQ(report->tables_derived, 8);  // not pdr_ohlcv (watermarks per stream)
+    EXPECT_EQ(report->tables_derived, 10);  // not pdr_ohlcv (watermarks per stream)
     EXPECT_EQ(report->signature_fallbacks, edit.falls_back ? 1 : 0);
     EXPECT_GT(report->days_linked, 0);
     ExpectSnapshotEqualsLake(*lake_, report->run_id, edit.what);
@@ -366,6 +376,159 @@ TEST_F(Export, DerivedChangedDaysCatchEveryKindOfEditOfABuiltTable) {
   // The last edit wrote the new day of gold_feed_daily and nothing else of it.
   EXPECT_EQ(DaysWrittenBy(**current, "gold_feed_daily", (*current)->run_id),
             (std::vector<std::string>{"2024-07-17"}));
+}
+
+// The stored row of `table` that `where` selects first (by ID), as the store takes it.
+raw::Row StoredRow(lake::Lake& lake, const lake::TableDef& table, const std::string& where) {
+  auto result = lake.conn().Query(
+      "SELECT * FROM " + std::string(table.name) + " WHERE " + where + " ORDER BY ID LIMIT 1", "t");
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  raw::Row row;
+  if (!result.ok()) return row;
+  auto text = result->ToText();
+  EXPECT_EQ(text.size(), 1u) << where;
+  if (text.size() != 1) return row;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const std::optional<std::string>& v = text[0][i];
+    if (!v) {
+      row.emplace_back();
+    } else if (table.columns[i].type == lake::ColumnType::kBigint) {
+      row.emplace_back(int64_t{std::stoll(*v)});
+    } else if (table.columns[i].type == lake::ColumnType::kBoolean) {
+      row.emplace_back(*v == "true");
+    } else {
+      row.emplace_back(*v);
+    }
+  }
+  return row;
+}
+
+TEST_F(Export, RecordedChangedDaysCatchEveryWriteOfPredictionsAndSlots) {
+  // pdr_predictions and pdr_slots change in place; their writes record the days they touch
+  // (predlake_raw_days). Each edit is the smallest form of a write (through the raw store, or
+  // `raw drop`), or a change no write makes (a direct delete), with an incremental export after
+  // each: the snapshot must hold exactly the lake, and the table falls back to its signature only
+  // when a row left a day nothing recorded.
+  Fetch("2024-07-23");
+  ASSERT_TRUE(RunOneExport(*lake_, {}).ok());
+  auto stager = raw::Stager::Create(lake_->conn());
+  ASSERT_TRUE(stager.ok()) << stager.status().message();
+  auto store = [&](const lake::TableDef& table, raw::Row row) {
+    auto tx = duck::Transaction::Begin(lake_->conn());
+    ASSERT_TRUE(tx.ok());
+    auto r = stager->Store(table, {std::move(row)});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_TRUE(tx->Commit().ok());
+  };
+  // Days inside the previous snapshot's coverage (the world starts on the 20th: its first day is
+  // counted anyway, as a backfill's would be).
+  const std::string day21 = std::to_string(Ms("2024-07-21"));
+  const std::string day22 = std::to_string(Ms("2024-07-22"));
+  const std::string day23 = std::to_string(Ms("2024-07-23"));
+  const lake::TableDef& slots = lake::kSlotsTable;
+  const lake::TableDef& preds = lake::kPredictionsTable;
+  const size_t slot_ts = lake::Col(lake::kSlotsTable, "timestamp");
+  const size_t slot_status = lake::Col(lake::kSlotsTable, "status");
+  const size_t pred_ts = lake::Col(lake::kPredictionsTable, "timestamp");
+  const size_t pred_stake = lake::Col(lake::kPredictionsTable, "stake");
+  int64_t resubmitted_at = 0;  // the new timestamp of the re-submitted prediction
+  struct Edit {
+    std::string what;
+    std::function<void()> apply;
+    std::vector<std::string> fallbacks;  // the tables whose counts cannot add up
+    std::string table;                   // when set: the only days of it the export writes
+    std::vector<std::string> days;
+  };
+  const std::vector<Edit> edits = {
+      {"a slot of an old day upserted in place (its status)",
+       [&] {
+         raw::Row row = StoredRow(
+             *lake_, slots,
+             "timestamp >= " + day21 + " AND timestamp < " + day22 + " AND status IS NOT NULL");
+         ASSERT_FALSE(row.empty());
+         row[slot_status] = std::get<std::string>(row[slot_status]) + "-changed";
+         store(slots, std::move(row));
+       },
+       {},
+       "pdr_slots",
+       {"2024-07-21"}},
+      {"a prediction of an old day re-submitted into a later old day",
+       [&] {
+         raw::Row row =
+             StoredRow(*lake_, preds, "timestamp >= " + day21 + " AND timestamp < " + day22);
+         ASSERT_FALSE(row.empty());
+         resubmitted_at = std::get<int64_t>(row[pred_ts]) + 86'400'000;
+         row[pred_ts] = resubmitted_at;
+         row[pred_stake] = std::string("123.5");
+         store(preds, std::move(row));
+       },
+       {},
+       "pdr_predictions",
+       {"2024-07-21", "2024-07-22"}},
+      {"a slot moved to another old day by the store (its old day is not recorded)",
+       [&] {
+         raw::Row row =
+             StoredRow(*lake_, slots, "timestamp >= " + day21 + " AND timestamp < " + day22);
+         ASSERT_FALSE(row.empty());
+         row[slot_ts] = std::get<int64_t>(row[slot_ts]) + 86'400'000;
+         store(slots, std::move(row));
+       },
+       {"pdr_slots"},
+       "",
+       {}},
+      {"a slot row deleted directly (no write records it)",
+       [&] {
+         ASSERT_TRUE(lake_->conn()
+                         .Execute("DELETE FROM pdr_slots WHERE ID = (SELECT min(ID) FROM pdr_slots "
+                                  "WHERE timestamp >= " +
+                                      day22 + " AND timestamp < " + day23 + ")",
+                                  "test")
+                         .ok());
+       },
+       {"pdr_slots"},
+       "",
+       {}},
+      {"a prediction row deleted directly (no write records it)",
+       [&] {
+         ASSERT_TRUE(lake_->conn()
+                         .Execute("DELETE FROM pdr_predictions WHERE ID = (SELECT max(ID) FROM "
+                                  "pdr_predictions WHERE timestamp >= " +
+                                      day21 + " AND timestamp < " + day22 + ")",
+                                  "test")
+                         .ok());
+       },
+       {"pdr_predictions"},
+       "",
+       {}},
+      {"a raw drop between the two versions of the re-submitted prediction (restored)",
+       [&] { ASSERT_TRUE(RawDropFrom(*lake_, resubmitted_at)); },
+       {},
+       "",
+       {}},
+  };
+  for (const Edit& edit : edits) {
+    SCOPED_TRACE(edit.what);
+    edit.apply();
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
+    auto report = RunOneExport(*lake_, {});
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    EXPECT_EQ(report->signature_fallbacks, static_cast<int64_t>(edit.fallbacks.size()));
+    for (const std::string t : {"pdr_predictions", "pdr_slots"}) {
+      const bool derived =
+          std::count(report->derived_tables.begin(), report->derived_tables.end(), t) > 0;
+      const bool falls_back = std::count(edit.fallbacks.begin(), edit.fallbacks.end(), t) > 0;
+      EXPECT_EQ(derived, !falls_back) << t;
+    }
+    EXPECT_GT(report->days_linked, 0);
+    ExpectSnapshotEqualsLake(*lake_, report->run_id, edit.what);
+    if (!edit.table.empty()) {
+      auto current = exports::ReadCurrent(lake_->dir());
+      ASSERT_TRUE(current.ok() && current->has_value());
+      EXPECT_EQ(DaysWrittenBy(**current, edit.table, (*current)->run_id), edit.days);
+    }
+  }
+  // The drop put the first version back.
+  EXPECT_EQ(Int(*lake_, "SELECT count(*) FROM pdr_predictions WHERE stake = 123.5"), 0);
 }
 
 TEST_F(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind) {
@@ -471,6 +634,7 @@ TEST_F(Export, SupersededSnapshotsGoAfterTheGracePeriod) {
   auto c = RunOneExport(*lake_, drop);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->snapshots_removed, 2);
+  exports::WaitForRemovals();  // they go in the background, after the run
   EXPECT_FALSE(fs::exists(exports / exports::SnapshotFolderName(a->run_id)));
   EXPECT_FALSE(fs::exists(exports / exports::SnapshotFolderName(b->run_id)));
   EXPECT_TRUE(fs::exists(exports / exports::SnapshotFolderName(c->run_id) / "manifest.json"));

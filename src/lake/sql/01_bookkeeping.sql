@@ -63,3 +63,16 @@ CREATE TABLE IF NOT EXISTS predlake_waiting (
   slot BIGINT,
   timestamp BIGINT NOT NULL
 );
+
+-- The days (UTC, of `timestamp`) of the raw tables whose stored rows change in place
+-- (pdr_predictions: a re-submission replaces a row, `raw drop` restores one; pdr_slots: upserted)
+-- that a write may have changed, each with the sequence number of the last such write (every
+-- write numbers its days above all earlier ones). Written by the raw store and `raw drop` in the
+-- transaction that changes the rows (lake::RecordWrittenDaysSql); an export rewrites such a day
+-- only when its number is above what its previous snapshot saw (docs/export.md).
+CREATE TABLE IF NOT EXISTS predlake_raw_days (
+  table_name VARCHAR NOT NULL,
+  day DATE NOT NULL,
+  write_seq BIGINT NOT NULL,
+  PRIMARY KEY (table_name, day)
+);
