@@ -181,6 +181,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   std::unique_ptr<Lake> lake(new Lake());
   lake->dir_ = lake_dir;
   lake->mode_ = options.mode;
+  lake->close_checkpoint_ = options.close_checkpoint;
   if (options.clock) {
     lake->clock_ = options.clock;
   } else {
@@ -231,6 +232,11 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   lake->db_ = std::make_unique<duck::Database>(std::move(db).value());
   ASSIGN_OR_RETURN(auto conn, lake->db_->Connect());
   lake->conn_ = std::make_unique<duck::Connection>(std::move(conn));
+  if (options.mode == Mode::kWrite) {
+    // The checkpoint at close is Close's (close_checkpoint), not DuckDB's shutdown's.
+    RETURN_IF_ERROR(
+        lake->conn_->Execute("PRAGMA disable_checkpoint_on_shutdown", "configure the lake"));
+  }
 
   // Refuse a database that is not ours, or is from a newer predlake, before touching it.
   ASSIGN_OR_RETURN(auto has_meta, lake->conn_->QueryInt(
@@ -267,6 +273,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
     RETURN_IF_ERROR(lake->EnsureSchema());
     RETURN_IF_ERROR(lake->ReconcileAbandonedRuns());
   }
+  lake->opened_ = true;
   return lake;
 }
 
@@ -288,7 +295,20 @@ Result<std::unique_ptr<Lake>> Lake::OpenEmpty(const std::string& lake_dir, const
   return lake;
 }
 
-Lake::~Lake() {
+Lake::CloseReport Lake::Close() {
+  CloseReport report;
+  if (db_ == nullptr && lock_fd_ < 0) return report;
+  // A lake refused while opening (not ours, newer) is left exactly as it was.
+  if (mode_ == Mode::kWrite && opened_ && conn_ != nullptr) {
+    std::error_code ec;
+    const auto size = fs::file_size(fs::path(dir_) / kWalFile, ec);
+    report.wal_bytes = ec ? 0 : static_cast<int64_t>(size);
+    const bool due = close_checkpoint_ == CloseCheckpoint::kAlways
+                         ? report.wal_bytes > 0
+                         : report.wal_bytes >= kCloseCheckpointWalBytes;
+    // A failure (a full disk) leaves the WAL, which holds every commit, for the next checkpoint.
+    if (due) report.checkpointed = conn_->Execute("CHECKPOINT", "checkpoint").ok();
+  }
   conn_.reset();
   db_.reset();
   if (lock_fd_ >= 0) {
@@ -297,8 +317,12 @@ Lake::~Lake() {
     }
     ::flock(lock_fd_, LOCK_UN);
     ::close(lock_fd_);
+    lock_fd_ = -1;
   }
+  return report;
 }
+
+Lake::~Lake() { Close(); }
 
 namespace {
 
