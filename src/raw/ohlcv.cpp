@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -11,6 +12,11 @@
 
 namespace predlake::raw {
 namespace {
+
+// The forward fetch's commits (FetchOhlcv): one transaction for the pages of every stream fetched
+// within this window, or this many candles (a bound on what is held in memory).
+constexpr auto kOhlcvCommitWindow = std::chrono::seconds(2);
+constexpr size_t kOhlcvCommitCandles = 20'000;
 
 std::string LowerAscii(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -133,6 +139,45 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
   if (!transport) return Status::Internal("the exchange transport factory returned no transport");
   exchange::Client client(std::move(transport), options.retry, options.sleeper);
   client.set_stop_flag(options.cancel);
+  // The pages fetched and not stored yet, of any streams: stored with their watermarks in one
+  // transaction once they hold kOhlcvCommitCandles candles or kOhlcvCommitWindow has passed since
+  // the first, before a backfill and at the end (also after a failure: what was fetched stays). A
+  // kill loses at most that window; each stream's watermark commits with its candles.
+  struct PendingPage {
+    const OhlcvStream* stream;
+    std::vector<exchange::Candle> candles;
+    lake::Watermark after;
+    std::string context;
+  };
+  std::vector<PendingPage> pending;
+  size_t pending_candles = 0;
+  std::chrono::steady_clock::time_point pending_since;
+  auto flush = [&]() -> Status {
+    if (pending.empty()) return Status::Ok();
+    std::vector<PendingPage> pages = std::move(pending);
+    pending.clear();
+    pending_candles = 0;
+    lake::TableCounts counts;
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    for (const PendingPage& p : pages) {
+      Status st = [&]() -> Status {
+        counts.rows_in += static_cast<int64_t>(p.candles.size());
+        if (!p.candles.empty()) {
+          ASSIGN_OR_RETURN(auto inserted, lake.conn().Query(CandleInsertSql(*p.stream, p.candles),
+                                                            "store candles of " + p.stream->name));
+          counts.rows_out += inserted.rows_changed();
+        }
+        return lake.SetWatermark(p.stream->name, p.after, run_id);
+      }();
+      if (!st.ok()) {
+        (void)tx.Rollback();
+        return st.WithContext(p.context);
+      }
+    }
+    RETURN_IF_ERROR(tx.Commit());
+    report.counts += counts;
+    return Status::Ok();
+  };
   Status result = Status::Ok();
   for (const OhlcvStream& s : streams) {
     ++report.streams;
@@ -151,6 +196,10 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
       // Backfill (lake_ss.st_timestr moved earlier): [start, recorded start) is read whole and
       // stored in one transaction that lowers the stream's start, so the start never claims a
       // candle that is not stored (a stream's candles are few: 288 a day at 5m).
+      if (Status st = flush(); !st.ok()) {
+        result = st;
+        break;
+      }
       lake::Watermark after;
       Status st =
           BackfillStream(lake, run_id, s, *tf, *symbol, options, client, before, after, report);
@@ -195,29 +244,22 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
                                 ": a full page without a candle of the window");
         break;
       }
-      Status st = [&]() -> Status {
-        ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-        lake::TableCounts counts;
-        counts.rows_in = static_cast<int64_t>(kept.size());
-        if (!kept.empty()) {
-          ASSIGN_OR_RETURN(auto inserted, lake.conn().Query(CandleInsertSql(s, kept),
-                                                            "store candles of " + s.name));
-          counts.rows_out = inserted.rows_changed();
+      if (pending.empty()) pending_since = std::chrono::steady_clock::now();
+      pending_candles += kept.size();
+      pending.push_back({&s, std::move(kept), {before.start_ms, next}, context});
+      if (pending_candles >= kOhlcvCommitCandles ||
+          std::chrono::steady_clock::now() - pending_since >= kOhlcvCommitWindow) {
+        if (Status st = flush(); !st.ok()) {
+          result = st;
+          break;
         }
-        RETURN_IF_ERROR(lake.SetWatermark(s.name, {before.start_ms, next}, run_id));
-        RETURN_IF_ERROR(tx.Commit());
-        report.counts += counts;
-        return Status::Ok();
-      }();
-      if (!st.ok()) {
-        result = st.WithContext(context);
-        break;
       }
       ++report.pages;
       watermark = next;
     }
     if (!result.ok()) break;
   }
+  if (Status st = flush(); !st.ok() && result.ok()) result = st;
   report.requests += client.stats().requests;
   report.retries += client.stats().retries;
   for (const auto& [kind, n] : client.stats().retries_by_kind) report.retries_by_kind[kind] += n;
