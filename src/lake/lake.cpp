@@ -529,6 +529,26 @@ Result<std::optional<Watermark>> Lake::GetWatermark(std::string_view table) {
   return std::optional<Watermark>(it->second);
 }
 
+Status Lake::SetWatermarks(const std::vector<std::pair<std::string, Watermark>>& watermarks,
+                           int64_t run_id) {
+  if (watermarks.empty()) return Status::Ok();
+  if (watermarks.size() == 1) {
+    return SetWatermark(watermarks[0].first, watermarks[0].second, run_id);
+  }
+  std::string sql = "INSERT INTO predlake_watermarks VALUES ";
+  const std::string tail =
+      ", " + std::to_string(run_id) + ", " + std::to_string(clock_->NowMs()) + ")";
+  for (size_t i = 0; i < watermarks.size(); ++i) {
+    const auto& [table, w] = watermarks[i];
+    sql += (i == 0 ? "(" : ", (") + duck::QuoteString(table) + ", " + std::to_string(w.start_ms) +
+           ", " + std::to_string(w.watermark_ms) + tail;
+  }
+  sql +=
+      " ON CONFLICT (table_name) DO UPDATE SET start_ms = excluded.start_ms, watermark_ms = "
+      "excluded.watermark_ms, run_id = excluded.run_id, updated_at_ms = excluded.updated_at_ms";
+  return conn_->Execute(sql, "set watermarks");
+}
+
 Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id) {
   ASSIGN_OR_RETURN(
       auto stmt,

@@ -222,6 +222,10 @@ class Lake {
   Result<std::map<std::string, Watermark>> Watermarks();
   Result<std::optional<Watermark>> GetWatermark(std::string_view table);
   Status SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id);
+  // SetWatermark for several tables in one statement (the candle streams of one commit); each
+  // table at most once.
+  Status SetWatermarks(const std::vector<std::pair<std::string, Watermark>>& watermarks,
+                       int64_t run_id);
 
   // ---- The ETL checkpoint (rule 3). nullopt before the first ETL run.
   Result<std::optional<Checkpoint>> GetCheckpoint();

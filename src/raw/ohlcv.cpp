@@ -16,7 +16,7 @@ namespace {
 // The forward fetch's commits (FetchOhlcv): one transaction for the pages of every stream fetched
 // within this window, or this many candles (a bound on what is held in memory).
 constexpr auto kOhlcvCommitWindow = std::chrono::seconds(2);
-constexpr size_t kOhlcvCommitCandles = 20'000;
+constexpr size_t kOhlcvCommitCandles = 5'000;
 
 std::string LowerAscii(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -26,19 +26,34 @@ std::string LowerAscii(std::string s) {
 
 // One page of candles as one INSERT: prices were checked to be plain decimals
 // (exchange::IsPlainDecimal), names are quoted.
-std::string CandleInsertSql(const OhlcvStream& s, const std::vector<exchange::Candle>& candles) {
-  std::string sql = "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " VALUES ";
+// Appends the rows of `candles` to a VALUES list ("(...), (...)"; a comma first when `values` has
+// rows already).
+void AppendCandleValues(const OhlcvStream& s, const std::vector<exchange::Candle>& candles,
+                        std::string& values) {
   const std::string names = duck::QuoteString(s.exchange) + ", " + duck::QuoteString(s.pair) +
                             ", " + duck::QuoteString(s.timeframe) + ", ";
-  for (size_t i = 0; i < candles.size(); ++i) {
-    const exchange::Candle& c = candles[i];
-    sql += i == 0 ? "(" : ", (";
-    sql += duck::QuoteString(lake::OhlcvId(s.exchange, s.pair, s.timeframe, c.open_ms)) + ", ";
-    sql += names + std::to_string(c.open_ms) + ", " + c.open + ", " + c.high + ", " + c.low + ", " +
-           c.close + ", " + c.volume + ")";
+  for (const exchange::Candle& c : candles) {
+    values += values.empty() ? "(" : ", (";
+    values += duck::QuoteString(lake::OhlcvId(s.exchange, s.pair, s.timeframe, c.open_ms)) + ", ";
+    values += names + std::to_string(c.open_ms) + ", " + c.open + ", " + c.high + ", " + c.low +
+              ", " + c.close + ", " + c.volume + ")";
   }
-  return sql + " ON CONFLICT DO NOTHING";
 }
+
+std::string CandleInsertSql(const OhlcvStream& s, const std::vector<exchange::Candle>& candles) {
+  std::string values;
+  AppendCandleValues(s, candles, values);
+  return "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " VALUES " + values +
+         " ON CONFLICT DO NOTHING";
+}
+
+// Pages of the forward fetch waiting for their commit (FetchOhlcv).
+struct PendingCandles {
+  const OhlcvStream* stream;
+  std::vector<exchange::Candle> candles;
+  lake::Watermark after;
+  std::string context;
+};
 
 }  // namespace
 
@@ -143,37 +158,46 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
   // transaction once they hold kOhlcvCommitCandles candles or kOhlcvCommitWindow has passed since
   // the first, before a backfill and at the end (also after a failure: what was fetched stays). A
   // kill loses at most that window; each stream's watermark commits with its candles.
-  struct PendingPage {
-    const OhlcvStream* stream;
-    std::vector<exchange::Candle> candles;
-    lake::Watermark after;
-    std::string context;
-  };
-  std::vector<PendingPage> pending;
+  std::vector<PendingCandles> pending;
   size_t pending_candles = 0;
   std::chrono::steady_clock::time_point pending_since;
   auto flush = [&]() -> Status {
     if (pending.empty()) return Status::Ok();
-    std::vector<PendingPage> pages = std::move(pending);
+    std::vector<PendingCandles> pages = std::move(pending);
     pending.clear();
     pending_candles = 0;
+    // One INSERT for every page's candles and one statement for the streams' watermarks (the last
+    // page of a stream holds its latest).
     lake::TableCounts counts;
-    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-    for (const PendingPage& p : pages) {
-      Status st = [&]() -> Status {
-        counts.rows_in += static_cast<int64_t>(p.candles.size());
-        if (!p.candles.empty()) {
-          ASSIGN_OR_RETURN(auto inserted, lake.conn().Query(CandleInsertSql(*p.stream, p.candles),
-                                                            "store candles of " + p.stream->name));
-          counts.rows_out += inserted.rows_changed();
-        }
-        return lake.SetWatermark(p.stream->name, p.after, run_id);
-      }();
-      if (!st.ok()) {
-        (void)tx.Rollback();
-        return st.WithContext(p.context);
+    std::string values;
+    std::vector<std::pair<std::string, lake::Watermark>> stored_marks;
+    for (const PendingCandles& p : pages) {
+      counts.rows_in += static_cast<int64_t>(p.candles.size());
+      AppendCandleValues(*p.stream, p.candles, values);
+      auto same = std::find_if(stored_marks.begin(), stored_marks.end(),
+                               [&](const auto& m) { return m.first == p.stream->name; });
+      if (same == stored_marks.end()) {
+        stored_marks.emplace_back(p.stream->name, p.after);
+      } else {
+        same->second = p.after;
       }
     }
+    const std::string context =
+        pages.size() == 1 ? pages[0].context
+                          : pages[0].context + " and " + std::to_string(pages.size() - 1) +
+                                " more page" + (pages.size() == 2 ? "" : "s");
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    Status st = [&]() -> Status {
+      if (!values.empty()) {
+        ASSIGN_OR_RETURN(auto inserted,
+                         lake.conn().Query("INSERT INTO " + std::string(lake::kOhlcvTable.name) +
+                                               " VALUES " + values + " ON CONFLICT DO NOTHING",
+                                           "store candles"));
+        counts.rows_out += inserted.rows_changed();
+      }
+      return lake.SetWatermarks(stored_marks, run_id);
+    }();
+    if (!st.ok()) return st.WithContext(context);
     RETURN_IF_ERROR(tx.Commit());
     report.counts += counts;
     return Status::Ok();

@@ -486,5 +486,22 @@ TEST_F(LakeTest, ACommitWithoutACheckpointSurvivesAKill) {
             1);
 }
 
+TEST_F(LakeTest, SetWatermarksSetsSeveralInOneStatement) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  ASSERT_TRUE(lake->SetWatermark("pdr_truevals", {500, 4000}, 1).ok());
+  ASSERT_TRUE(
+      lake->SetWatermarks({{"pdr_truevals", {400, 4500}}, {"pdr_ohlcv:a", {100, 200}}}, 2).ok());
+  ASSERT_TRUE(lake->SetWatermarks({{"pdr_payouts", {1, 2}}}, 3).ok());
+  ASSERT_TRUE(lake->SetWatermarks({}, 4).ok());
+  auto marks = lake->Watermarks();
+  ASSERT_TRUE(marks.ok()) << marks.status().message();
+  ASSERT_EQ(marks->size(), 3u);
+  EXPECT_EQ(marks->at("pdr_truevals").start_ms, 400);
+  EXPECT_EQ(marks->at("pdr_truevals").watermark_ms, 4500);
+  EXPECT_EQ(marks->at("pdr_ohlcv:a").watermark_ms, 200);
+  EXPECT_EQ(marks->at("pdr_payouts").watermark_ms, 2);
+}
+
 }  // namespace
 }  // namespace predlake::lake
