@@ -34,6 +34,11 @@ int64_t StoredRows(const UpdateReport& chunk) {
   return rows;
 }
 
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 // One chunk's run: the fetch up to end_ms, then the ETL up to it.
 Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
                               int64_t end_ms, int64_t now_ms) {
@@ -52,7 +57,9 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   raw_options.exchange = request.exchange;
   raw_options.ohlcv_exchange = request.ohlcv_exchange;
   raw_options.now_ms = now_ms;
+  const auto fetch_start = std::chrono::steady_clock::now();
   auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
+  out.phases.fetch_ms = MsSince(fetch_start);
   if (request.progress != nullptr) request.progress->Finish();
   if (!fetched.ok()) return fetched.status();
   out.raw = std::move(fetched).value();
@@ -64,7 +71,9 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   etl_options.progress = request.progress;
   etl_options.faults = request.faults;
   etl_options.ohlcv = request.ohlcv;
+  const auto etl_start = std::chrono::steady_clock::now();
   auto built = etl::Update(lake, run, etl_options);
+  out.phases.etl_ms = MsSince(etl_start);
   if (request.progress != nullptr) request.progress->Finish();
   if (!built.ok()) return built.status();
   out.etl = std::move(built).value();
@@ -111,12 +120,14 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
   if (!request.end_ms) return Status::Internal("update: no end given");
   ASSIGN_OR_RETURN(int64_t end_ms, request.end_ms(now_ms));
   const WriterEnv& env = request.writer;
+  const auto open_start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
                    ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create,
-                                     env.memory_limit));
+                                     env.memory_limit, lake::CloseCheckpoint::kWhenWalLarge));
   if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   const auto t0 = std::chrono::steady_clock::now();
   UpdateReport total;
+  total.phases.open_ms = MsSince(open_start);
   for (;;) {
     ASSIGN_OR_RETURN(int64_t position, ChunkPosition(*lake, request.start_ms));
     int64_t chunk_end = end_ms;
@@ -135,6 +146,8 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
     Result<UpdateReport> chunk = RunChunk(request, *lake, run, chunk_end, now_ms);
     if (!chunk.ok()) return run.Fail(chunk.status());
     total.rows += StoredRows(*chunk);
+    total.phases.fetch_ms += chunk->phases.fetch_ms;
+    total.phases.etl_ms += chunk->phases.etl_ms;
     total.raw = std::move(chunk->raw);
     total.etl = std::move(chunk->etl);
     total.chunks += 1;
@@ -158,8 +171,31 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
     // instead of looping.
     if (after <= position) break;
   }
-  if (env.export_after) ExportAfterPublish(env, *lake);
+  if (env.export_after) {
+    const auto export_start = std::chrono::steady_clock::now();
+    ExportAfterPublish(env, *lake);
+    total.phases.export_ms = MsSince(export_start);
+  }
+  const auto close_start = std::chrono::steady_clock::now();
+  const lake::Lake::CloseReport closed = lake->Close();
+  total.phases.close_ms = MsSince(close_start);
+  total.phases.checkpointed = closed.checkpointed;
+  total.phases.wal_bytes = closed.wal_bytes;
   return total;
+}
+
+std::string DescribePhases(const UpdatePhases& p) {
+  std::string out =
+      fmt::format("open {:.0f}, fetch {:.0f}, etl {:.0f}", p.open_ms, p.fetch_ms, p.etl_ms);
+  if (p.export_ms > 0) out += fmt::format(", export {:.0f}", p.export_ms);
+  const double wal_mb = static_cast<double>(p.wal_bytes) / (1 << 20);
+  out += fmt::format(", close {:.0f}", p.close_ms);
+  if (p.checkpointed) {
+    out += fmt::format(" (checkpoint of a WAL of {:.1f} MB)", wal_mb);
+  } else if (p.wal_bytes > 0) {
+    out += fmt::format(" (WAL {:.1f} MB kept)", wal_mb);
+  }
+  return out;
 }
 
 Status UpdateEvery(const UpdateRequest& request, const ops::LoopOptions& loop,

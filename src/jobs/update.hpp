@@ -43,13 +43,30 @@ struct UpdateRequest {
   bool note_later_start = true;  // raw::UpdateOptions::note_later_start
 };
 
+// Where an update's wall time went, in milliseconds (`predlake -v update` prints it:
+// DescribePhases). fetch and etl are summed over the chunks.
+struct UpdatePhases {
+  double open_ms = 0;    // the writer's open (lock, DuckDB's open and WAL replay, schema check)
+  double fetch_ms = 0;   // the raw fetch, with its commits
+  double etl_ms = 0;     // the ETL and its publish
+  double export_ms = 0;  // the export after the publish (lake_ss.export_after_publish); 0: none
+  double close_ms = 0;   // the close (lake::Lake::Close), with its checkpoint when one ran
+  bool checkpointed = false;  // the close checkpointed (lake::CloseCheckpoint::kWhenWalLarge)
+  int64_t wal_bytes = 0;      // the WAL's size at the close
+};
+
 struct UpdateReport {
   raw::UpdateReport raw;  // of the last chunk
   etl::RunReport etl;     // of the last chunk
   int64_t chunks = 0;     // runs done (one per chunk)
   int64_t rows = 0;       // raw rows stored new plus built rows new, over every chunk
   double seconds = 0;     // wall time of all chunks
+  UpdatePhases phases;
 };
+
+// "open 80, fetch 610, etl 420, close 12 (WAL 1.9 MB kept)" or "..., close 310 (checkpoint of a
+// WAL of 4.2 MB)"; export only when one ran.
+std::string DescribePhases(const UpdatePhases& phases);
 
 // Where a chunked update stands after a chunk, for progress lines.
 struct ChunkProgress {
@@ -83,7 +100,8 @@ std::string DescribeChunk(const ChunkProgress& chunk);
 // head. A backfill (the start moved earlier) is fetched in the first chunk's raw step, in chunks of
 // its own (raw::UpdateOptions::chunk_ms). on_chunk (may be empty) is called after every chunk but
 // the last. An export (request.writer.export_after) follows the last chunk. The lake is closed
-// before returning.
+// before returning, checkpointing only when its WAL has grown large
+// (lake::CloseCheckpoint::kWhenWalLarge; docs/lake.md, "The write-ahead log").
 // The raw steps' fault points (raw::UpdateOptions::at_step) for the ETL's fault injection, so that
 // PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT reach every phase of a chunk: a kill_at step raises SIGKILL,
 // a fail_at step returns kInternal naming it. Empty when neither is set.

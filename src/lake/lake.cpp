@@ -181,6 +181,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   std::unique_ptr<Lake> lake(new Lake());
   lake->dir_ = lake_dir;
   lake->mode_ = options.mode;
+  lake->close_checkpoint_ = options.close_checkpoint;
   if (options.clock) {
     lake->clock_ = options.clock;
   } else {
@@ -231,6 +232,11 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   lake->db_ = std::make_unique<duck::Database>(std::move(db).value());
   ASSIGN_OR_RETURN(auto conn, lake->db_->Connect());
   lake->conn_ = std::make_unique<duck::Connection>(std::move(conn));
+  if (options.mode == Mode::kWrite) {
+    // The checkpoint at close is Close's (close_checkpoint), not DuckDB's shutdown's.
+    RETURN_IF_ERROR(
+        lake->conn_->Execute("PRAGMA disable_checkpoint_on_shutdown", "configure the lake"));
+  }
 
   // Refuse a database that is not ours, or is from a newer predlake, before touching it.
   ASSIGN_OR_RETURN(auto has_meta, lake->conn_->QueryInt(
@@ -267,6 +273,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
     RETURN_IF_ERROR(lake->EnsureSchema());
     RETURN_IF_ERROR(lake->ReconcileAbandonedRuns());
   }
+  lake->opened_ = true;
   return lake;
 }
 
@@ -288,7 +295,20 @@ Result<std::unique_ptr<Lake>> Lake::OpenEmpty(const std::string& lake_dir, const
   return lake;
 }
 
-Lake::~Lake() {
+Lake::CloseReport Lake::Close() {
+  CloseReport report;
+  if (db_ == nullptr && lock_fd_ < 0) return report;
+  // A lake refused while opening (not ours, newer) is left exactly as it was.
+  if (mode_ == Mode::kWrite && opened_ && conn_ != nullptr) {
+    std::error_code ec;
+    const auto size = fs::file_size(fs::path(dir_) / kWalFile, ec);
+    report.wal_bytes = ec ? 0 : static_cast<int64_t>(size);
+    const bool due = close_checkpoint_ == CloseCheckpoint::kAlways
+                         ? report.wal_bytes > 0
+                         : report.wal_bytes >= kCloseCheckpointWalBytes;
+    // A failure (a full disk) leaves the WAL, which holds every commit, for the next checkpoint.
+    if (due) report.checkpointed = conn_->Execute("CHECKPOINT", "checkpoint").ok();
+  }
   conn_.reset();
   db_.reset();
   if (lock_fd_ >= 0) {
@@ -297,8 +317,12 @@ Lake::~Lake() {
     }
     ::flock(lock_fd_, LOCK_UN);
     ::close(lock_fd_);
+    lock_fd_ = -1;
   }
+  return report;
 }
+
+Lake::~Lake() { Close(); }
 
 namespace {
 
@@ -503,6 +527,26 @@ Result<std::optional<Watermark>> Lake::GetWatermark(std::string_view table) {
   auto it = all.find(std::string(table));
   if (it == all.end()) return std::optional<Watermark>();
   return std::optional<Watermark>(it->second);
+}
+
+Status Lake::SetWatermarks(const std::vector<std::pair<std::string, Watermark>>& watermarks,
+                           int64_t run_id) {
+  if (watermarks.empty()) return Status::Ok();
+  if (watermarks.size() == 1) {
+    return SetWatermark(watermarks[0].first, watermarks[0].second, run_id);
+  }
+  std::string sql = "INSERT INTO predlake_watermarks VALUES ";
+  const std::string tail =
+      ", " + std::to_string(run_id) + ", " + std::to_string(clock_->NowMs()) + ")";
+  for (size_t i = 0; i < watermarks.size(); ++i) {
+    const auto& [table, w] = watermarks[i];
+    sql += (i == 0 ? "(" : ", (") + duck::QuoteString(table) + ", " + std::to_string(w.start_ms) +
+           ", " + std::to_string(w.watermark_ms) + tail;
+  }
+  sql +=
+      " ON CONFLICT (table_name) DO UPDATE SET start_ms = excluded.start_ms, watermark_ms = "
+      "excluded.watermark_ms, run_id = excluded.run_id, updated_at_ms = excluded.updated_at_ms";
+  return conn_->Execute(sql, "set watermarks");
 }
 
 Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id) {

@@ -51,6 +51,21 @@ inline constexpr std::string_view kLoopLockFile = "loop.lock";
 
 enum class Mode { kRead, kWrite };
 
+// What a writer's close (Lake::Close) does with the write-ahead log (docs/lake.md, "The write-ahead
+// log"). Durability is the same either way: every commit is in the WAL, fsynced, before it returns.
+enum class CloseCheckpoint {
+  kAlways,        // CHECKPOINT at close: the lake file alone holds every commit (DuckDB's default)
+  kWhenWalLarge,  // only when the WAL has grown past kCloseCheckpointWalBytes (`update`): readers
+                  // replay the rest when they open, the next checkpoint folds it in
+};
+
+// The WAL size from which a kWhenWalLarge close checkpoints (docs/scale.md: what replaying it costs
+// a reader's open). DuckDB's own wal_autocheckpoint (16 MB) still checkpoints inside a commit.
+inline constexpr int64_t kCloseCheckpointWalBytes = 4 << 20;
+
+// The file name of the write-ahead log beside kDatabaseFile.
+inline constexpr std::string_view kWalFile = "lake.duckdb.wal";
+
 struct OpenOptions {
   Mode mode = Mode::kRead;
   std::string command;  // recorded in the lock file so that a second writer can name the holder
@@ -64,6 +79,8 @@ struct OpenOptions {
   // kWrite only: false refuses a missing lake (kData "no lake at DIR") instead of creating it, for
   // writers that only change what is there (etl update, etl rebuild, etl drop, raw drop).
   bool create = true;
+  // kWrite only: how the writer's close treats DuckDB's checkpoint (the WAL folded into the file).
+  CloseCheckpoint close_checkpoint = CloseCheckpoint::kAlways;
 };
 
 // What one run did to one table: the one per-table count record of the code base (the ledger's
@@ -179,6 +196,17 @@ class Lake {
   // disk.
   static Result<std::unique_ptr<Lake>> OpenEmpty(const std::string& lake_dir, const Clock* clock);
 
+  // What a writer's Close did, for `-v` phase times.
+  struct CloseReport {
+    bool checkpointed = false;  // a CHECKPOINT ran
+    int64_t wal_bytes = 0;      // the WAL's size before it (0: none)
+  };
+
+  // Closes the database: a writer first applies its OpenOptions::close_checkpoint (a failed
+  // CHECKPOINT leaves the WAL for the next one: nothing committed is lost), then releases the
+  // writer lock. The destructor does the same when Close was not called. Idempotent.
+  CloseReport Close();
+
   ~Lake();
   Lake(const Lake&) = delete;
   Lake& operator=(const Lake&) = delete;
@@ -194,6 +222,10 @@ class Lake {
   Result<std::map<std::string, Watermark>> Watermarks();
   Result<std::optional<Watermark>> GetWatermark(std::string_view table);
   Status SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id);
+  // SetWatermark for several tables in one statement (the candle streams of one commit); each
+  // table at most once.
+  Status SetWatermarks(const std::vector<std::pair<std::string, Watermark>>& watermarks,
+                       int64_t run_id);
 
   // ---- The ETL checkpoint (rule 3). nullopt before the first ETL run.
   Result<std::optional<Checkpoint>> GetCheckpoint();
@@ -232,6 +264,8 @@ class Lake {
 
   std::string dir_;
   Mode mode_ = Mode::kRead;
+  CloseCheckpoint close_checkpoint_ = CloseCheckpoint::kAlways;
+  bool opened_ = false;  // Open got through its checks (Close checkpoints only then)
   std::unique_ptr<duck::Database> db_;
   std::unique_ptr<duck::Connection> conn_;
   std::unique_ptr<Clock> owned_clock_;

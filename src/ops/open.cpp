@@ -53,9 +53,11 @@ Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const std::string& command, const Clock* clock,
                                                  const RetryOptions& retry, bool create,
-                                                 const std::string& memory_limit) {
+                                                 const std::string& memory_limit,
+                                                 lake::CloseCheckpoint close_checkpoint) {
   lake::OpenOptions options;
   options.memory_limit = memory_limit;
+  options.close_checkpoint = close_checkpoint;
   options.mode = lake::Mode::kWrite;
   options.create = create;
   options.command = command;

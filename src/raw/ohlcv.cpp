@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -12,6 +13,11 @@
 namespace predlake::raw {
 namespace {
 
+// The forward fetch's commits (FetchOhlcv): one transaction for the pages of every stream fetched
+// within this window, or this many candles (a bound on what is held in memory).
+constexpr auto kOhlcvCommitWindow = std::chrono::seconds(2);
+constexpr size_t kOhlcvCommitCandles = 5'000;
+
 std::string LowerAscii(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -20,19 +26,34 @@ std::string LowerAscii(std::string s) {
 
 // One page of candles as one INSERT: prices were checked to be plain decimals
 // (exchange::IsPlainDecimal), names are quoted.
-std::string CandleInsertSql(const OhlcvStream& s, const std::vector<exchange::Candle>& candles) {
-  std::string sql = "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " VALUES ";
+// Appends the rows of `candles` to a VALUES list ("(...), (...)"; a comma first when `values` has
+// rows already).
+void AppendCandleValues(const OhlcvStream& s, const std::vector<exchange::Candle>& candles,
+                        std::string& values) {
   const std::string names = duck::QuoteString(s.exchange) + ", " + duck::QuoteString(s.pair) +
                             ", " + duck::QuoteString(s.timeframe) + ", ";
-  for (size_t i = 0; i < candles.size(); ++i) {
-    const exchange::Candle& c = candles[i];
-    sql += i == 0 ? "(" : ", (";
-    sql += duck::QuoteString(lake::OhlcvId(s.exchange, s.pair, s.timeframe, c.open_ms)) + ", ";
-    sql += names + std::to_string(c.open_ms) + ", " + c.open + ", " + c.high + ", " + c.low + ", " +
-           c.close + ", " + c.volume + ")";
+  for (const exchange::Candle& c : candles) {
+    values += values.empty() ? "(" : ", (";
+    values += duck::QuoteString(lake::OhlcvId(s.exchange, s.pair, s.timeframe, c.open_ms)) + ", ";
+    values += names + std::to_string(c.open_ms) + ", " + c.open + ", " + c.high + ", " + c.low +
+              ", " + c.close + ", " + c.volume + ")";
   }
-  return sql + " ON CONFLICT DO NOTHING";
 }
+
+std::string CandleInsertSql(const OhlcvStream& s, const std::vector<exchange::Candle>& candles) {
+  std::string values;
+  AppendCandleValues(s, candles, values);
+  return "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " VALUES " + values +
+         " ON CONFLICT DO NOTHING";
+}
+
+// Pages of the forward fetch waiting for their commit (FetchOhlcv).
+struct PendingCandles {
+  const OhlcvStream* stream;
+  std::vector<exchange::Candle> candles;
+  lake::Watermark after;
+  std::string context;
+};
 
 }  // namespace
 
@@ -133,6 +154,54 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
   if (!transport) return Status::Internal("the exchange transport factory returned no transport");
   exchange::Client client(std::move(transport), options.retry, options.sleeper);
   client.set_stop_flag(options.cancel);
+  // The pages fetched and not stored yet, of any streams: stored with their watermarks in one
+  // transaction once they hold kOhlcvCommitCandles candles or kOhlcvCommitWindow has passed since
+  // the first, before a backfill and at the end (also after a failure: what was fetched stays). A
+  // kill loses at most that window; each stream's watermark commits with its candles.
+  std::vector<PendingCandles> pending;
+  size_t pending_candles = 0;
+  std::chrono::steady_clock::time_point pending_since;
+  auto flush = [&]() -> Status {
+    if (pending.empty()) return Status::Ok();
+    std::vector<PendingCandles> pages = std::move(pending);
+    pending.clear();
+    pending_candles = 0;
+    // One INSERT for every page's candles and one statement for the streams' watermarks (the last
+    // page of a stream holds its latest).
+    lake::TableCounts counts;
+    std::string values;
+    std::vector<std::pair<std::string, lake::Watermark>> stored_marks;
+    for (const PendingCandles& p : pages) {
+      counts.rows_in += static_cast<int64_t>(p.candles.size());
+      AppendCandleValues(*p.stream, p.candles, values);
+      auto same = std::find_if(stored_marks.begin(), stored_marks.end(),
+                               [&](const auto& m) { return m.first == p.stream->name; });
+      if (same == stored_marks.end()) {
+        stored_marks.emplace_back(p.stream->name, p.after);
+      } else {
+        same->second = p.after;
+      }
+    }
+    const std::string context =
+        pages.size() == 1 ? pages[0].context
+                          : pages[0].context + " and " + std::to_string(pages.size() - 1) +
+                                " more page" + (pages.size() == 2 ? "" : "s");
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    Status st = [&]() -> Status {
+      if (!values.empty()) {
+        ASSIGN_OR_RETURN(auto inserted,
+                         lake.conn().Query("INSERT INTO " + std::string(lake::kOhlcvTable.name) +
+                                               " VALUES " + values + " ON CONFLICT DO NOTHING",
+                                           "store candles"));
+        counts.rows_out += inserted.rows_changed();
+      }
+      return lake.SetWatermarks(stored_marks, run_id);
+    }();
+    if (!st.ok()) return st.WithContext(context);
+    RETURN_IF_ERROR(tx.Commit());
+    report.counts += counts;
+    return Status::Ok();
+  };
   Status result = Status::Ok();
   for (const OhlcvStream& s : streams) {
     ++report.streams;
@@ -151,6 +220,10 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
       // Backfill (lake_ss.st_timestr moved earlier): [start, recorded start) is read whole and
       // stored in one transaction that lowers the stream's start, so the start never claims a
       // candle that is not stored (a stream's candles are few: 288 a day at 5m).
+      if (Status st = flush(); !st.ok()) {
+        result = st;
+        break;
+      }
       lake::Watermark after;
       Status st =
           BackfillStream(lake, run_id, s, *tf, *symbol, options, client, before, after, report);
@@ -195,29 +268,22 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
                                 ": a full page without a candle of the window");
         break;
       }
-      Status st = [&]() -> Status {
-        ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-        lake::TableCounts counts;
-        counts.rows_in = static_cast<int64_t>(kept.size());
-        if (!kept.empty()) {
-          ASSIGN_OR_RETURN(auto inserted, lake.conn().Query(CandleInsertSql(s, kept),
-                                                            "store candles of " + s.name));
-          counts.rows_out = inserted.rows_changed();
+      if (pending.empty()) pending_since = std::chrono::steady_clock::now();
+      pending_candles += kept.size();
+      pending.push_back({&s, std::move(kept), {before.start_ms, next}, context});
+      if (pending_candles >= kOhlcvCommitCandles ||
+          std::chrono::steady_clock::now() - pending_since >= kOhlcvCommitWindow) {
+        if (Status st = flush(); !st.ok()) {
+          result = st;
+          break;
         }
-        RETURN_IF_ERROR(lake.SetWatermark(s.name, {before.start_ms, next}, run_id));
-        RETURN_IF_ERROR(tx.Commit());
-        report.counts += counts;
-        return Status::Ok();
-      }();
-      if (!st.ok()) {
-        result = st.WithContext(context);
-        break;
       }
       ++report.pages;
       watermark = next;
     }
     if (!result.ok()) break;
   }
+  if (Status st = flush(); !st.ok() && result.ok()) result = st;
   report.requests += client.stats().requests;
   report.retries += client.stats().retries;
   for (const auto& [kind, n] : client.stats().retries_by_kind) report.retries_by_kind[kind] += n;

@@ -18,6 +18,10 @@
 namespace predlake::raw {
 namespace {
 
+// The forward fetch stores the pages that arrive within this window in one transaction (at most
+// UpdateOptions::max_pages_per_commit of them).
+constexpr auto kRawCommitWindow = std::chrono::seconds(2);
+
 // A page (or the error that ended a table's fetch) on its way from a fetcher to the writer.
 struct Item {
   size_t work = 0;
@@ -637,22 +641,32 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   bool finished = false;
   bool safe_mode = false;
   const size_t max_batch = static_cast<size_t>(std::max(1, options.max_pages_per_commit));
+  // Pages popped and not stored yet: stored in one transaction once there are max_batch of them,
+  // kRawCommitWindow after the first, when every fetcher is done or one failed (a kill loses at
+  // most that window; the watermarks commit with their pages).
+  std::vector<Item> pages;
+  std::chrono::steady_clock::time_point held_since;
   ShowProgress(progress, work);
   while (!finished) {
     if (options.cancel != nullptr && options.cancel->load()) {
       error = Status::Cancelled("raw update interrupted");
       break;
     }
-    std::vector<Item> batch = queue.Pop(max_batch, std::chrono::milliseconds(100), finished);
-    if (batch.empty() && !finished) continue;
+    std::vector<Item> batch =
+        queue.Pop(max_batch - pages.size(), std::chrono::milliseconds(100), finished);
+    if (batch.empty() && !finished && pages.empty()) continue;
 
-    std::vector<Item> pages;
     for (Item& item : batch) {
       if (!item.error.ok()) {
         if (error.ok()) error = item.error;
       } else {
+        if (pages.empty()) held_since = std::chrono::steady_clock::now();
         pages.push_back(std::move(item));
       }
+    }
+    if (!finished && error.ok() && pages.size() < max_batch &&
+        std::chrono::steady_clock::now() - held_since < kRawCommitWindow) {
+      continue;
     }
     auto finish = [&](const std::vector<Work>& pending) -> Status {
       if (!finished || !error.ok()) return Status::Ok();
@@ -674,6 +688,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
       if (error.ok()) error = st;
       break;
     }
+    pages.clear();
     ShowProgress(progress, work);
     if (!error.ok()) break;
   }

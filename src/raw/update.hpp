@@ -71,7 +71,7 @@ struct UpdateOptions {
   // pdr_slots is re-read from its watermark minus (the longest epoch + trueval timeout of the
   // feeds) minus this margin, so that slots still changing at the last fetch are refreshed.
   int64_t slot_margin_ms = 15 * 60 * 1000;
-  int max_pages_per_commit = 16;  // pages stored per transaction when the writer falls behind
+  int max_pages_per_commit = 16;  // most pages per transaction (those of 2 s share one)
   int queue_pages = 4;            // pages each fetcher may have waiting for the writer
   gql::RetryPolicy retry;
   Sleeper* sleeper = nullptr;                 // nullptr: real sleeping

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -393,6 +395,112 @@ TEST_F(LakeTest, DeleteRawFromMovesWatermarksBack) {
   ASSERT_TRUE(lake->DeleteRawFrom(0).ok());
   marks = lake->Watermarks().value();
   EXPECT_EQ(marks["pdr_truevals"].watermark_ms, 500);
+}
+
+// The close of an `update` (CloseCheckpoint::kWhenWalLarge) leaves a small WAL for readers to
+// replay and the next checkpoint to fold in; every other writer's close, and a kWhenWalLarge close
+// once the WAL has grown past kCloseCheckpointWalBytes, checkpoints (docs/lake.md).
+TEST_F(LakeTest, AnUpdateCloseKeepsASmallWalAndCheckpointsALargeOne) {
+  const fs::path wal = fs::path(dir_) / kWalFile;
+  auto write = [&](CloseCheckpoint policy, int rows, int first) {
+    OpenOptions options{Mode::kWrite, "test", &clock_};
+    options.close_checkpoint = policy;
+    auto lake = Lake::Open(dir_, options);
+    EXPECT_TRUE(lake.ok()) << lake.status().message();
+    if (!lake.ok()) return Lake::CloseReport{};
+    // Commits of up to 2,000 rows: small enough for the WAL (DuckDB writes large ones to the file).
+    for (int from = first; from < first + rows; from += 2000) {
+      const int to = std::min(first + rows, from + 2000);
+      EXPECT_TRUE((*lake)
+                      ->conn()
+                      .Execute("INSERT INTO pdr_truevals (ID, timestamp) SELECT 't' || i || "
+                               "repeat('x', 100), i FROM range(" +
+                                   std::to_string(from) + ", " + std::to_string(to) + ") AS r(i)",
+                               "insert")
+                      .ok());
+    }
+    return (*lake)->Close();
+  };
+  auto count = [&]() -> int64_t {
+    auto lake = Lake::Open(dir_, OpenOptions{Mode::kRead, "test", &clock_});
+    EXPECT_TRUE(lake.ok()) << lake.status().message();
+    if (!lake.ok()) return -1;
+    return (*lake)->conn().QueryInt("SELECT count(*) FROM pdr_truevals", "count")->value_or(-1);
+  };
+  // A new lake, closed by another writer: checkpointed, no WAL left.
+  Lake::CloseReport closed = write(CloseCheckpoint::kAlways, 10, 0);
+  EXPECT_TRUE(closed.checkpointed);
+  EXPECT_FALSE(fs::exists(wal));
+  // A small update: the WAL stays, and a reader (which replays it) sees every committed row.
+  closed = write(CloseCheckpoint::kWhenWalLarge, 10, 10);
+  EXPECT_FALSE(closed.checkpointed);
+  EXPECT_GT(closed.wal_bytes, 0);
+  EXPECT_TRUE(fs::exists(wal));
+  EXPECT_EQ(count(), 20);
+  EXPECT_TRUE(fs::exists(wal)) << "a reader must not checkpoint";
+  // A second small update appends to the same WAL.
+  const int64_t before = closed.wal_bytes;
+  closed = write(CloseCheckpoint::kWhenWalLarge, 10, 20);
+  EXPECT_FALSE(closed.checkpointed);
+  EXPECT_GT(closed.wal_bytes, before);
+  EXPECT_EQ(count(), 30);
+  // An update whose WAL passes the bound checkpoints at its close (fewer rows than a row group,
+  // which DuckDB would write to the file directly, not the WAL).
+  closed = write(CloseCheckpoint::kWhenWalLarge, 60'000, 30);
+  EXPECT_GE(closed.wal_bytes, kCloseCheckpointWalBytes);
+  EXPECT_TRUE(closed.checkpointed);
+  EXPECT_FALSE(fs::exists(wal));
+  EXPECT_EQ(count(), 60'030);
+  // A writer that changes nothing has nothing to checkpoint; Close is idempotent.
+  auto lake = Lake::Open(dir_, OpenOptions{Mode::kWrite, "test", &clock_});
+  ASSERT_TRUE(lake.ok()) << lake.status().message();
+  EXPECT_FALSE((*lake)->Close().checkpointed);
+  EXPECT_FALSE((*lake)->Close().checkpointed);
+}
+
+// A committed update survives a kill before its close: the WAL holds it (rule: a committed run is
+// never lost).
+TEST_F(LakeTest, ACommitWithoutACheckpointSurvivesAKill) {
+  ASSERT_TRUE(OpenWriter());  // the lake, created and closed
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    OpenOptions options{Mode::kWrite, "test", &clock_};
+    options.close_checkpoint = CloseCheckpoint::kWhenWalLarge;
+    auto lake = Lake::Open(dir_, options);
+    if (!lake.ok()) _exit(1);
+    if (!(*lake)
+             ->conn()
+             .Execute("INSERT INTO pdr_truevals (ID, timestamp) VALUES ('k', 1)", "insert")
+             .ok())
+      _exit(1);
+    ::kill(getpid(), SIGKILL);
+    _exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  auto lake = Lake::Open(dir_, OpenOptions{Mode::kRead, "test", &clock_});
+  ASSERT_TRUE(lake.ok()) << lake.status().message();
+  EXPECT_EQ((*lake)->conn().QueryInt("SELECT count(*) FROM pdr_truevals", "count")->value_or(-1),
+            1);
+}
+
+TEST_F(LakeTest, SetWatermarksSetsSeveralInOneStatement) {
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  ASSERT_TRUE(lake->SetWatermark("pdr_truevals", {500, 4000}, 1).ok());
+  ASSERT_TRUE(
+      lake->SetWatermarks({{"pdr_truevals", {400, 4500}}, {"pdr_ohlcv:a", {100, 200}}}, 2).ok());
+  ASSERT_TRUE(lake->SetWatermarks({{"pdr_payouts", {1, 2}}}, 3).ok());
+  ASSERT_TRUE(lake->SetWatermarks({}, 4).ok());
+  auto marks = lake->Watermarks();
+  ASSERT_TRUE(marks.ok()) << marks.status().message();
+  ASSERT_EQ(marks->size(), 3u);
+  EXPECT_EQ(marks->at("pdr_truevals").start_ms, 400);
+  EXPECT_EQ(marks->at("pdr_truevals").watermark_ms, 4500);
+  EXPECT_EQ(marks->at("pdr_ohlcv:a").watermark_ms, 200);
+  EXPECT_EQ(marks->at("pdr_payouts").watermark_ms, 2);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "jobs/update.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "cli/command.hpp"
 #include "cli/network.hpp"
@@ -39,6 +41,43 @@ void PrintEtl(Context& ctx, const jobs::UpdateReport& r) {
   if (ctx.log().verbose() && !r.etl.step_ms.empty()) {
     ctx.log().Debug("etl steps (ms): " + etl::DescribeStepTimes(r.etl));
   }
+}
+
+// How long the process ran before the update began (loading, config, the command line), from
+// /proc (1/100 s resolution); negative when /proc cannot tell.
+double ProcessAgeMs() {
+  std::FILE* stat = std::fopen("/proc/self/stat", "r");
+  std::FILE* uptime = std::fopen("/proc/uptime", "r");
+  double age = -1;
+  if (stat != nullptr && uptime != nullptr) {
+    char buf[1024];
+    const size_t n = std::fread(buf, 1, sizeof(buf) - 1, stat);
+    buf[n] = '\0';
+    // Field 22 (starttime, clock ticks after boot) counts from the ") " ending the command name.
+    const char* p = std::strrchr(buf, ')');
+    unsigned long long start_ticks = 0;
+    double up = 0;
+    if (p != nullptr &&
+        std::sscanf(p + 2,
+                    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+                    "%*d %llu",
+                    &start_ticks) == 1 &&
+        std::fscanf(uptime, "%lf", &up) == 1) {
+      age = (up - static_cast<double>(start_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK))) *
+            1000;
+    }
+  }
+  if (stat != nullptr) std::fclose(stat);
+  if (uptime != nullptr) std::fclose(uptime);
+  return age;
+}
+
+// -v: where an update's time went, one line (docs/scale.md).
+void PrintPhases(Context& ctx, const jobs::UpdateReport& r, double start_ms) {
+  if (!ctx.log().verbose()) return;
+  ctx.log().Debug("update phases (ms): " +
+                  (start_ms >= 0 ? fmt::format("start {:.0f}, ", start_ms) : std::string()) +
+                  jobs::DescribePhases(r.phases));
 }
 
 Status Update(Context& ctx, const UpdateOptions& o) {
@@ -78,12 +117,14 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
   request.note_later_start = !ctx.StartIsRelative();
   if (o.every.empty()) {
+    const double start_age_ms = ctx.log().verbose() ? ProcessAgeMs() : -1;
     ASSIGN_OR_RETURN(jobs::UpdateReport report,
                      jobs::Update(request, ctx.now_ms(), [&](const jobs::ChunkProgress& chunk) {
                        PrintEtl(ctx, *chunk.report);
                        ctx.log().Info("update: " + jobs::DescribeChunk(chunk));
                      }));
     PrintEtl(ctx, report);
+    PrintPhases(ctx, report, start_age_ms);
     if (report.chunks > 1) {
       ctx.log().Info(
           fmt::format("update: {} chunks (lake_ss.checkpoint_period {}), {} rows in "
@@ -99,7 +140,10 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   return jobs::UpdateEvery(
       request, loop, [&]() { return ctx.now_is_wall_clock() ? ctx.clock().NowMs() : ctx.now_ms(); },
       Context::EnableCancellation(), ctx.log(),
-      [&](const jobs::UpdateReport& r) { PrintEtl(ctx, r); });
+      [&](const jobs::UpdateReport& r) {
+        PrintEtl(ctx, r);
+        PrintPhases(ctx, r, -1);
+      });
 }
 
 }  // namespace
