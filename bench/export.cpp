@@ -47,6 +47,15 @@ exports::ExportReport RunExport(lake::Lake& lake, bool full) {
   return std::move(report).value();
 }
 
+// Waits for the background removal of the superseded snapshot and sets its wall and CPU seconds.
+void TimeRemovals(double& wall_s, double& cpu_s) {
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu = CpuSeconds();
+  exports::WaitForRemovals();
+  wall_s = Seconds(start);
+  cpu_s = CpuSeconds() - cpu;
+}
+
 struct Row {
   int64_t size = 0;
   int64_t rows = 0;
@@ -131,13 +140,9 @@ Row Measure(int64_t size, int reps) {
     exports::ExportReport inc = RunExport(*lake, false);
     row.incremental_cpu = std::min(row.incremental_cpu, CpuSeconds() - cpu);
     const double inc_s = Seconds(start);
-    if (inc_s < row.incremental) row.inc_report = inc;
     if (inc_s < row.incremental) {
-      start = std::chrono::steady_clock::now();
-      cpu = CpuSeconds();
-      exports::WaitForRemovals();
-      row.inc_removal = Seconds(start);
-      row.inc_removal_cpu = CpuSeconds() - cpu;
+      row.inc_report = inc;
+      TimeRemovals(row.inc_removal, row.inc_removal_cpu);
     }
     exports::WaitForRemovals();
     row.incremental = std::min(row.incremental, inc_s);
@@ -153,11 +158,7 @@ Row Measure(int64_t size, int reps) {
     const double full_s = Seconds(start);
     if (full_s < row.full) {
       row.full_report = full;
-      start = std::chrono::steady_clock::now();
-      cpu = CpuSeconds();
-      exports::WaitForRemovals();
-      row.full_removal = Seconds(start);
-      row.full_removal_cpu = CpuSeconds() - cpu;
+      TimeRemovals(row.full_removal, row.full_removal_cpu);
     }
     exports::WaitForRemovals();
     row.full = std::min(row.full, full_s);

@@ -1,6 +1,7 @@
 // Time strings and durations (DESIGN.md section 5). All times are UTC unix milliseconds.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,6 +29,12 @@ std::string FormatTime(int64_t ms);
 
 // Formats a duration in ms as its shortest exact unit string (`5m`, `1500ms`).
 std::string FormatDuration(int64_t ms);
+
+// The milliseconds of a monotonic clock since `start` (step and phase timings).
+inline double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 // The source of "now". Injected so that tests are deterministic. Implementations are thread-safe.
 class Clock {

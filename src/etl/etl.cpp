@@ -159,9 +159,7 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     RETURN_IF_ERROR(lake.SetCheckpoint({start, to}, report.run_id));
     auto waiting_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(waiting.Finish());
-    const double waiting_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - waiting_start)
-            .count();
+    const double waiting_ms = MsSince(waiting_start);
     if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
     RETURN_IF_ERROR(lake.SetMeta(kMetaBuiltWithOhlcv, options.ohlcv ? "on" : "off"));
     RecordOn(run, report);
@@ -170,9 +168,7 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     RETURN_IF_ERROR(tx.Commit());
     report.step_ms = pipeline.timings();
     report.step_ms.emplace_back("waiting", waiting_ms);
-    report.step_ms.emplace_back("commit", std::chrono::duration<double, std::milli>(
-                                              std::chrono::steady_clock::now() - commit_start)
-                                              .count());
+    report.step_ms.emplace_back("commit", MsSince(commit_start));
   }
   // The run has succeeded; leftover staging tables are dropped by the next run.
   if (pipeline.CheckFault("drop_staging").ok()) (void)pipeline.DropStaging();
@@ -249,14 +245,10 @@ Result<std::optional<Pipeline>> StageRollback(lake::Lake& lake, int64_t from_ms,
 // the predlake_waiting maintenance.
 Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& report,
                        double& waiting_ms) {
-  auto since = [](std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-  };
   WaitingMaintenance waiting(lake, Job::kRollback, pipeline.params());
   auto start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(waiting.Prepare());
-  waiting_ms = since(start);
+  waiting_ms = MsSince(start);
   RETURN_IF_ERROR(pipeline.Publish());
   if (report.checkpoint_after_ms) {
     RETURN_IF_ERROR(
@@ -266,7 +258,7 @@ Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& re
   }
   start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(waiting.Finish());
-  waiting_ms += since(start);
+  waiting_ms += MsSince(start);
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/time.hpp"
 #include "duck/duck.hpp"
 #include "etl/embedded_sql.hpp"
 
@@ -219,9 +220,7 @@ Status Pipeline::Publish() {
     ASSIGN_OR_RETURN(std::string_view text, StepSql(s.name));
     ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, s.name));
     RETURN_IF_ERROR(lake_.conn().Execute(sql, "etl step " + std::string(s.name)));
-    timings_.emplace_back(std::string(s.name), std::chrono::duration<double, std::milli>(
-                                                   std::chrono::steady_clock::now() - start)
-                                                   .count());
+    timings_.emplace_back(std::string(s.name), MsSince(start));
   }
   return Status::Ok();
 }
@@ -247,9 +246,7 @@ Status Pipeline::DropStaging() {
 Status Pipeline::RunStep(std::string_view name, int index, int total) {
   auto start = std::chrono::steady_clock::now();
   Status st = RunStepBody(name, index, total);
-  timings_.emplace_back(
-      std::string(name),
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  timings_.emplace_back(std::string(name), MsSince(start));
   return st;
 }
 

@@ -34,11 +34,6 @@ int64_t StoredRows(const UpdateReport& chunk) {
   return rows;
 }
 
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 // One chunk's run: the fetch up to end_ms, then the ETL up to it.
 Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
                               int64_t end_ms, int64_t now_ms) {
