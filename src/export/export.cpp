@@ -173,6 +173,22 @@ BackgroundRemoval& Removal() {
   return removal;
 }
 
+// An open folder, closed when it goes; fd() is -1 when the open failed.
+class DirFd {
+ public:
+  explicit DirFd(const fs::path& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  ~DirFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DirFd(const DirFd&) = delete;
+  DirFd& operator=(const DirFd&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // mkdir(2) of one folder whose parent exists; an existing folder is fine.
 Status MakeDir(const fs::path& path) {
   if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return FileError("create", path, errno);
@@ -189,11 +205,12 @@ Status FsyncPath(const fs::path& path, bool directory) {
   return Status::Ok();
 }
 
-// fsync of every path, by a few threads at once: a folder's fsync mostly waits for the file
-// system's journal commit, which concurrent fsyncs share (an incremental snapshot of a large lake
-// has a folder per table and day, a thousand at 10M predictions). Returns the first failure.
+// fsync of every path, by many threads at once: a folder's fsync mostly waits for the file system's
+// journal commit and the device's cache flush, which concurrent fsyncs share (an incremental
+// snapshot of a large lake has a folder per table and day, a thousand at 10M predictions: 42-59 ms
+// with 8 threads, 22-30 ms with 32, 27-51 ms with 128). Returns the first failure.
 Status FsyncAll(const std::vector<fs::path>& paths, bool directories) {
-  constexpr size_t kSyncThreads = 8;
+  constexpr size_t kSyncThreads = 32;
   std::atomic<size_t> next{0};
   std::mutex mu;
   Status first = Status::Ok();
@@ -725,6 +742,16 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
   std::map<std::string, Part> parts;
   std::vector<std::string> changed;
   lake::TableCounts& counts = run_.tables()[std::string(table.name)];
+  // The unchanged days are linked relative to two open folders (the previous snapshot's and this
+  // table's new one), so that each link resolves a short path: a snapshot of a large lake links a
+  // thousand day folders. Opened only when the previous snapshot has parts to share.
+  std::optional<DirFd> previous_root, new_table;
+  if (!before.empty()) {
+    previous_root.emplace(fs::path(previous_->dir));
+    new_table.emplace(table_dir);
+  }
+  const std::string table_prefix = std::string(table.name) + "/";
+  std::optional<PhaseTimer> link_timer(std::in_place, report_.link_s, report_.link_cpu_s);
   for (const auto& [day, s] : stats) {
     Part part;
     part.day = day;
@@ -736,15 +763,20 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     if (same) {
       // Hard links: the new snapshot shares the unchanged files (all in the day's folder). A
       // file that cannot be linked (gone, another file system) makes the day rewritten instead.
-      PhaseTimer timer(report_.link_s, report_.link_cpu_s);
-      const fs::path day_dir = table_dir / ("day=" + day);
-      same = ::mkdir(day_dir.c_str(), 0755) == 0;
+      const std::string day_name = "day=" + day;
+      const std::string day_prefix = table_prefix + day_name + "/";
+      const fs::path day_dir = table_dir / day_name;
+      same = previous_root->fd() >= 0 && new_table->fd() >= 0 &&
+             ::mkdirat(new_table->fd(), day_name.c_str(), 0755) == 0;
       if (same) dirs_.push_back(day_dir);
       for (size_t i = 0; same && i < old->second.files.size(); ++i) {
+        // "TABLE/day=D/FILE" in the previous snapshot, "day=D/FILE" below the new table folder.
         const std::string& file = old->second.files[i];
-        const fs::path from = fs::path(previous_->dir) / file;
-        const fs::path to = tmp_ / file;
-        same = to.parent_path() == day_dir && ::link(from.c_str(), to.c_str()) == 0;
+        same = file.size() > day_prefix.size() &&
+               file.compare(0, day_prefix.size(), day_prefix) == 0 &&
+               file.find('/', day_prefix.size()) == std::string::npos &&
+               ::linkat(previous_root->fd(), file.c_str(), new_table->fd(),
+                        file.c_str() + table_prefix.size(), 0) == 0;
       }
       if (!same) {
         if (!dirs_.empty() && dirs_.back() == day_dir) dirs_.pop_back();
@@ -765,6 +797,7 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     }
     parts[day] = std::move(part);
   }
+  link_timer.reset();
   RETURN_IF_ERROR(CopyDays(table, changed, changed.size() == stats.size(), parts));
   return TableJson(table.name, table.kind, "day", schema, parts);
 }

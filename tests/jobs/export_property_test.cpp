@@ -572,6 +572,30 @@ TEST_F(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind
   EXPECT_GT(next->days_linked, 0);
 }
 
+TEST_F(Export, ADayWhoseFilesCannotBeLinkedIsWrittenAgain) {
+  Fetch("2024-07-22");
+  auto first = RunOneExport(*lake_, {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto current = exports::ReadCurrent(dir_.path());
+  ASSERT_TRUE(current.ok() && current->has_value());
+  // One day's files of pdr_payouts gone from the previous snapshot (a user's mistake, a disk
+  // error): nothing changed in the lake, yet that day cannot be shared and is written again.
+  const std::vector<std::string> files = exports::SnapshotFiles(**current, "pdr_payouts");
+  ASSERT_FALSE(files.empty());
+  const fs::path gone = files.front();
+  const std::string day = gone.parent_path().filename().string();
+  for (const auto& f : fs::directory_iterator(gone.parent_path())) fs::remove(f.path());
+  auto next = RunOneExport(*lake_, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_EQ(next->days_written, 1);
+  EXPECT_GT(next->days_linked, 0);
+  auto after = exports::ReadCurrent(dir_.path());
+  ASSERT_TRUE(after.ok() && after->has_value());
+  EXPECT_EQ(DaysWrittenBy(**after, "pdr_payouts", next->run_id),
+            std::vector<std::string>{day.substr(std::string_view("day=").size())});
+  ExpectSnapshotEqualsLake(*lake_, next->run_id, "after a lost day");
+}
+
 TEST_F(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
   Fetch("2024-07-22");
   ASSERT_TRUE(RunOneExport(*lake_, {}).ok());
