@@ -878,13 +878,11 @@ int64_t Exporter::RemoveSuperseded() {
       snapshots[run] = {entry.path(), created_at_ms_};
       continue;
     }
-    try {
-      std::ifstream in(entry.path() / kManifestFile);
-      nlohmann::json m;
-      in >> m;
-      created = m.value("created_at_ms", int64_t{0});
-    } catch (const std::exception&) {
-      created = 0;  // no manifest: superseded whenever a later one exists
+    // No readable manifest: superseded whenever a later one exists.
+    Result<nlohmann::json> m = ReadManifest(entry.path().string());
+    if (m.ok() && m->is_object()) {
+      const auto at = m->find("created_at_ms");
+      if (at != m->end() && at->is_number_integer()) created = at->get<int64_t>();
     }
     snapshots[run] = {entry.path(), created};
   }

@@ -47,15 +47,15 @@ Result<std::optional<Snapshot>> ReadCurrent(const std::string& lake_dir) {
     return Status::Data("cannot read the snapshot link " + link.string() + ": " + ec.message());
   const fs::path dir =
       fs::absolute(target.is_absolute() ? target : link.parent_path() / target, ec);
-  std::ifstream in(dir / kManifestFile);
-  if (!in) {
-    return Status::Data("the current snapshot " + dir.string() + " has no readable " +
-                        std::string(kManifestFile));
-  }
   Snapshot snapshot;
   snapshot.dir = dir.lexically_normal().string();
+  Result<nlohmann::json> manifest = ReadManifest(snapshot.dir);
+  if (!manifest.ok()) {
+    return Status::Data("the current snapshot " + snapshot.dir +
+                        " cannot be used: " + manifest.status().message());
+  }
+  snapshot.manifest = std::move(manifest).value();
   try {
-    in >> snapshot.manifest;
     snapshot.run_id = snapshot.manifest.at("run").get<int64_t>();
     snapshot.created_at_ms = snapshot.manifest.at("created_at_ms").get<int64_t>();
   } catch (const std::exception& e) {
@@ -63,6 +63,18 @@ Result<std::optional<Snapshot>> ReadCurrent(const std::string& lake_dir) {
                         " is malformed: " + e.what());
   }
   return std::optional<Snapshot>(std::move(snapshot));
+}
+
+Result<nlohmann::json> ReadManifest(const std::string& dir) {
+  const fs::path path = fs::path(dir) / kManifestFile;
+  // Read whole, then parsed: nlohmann's stream input goes a character at a time through the
+  // streambuf, several times slower for the manifest of a large lake (a thousand parts, 190 KB).
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) return Status::Data("cannot read " + path.string());
+  nlohmann::json manifest = nlohmann::json::parse(text.view(), nullptr, false);
+  if (manifest.is_discarded()) return Status::Data(path.string() + " is malformed (not JSON)");
+  return manifest;
 }
 
 std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_view table) {

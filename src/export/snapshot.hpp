@@ -75,6 +75,10 @@ struct Snapshot {
 // snapshot; kData when `current` points at a folder without a readable manifest.
 Result<std::optional<Snapshot>> ReadCurrent(const std::string& lake_dir);
 
+// The manifest of the snapshot folder `dir`, read whole and parsed. kData naming the file when it
+// cannot be read or is not JSON.
+Result<nlohmann::json> ReadManifest(const std::string& dir);
+
 // Every data file of `table` in `snapshot`, absolute, in manifest order (may be empty).
 std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_view table);
 

@@ -596,6 +596,30 @@ TEST_F(Export, ADayWhoseFilesCannotBeLinkedIsWrittenAgain) {
   ExpectSnapshotEqualsLake(*lake_, next->run_id, "after a lost day");
 }
 
+TEST_F(Export, ADamagedCurrentManifestIsReportedAndReplacedByAFullSnapshot) {
+  Fetch("2024-07-22");
+  auto first = RunOneExport(*lake_, {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const fs::path manifest = fs::path(first->dir) / "manifest.json";
+  const auto size = fs::file_size(manifest);
+  fs::resize_file(manifest, size / 2);  // a torn write by a foreign tool
+  auto current = exports::ReadCurrent(dir_.path());
+  ASSERT_FALSE(current.ok());
+  EXPECT_EQ(current.status().code(), StatusCode::kData);
+  EXPECT_NE(current.status().message().find("malformed"), std::string::npos)
+      << current.status().message();
+  fs::remove(manifest);
+  current = exports::ReadCurrent(dir_.path());
+  ASSERT_FALSE(current.ok());
+  EXPECT_NE(current.status().message().find("cannot read"), std::string::npos)
+      << current.status().message();
+  // The next export cannot share that snapshot's files: it writes every day.
+  auto next = RunOneExport(*lake_, {});
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_EQ(next->days_linked, 0);
+  ExpectSnapshotEqualsLake(*lake_, next->run_id, "after a damaged manifest");
+}
+
 TEST_F(Export, AColumnAddedSinceThePreviousSnapshotRewritesItsTable) {
   Fetch("2024-07-22");
   ASSERT_TRUE(RunOneExport(*lake_, {}).ok());
