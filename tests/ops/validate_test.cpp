@@ -323,6 +323,50 @@ TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
   EXPECT_NE(c.note.find("2369 raw, 2369 bronze"), std::string::npos) << c.note;
 }
 
+// Incremental duplicate_ids looks for the copies of the changed rows' IDs from their lowest slot
+// on: a copy made later of an old row is found (the new copy changed, and has the old row's slot),
+// a copy among unchanged rows only by the full validate.
+TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
+  const int64_t mid = kFixtureStartMs + 3'600'000;
+  const std::string m = std::to_string(mid);
+  ValidateMark mark;
+  {
+    auto lake = OpenWriter(dir_.path());
+    ASSERT_NE(lake, nullptr);
+    auto now = CurrentMark(*lake);
+    ASSERT_TRUE(now.ok()) << now.status().message();
+    mark = *now;
+    mark.watermarks["pdr_payouts"] = mid;  // the payouts from mid on changed since the mark
+    // pdr_payouts without its primary key (a damaged table), then three copies: of a payout
+    // from mid on, of an early payout with a timestamp from mid on (both changed), and of an
+    // early payout as it was (unchanged).
+    Exec(*lake,
+         "CREATE TABLE po AS SELECT * FROM pdr_payouts; DROP TABLE pdr_payouts; ALTER TABLE po "
+         "RENAME TO pdr_payouts; "
+         "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp >= " +
+             m +
+             " ORDER BY ID LIMIT 1; "
+             "INSERT INTO pdr_payouts SELECT * REPLACE (" +
+             m + " + 1 AS timestamp) FROM pdr_payouts WHERE timestamp < " + m +
+             " ORDER BY ID LIMIT 1; "
+             "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp < " +
+             m + " ORDER BY ID DESC LIMIT 1");
+  }
+  ValidationReport full = Run();
+  EXPECT_EQ(Get(full, "duplicate_ids").count, 3) << Text(full);
+
+  auto lake = OpenForRead(dir_.path());
+  ASSERT_TRUE(lake.ok());
+  ValidateOptions options;
+  options.since = mark;
+  auto incremental = Validate(**lake, options);
+  ASSERT_TRUE(incremental.ok()) << incremental.status().message();
+  const CheckResult& c = Get(*incremental, "duplicate_ids");
+  EXPECT_EQ(c.count, 2) << Text(*incremental);
+  EXPECT_NE(c.note.find("lowest slot"), std::string::npos) << c.note;
+  for (const auto& row : c.examples.rows) EXPECT_EQ(row[0], "pdr_payouts");
+}
+
 // Incremental mode checks what the lake's writers changed since the mark: here the built rows an
 // `etl drop` + `etl update` rewrote after it, and the payouts fetched after it (the mark saw the
 // payouts' watermark at mid). Damage inside that range is found, damage before it only by the full
