@@ -285,14 +285,14 @@ std::map<std::string, Part> PreviousParts(const std::optional<Snapshot>& previou
                                           std::string_view table) {
   std::map<std::string, Part> out;
   if (!previous) return out;
-  for (const auto& t : previous->manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : ManifestArray(previous->manifest, "tables")) {
     if (t.value("name", "") != table) continue;
-    for (const auto& p : t.value("parts", nlohmann::json::array())) {
+    for (const auto& p : ManifestArray(t, "parts")) {
       Part part;
       part.day = p.value("day", "");
       part.rows = p.value("rows", int64_t{0});
       part.signature = p.value("signature", "");
-      for (const auto& f : p.value("files", nlohmann::json::array())) {
+      for (const auto& f : ManifestArray(p, "files")) {
         part.files.push_back(f.get<std::string>());
       }
       out[part.day] = std::move(part);
@@ -310,7 +310,7 @@ nlohmann::json SchemaJson(const std::vector<std::pair<std::string, std::string>>
 // The schema the previous manifest recorded for `table` (null when it has none).
 nlohmann::json PreviousSchema(const std::optional<Snapshot>& previous, std::string_view table) {
   if (!previous) return nullptr;
-  for (const auto& t : previous->manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : ManifestArray(previous->manifest, "tables")) {
     if (t.value("name", "") == table) return t.value("schema", nlohmann::json());
   }
   return nullptr;

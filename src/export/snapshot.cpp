@@ -65,6 +65,13 @@ Result<std::optional<Snapshot>> ReadCurrent(const std::string& lake_dir) {
   return std::optional<Snapshot>(std::move(snapshot));
 }
 
+const nlohmann::json& ManifestArray(const nlohmann::json& object, const std::string& key) {
+  static const nlohmann::json kEmpty = nlohmann::json::array();
+  if (!object.is_object()) return kEmpty;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : kEmpty;
+}
+
 Result<nlohmann::json> ReadManifest(const std::string& dir) {
   const fs::path path = fs::path(dir) / kManifestFile;
   // Read whole, then parsed: nlohmann's stream input goes a character at a time through the
@@ -82,8 +89,8 @@ std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_vie
   if (!snapshot.manifest.contains("tables")) return files;
   for (const auto& t : snapshot.manifest["tables"]) {
     if (t.value("name", "") != table) continue;
-    for (const auto& part : t.value("parts", nlohmann::json::array())) {
-      for (const auto& file : part.value("files", nlohmann::json::array())) {
+    for (const auto& part : ManifestArray(t, "parts")) {
+      for (const auto& file : ManifestArray(part, "files")) {
         files.push_back((fs::path(snapshot.dir) / file.get<std::string>()).string());
       }
     }
@@ -117,7 +124,7 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
                                                  const Snapshot& snapshot, const Clock* clock) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake, lake::Lake::OpenEmpty(lake_dir, clock));
   duck::Connection& conn = lake->conn();
-  for (const auto& t : snapshot.manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : ManifestArray(snapshot.manifest, "tables")) {
     const std::string name = t.value("name", "");
     std::vector<std::string> files = SnapshotFiles(snapshot, name);
     if (name.empty() || files.empty()) continue;  // the empty table of the lake's schema stays
@@ -134,7 +141,7 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
     // this build added after the snapshot was written (the manifest's schema lacks it) reads as
     // NULL of its type: the layout only ever grows, so an older snapshot stays readable.
     std::set<std::string> written;
-    for (const auto& col : t.value("schema", nlohmann::json::array())) {
+    for (const auto& col : ManifestArray(t, "schema")) {
       written.insert(col.value("name", ""));
     }
     ASSIGN_OR_RETURN(duck::QueryResult cols,

@@ -75,6 +75,12 @@ struct Snapshot {
 // snapshot; kData when `current` points at a folder without a readable manifest.
 Result<std::optional<Snapshot>> ReadCurrent(const std::string& lake_dir);
 
+// The array under `key` of the JSON object `object` (a manifest's "tables", a table's "parts" or
+// "schema", a part's "files"), by reference: an empty array when `object` is not an object or holds
+// no array there. nlohmann's value() copies, which for the manifest of a large lake (a thousand
+// parts) costs milliseconds a call. The reference lives as long as `object`.
+const nlohmann::json& ManifestArray(const nlohmann::json& object, const std::string& key);
+
 // The manifest of the snapshot folder `dir`, read whole and parsed. kData naming the file when it
 // cannot be read or is not JSON.
 Result<nlohmann::json> ReadManifest(const std::string& dir);

@@ -130,7 +130,7 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
   out +=
       "# HELP predlake_table_rows Rows per table in the snapshot.\n"
       "# TYPE predlake_table_rows gauge\n";
-  for (const auto& t : m.value("tables", nlohmann::json::array())) {
+  for (const auto& t : exports::ManifestArray(m, "tables")) {
     out += fmt::format("predlake_table_rows{{table=\"{}\"}} {}\n", MetricLabel(t.value("name", "")),
                        t.value("rows", int64_t{0}));
   }

@@ -804,7 +804,7 @@ Status RunsPage(PageContext& cx) {
   rows.id = "tables";
   rows.title = "Rows per table in the snapshot";
   rows.columns = {"table_name", "kind", "rows"};
-  for (const auto& t : cx.view.snapshot().manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : exports::ManifestArray(cx.view.snapshot().manifest, "tables")) {
     rows.rows.push_back(
         {Json(t.value("name", "")), Json(t.value("kind", "")), Json(t.value("rows", int64_t{0}))});
   }
@@ -931,12 +931,12 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshotTolerant(const std::string& lake
                                                          const Clock* clock) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake, lake::Lake::OpenEmpty(lake_dir, clock));
   duck::Connection& conn = lake->conn();
-  for (const auto& t : snapshot.manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : exports::ManifestArray(snapshot.manifest, "tables")) {
     const std::string name = t.value("name", "");
     std::vector<std::string> files = exports::SnapshotFiles(snapshot, name);
     if (name.empty() || files.empty()) continue;  // the empty table of the lake's schema stays
     std::set<std::string> in_files;
-    for (const auto& c : t.value("schema", nlohmann::json::array())) {
+    for (const auto& c : exports::ManifestArray(t, "schema")) {
       in_files.insert(c.value("name", ""));
     }
     std::error_code ec;
@@ -976,9 +976,9 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshotTolerant(const std::string& lake
 // True when the snapshot's files of `table` hold `column` (the manifest's schema).
 bool SnapshotHasColumn(const exports::Snapshot& snapshot, const std::string& table,
                        const std::string& column) {
-  for (const auto& t : snapshot.manifest.value("tables", nlohmann::json::array())) {
+  for (const auto& t : exports::ManifestArray(snapshot.manifest, "tables")) {
     if (t.value("name", "") != table) continue;
-    for (const auto& c : t.value("schema", nlohmann::json::array())) {
+    for (const auto& c : exports::ManifestArray(t, "schema")) {
       if (c.value("name", "") == column) return true;
     }
   }
