@@ -67,6 +67,26 @@ class ValidateTest : public ::testing::Test {
     Exec(*lake, sql);
   }
   ValidationReport Run() { return ValidateDir(dir_.path()); }
+  // The mark of `lake` as it stands, but with the payouts' watermark at `from`: the payouts from
+  // then on count as changed since it.
+  static ValidateMark MarkWithPayoutsFrom(lake::Lake& lake, int64_t from) {
+    auto now = CurrentMark(lake);
+    EXPECT_TRUE(now.ok()) << now.status().message();
+    ValidateMark mark = now.ok() ? *now : ValidateMark{};
+    mark.watermarks["pdr_payouts"] = from;
+    return mark;
+  }
+  // `validate --incremental` of this test's copy against `mark`.
+  ValidationReport RunSince(const ValidateMark& mark) {
+    auto lake = OpenForRead(dir_.path());
+    EXPECT_TRUE(lake.ok()) << lake.status().message();
+    if (!lake.ok()) return {};
+    ValidateOptions options;
+    options.since = mark;
+    auto report = Validate(**lake, options);
+    EXPECT_TRUE(report.ok()) << report.status().message();
+    return report.ok() ? std::move(report).value() : ValidationReport{};
+  }
 
   static TempDir* built_;
   TempDir dir_;
@@ -333,10 +353,7 @@ TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
   {
     auto lake = OpenWriter(dir_.path());
     ASSERT_NE(lake, nullptr);
-    auto now = CurrentMark(*lake);
-    ASSERT_TRUE(now.ok()) << now.status().message();
-    mark = *now;
-    mark.watermarks["pdr_payouts"] = mid;  // the payouts from mid on changed since the mark
+    mark = MarkWithPayoutsFrom(*lake, mid);
     // pdr_payouts without its primary key (a damaged table), then three copies: of a payout
     // from mid on, of an early payout with a timestamp from mid on (both changed), and of an
     // early payout as it was (unchanged).
@@ -355,14 +372,9 @@ TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
   ValidationReport full = Run();
   EXPECT_EQ(Get(full, "duplicate_ids").count, 3) << Text(full);
 
-  auto lake = OpenForRead(dir_.path());
-  ASSERT_TRUE(lake.ok());
-  ValidateOptions options;
-  options.since = mark;
-  auto incremental = Validate(**lake, options);
-  ASSERT_TRUE(incremental.ok()) << incremental.status().message();
-  const CheckResult& c = Get(*incremental, "duplicate_ids");
-  EXPECT_EQ(c.count, 2) << Text(*incremental);
+  ValidationReport incremental = RunSince(mark);
+  const CheckResult& c = Get(incremental, "duplicate_ids");
+  EXPECT_EQ(c.count, 2) << Text(incremental);
   EXPECT_NE(c.note.find("lowest slot"), std::string::npos) << c.note;
   for (const auto& row : c.examples.rows) EXPECT_EQ(row[0], "pdr_payouts");
 }
@@ -378,10 +390,7 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
   {
     auto lake = OpenWriter(dir_.path());
     ASSERT_NE(lake, nullptr);
-    auto now = CurrentMark(*lake);
-    ASSERT_TRUE(now.ok()) << now.status().message();
-    mark = *now;
-    mark.watermarks["pdr_payouts"] = mid;
+    mark = MarkWithPayoutsFrom(*lake, mid);
     {
       auto run = lake->BeginRun("etl drop");
       ASSERT_TRUE(run.ok());
@@ -413,23 +422,18 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
   EXPECT_EQ(Get(full, "bronze_payout_fields_null").count, 2) << Text(full);
   EXPECT_EQ(Get(full, "payouts_without_prediction").count, 2) << Text(full);
 
-  auto lake = OpenForRead(dir_.path());
-  ASSERT_TRUE(lake.ok());
-  ValidateOptions options;
-  options.since = mark;
-  auto incremental = Validate(**lake, options);
-  ASSERT_TRUE(incremental.ok()) << incremental.status().message();
-  const CheckResult& fields = Get(*incremental, "bronze_payout_fields_null");
-  EXPECT_EQ(fields.count, 1) << Text(*incremental);
+  ValidationReport incremental = RunSince(mark);
+  const CheckResult& fields = Get(incremental, "bronze_payout_fields_null");
+  EXPECT_EQ(fields.count, 1) << Text(incremental);
   ASSERT_EQ(fields.examples.rows.size(), 1u);
   EXPECT_GE(std::stoll(*fields.examples.rows[0][1]) * 1000, mid - 600'000);
-  const CheckResult& payouts = Get(*incremental, "payouts_without_prediction");
-  EXPECT_EQ(payouts.count, 1) << Text(*incremental);
+  const CheckResult& payouts = Get(incremental, "payouts_without_prediction");
+  EXPECT_EQ(payouts.count, 1) << Text(incremental);
   ASSERT_EQ(payouts.examples.rows.size(), 1u);
   EXPECT_GE(std::stoll(*payouts.examples.rows[0][2]), mid);
   EXPECT_NE(fields.note.find("incremental"), std::string::npos) << fields.note;
-  EXPECT_EQ(Get(*incremental, "waiting_updates_maintained").status, CheckStatus::kSkipped);
-  EXPECT_EQ(incremental->Failed(),
+  EXPECT_EQ(Get(incremental, "waiting_updates_maintained").status, CheckStatus::kSkipped);
+  EXPECT_EQ(incremental.Failed(),
             (std::vector<std::string>{"payouts_without_prediction", "bronze_payout_fields_null"}));
 
   // The mark round-trips through its JSON; other text is no mark.
