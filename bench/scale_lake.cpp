@@ -1,4 +1,4 @@
-// module: predlake_etl
+// module: predlake_jobs
 // Builds one synthetic lake for the scale table (docs/scale.md, bench/scale.sh) and times, in this
 // process, what needs the library: the first ETL run, `etl rebuild` and the bare single-query
 // baseline (bronze_pdr_predictions from raw in one CREATE TABLE AS), each including DuckDB's
@@ -7,10 +7,11 @@
 // bench/synthetic_world.hpp up to the end, their watermarks at the end, the network recorded as
 // sim, so that `predlake update` with a sim world starting at the end fetches the hours after it.
 // Usage: bench_scale_lake DIR PREDICTIONS. Prints "key value" lines (seconds, counts, the end).
-// PREDLAKE_BENCH_CHUNK_DAYS=N runs the first ETL and `etl rebuild` in chunks of N days, one run
-// each, as the command line does with lake_ss.checkpoint_period (jobs::RunEtl): at 60M predictions
-// one window needs more memory than the machine has. PREDLAKE_BENCH_REUSE_RAW=1 keeps the raw
-// tables of a lake this program generated in DIR before (same size) and builds from them.
+// The first ETL and `etl rebuild` run as the command line runs them (jobs::RunEtl, which opens the
+// lake itself); PREDLAKE_BENCH_CHUNK_DAYS=N gives them lake_ss.checkpoint_period's chunks of N
+// days, one run each: at 60M predictions one window needs more memory than the machine has.
+// PREDLAKE_BENCH_REUSE_RAW=1 keeps the raw tables of a lake this program generated in DIR before
+// (same size) and builds from them.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,13 +21,13 @@
 #include "bench_support.hpp"
 #include "common/time.hpp"
 #include "etl/etl.hpp"
+#include "jobs/etl.hpp"
 #include "lake/lake.hpp"
 #include "synthetic_world.hpp"
 
 namespace {
 
 using namespace predlake;
-using bench::Begin;
 using bench::Check;
 using bench::Seconds;
 
@@ -71,15 +72,15 @@ int main(int argc, char** argv) {
   lake::OpenOptions open;
   open.mode = lake::Mode::kWrite;
   open.command = "bench";
-  auto opened = lake::Lake::Open(dir, open);
-  Check(opened.status(), "open lake");
-  auto lake = std::move(opened).value();
-  auto& conn = lake->conn();
   // The machine is shared: PREDLAKE_BENCH_MEMORY_LIMIT (e.g. 4GB) caps DuckDB, which then spills.
-  if (const char* limit = std::getenv("PREDLAKE_BENCH_MEMORY_LIMIT")) {
-    Check(conn.Execute("SET memory_limit = '" + std::string(limit) + "'", "memory limit"),
-          "memory limit");
-  }
+  if (const char* limit = std::getenv("PREDLAKE_BENCH_MEMORY_LIMIT")) open.memory_limit = limit;
+  auto open_lake = [&] {
+    auto opened = lake::Lake::Open(dir, open);
+    Check(opened.status(), "open lake");
+    return std::move(opened).value();
+  };
+  auto lake = open_lake();
+  auto& conn = lake->conn();
   auto start = std::chrono::steady_clock::now();
   if (reuse) {
     std::printf("raw_s reused\n");
@@ -103,62 +104,55 @@ int main(int argc, char** argv) {
     std::printf("raw_s %.2f\n", Seconds(start));
   }
 
-  etl::UpdateOptions options;
-  options.st_ms = bench::kT0;
+  // The job opens the lake as its writer: this process closes it first and opens it again after.
+  // The time includes the job's open and its checkpoint at close, as a user waits for them.
   const char* chunk_days = std::getenv("PREDLAKE_BENCH_CHUNK_DAYS");
-  const int64_t chunk_ms = chunk_days ? std::atoll(chunk_days) * 86'400'000 : 0;
-  // `first` (a rebuild's first chunk, or the first ETL) and then `etl update` up to the end, in
-  // chunks when asked: each a run of its own that publishes its checkpoint.
-  auto build = [&](const char* command, bool rebuild) {
-    int64_t position = bench::kT0;
-    int chunks = 0;
-    do {
-      etl::UpdateOptions chunk = options;
-      if (chunk_ms > 0 && position + chunk_ms < end_ms) chunk.to_ms = position + chunk_ms;
-      lake::Run run = Begin(*lake, chunks == 0 ? command : "etl update");
-      auto report =
-          chunks == 0 && rebuild ? etl::Rebuild(*lake, run, chunk) : etl::Update(*lake, run, chunk);
-      Check(report.status(), command);
-      ++chunks;
-      if (!report->changed) break;  // at the frontier
-      position = report->checkpoint_after_ms.value_or(end_ms);
-    } while (chunk_ms > 0 && position < end_ms);
-    return chunks;
+  jobs::WriterEnv env;
+  env.lake_dir = dir;
+  env.memory_limit = open.memory_limit;
+  int chunks = 0;
+  auto run_etl = [&](jobs::EtlJob job) {
+    lake.reset();
+    const auto begin = std::chrono::steady_clock::now();
+    jobs::EtlRequest request;
+    request.job = job;
+    request.options.st_ms = bench::kT0;
+    request.chunk_ms = chunk_days ? std::atoll(chunk_days) * 86'400'000 : 0;
+    chunks = 1;
+    request.on_chunk = [&](const etl::RunReport&) { ++chunks; };
+    Check(jobs::RunEtl(env, request).status(), jobs::EtlCommand(job).c_str());
+    const double seconds = Seconds(begin);
+    lake = open_lake();
+    return seconds;
   };
-  start = std::chrono::steady_clock::now();
-  const int first_chunks = build("etl update", false);
-  Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
-  std::printf("first_etl_s %.2f\n", Seconds(start));
-  std::printf("etl_chunks %d\n", first_chunks);
+  std::printf("first_etl_s %.2f\n", run_etl(jobs::EtlJob::kUpdate));
+  std::printf("etl_chunks %d\n", chunks);
 
   // PREDLAKE_BENCH_SKIP_REBUILD=1 leaves out `etl rebuild` and the baseline (a 10M lake on a
   // loaded machine takes long enough without them); their lines are then missing.
   const char* skip = std::getenv("PREDLAKE_BENCH_SKIP_REBUILD");
   if (skip == nullptr || std::string(skip) != "1") {
-    start = std::chrono::steady_clock::now();
-    build("etl rebuild", true);
-    Check(conn.Execute("CHECKPOINT", "checkpoint"), "checkpoint");
-    std::printf("rebuild_s %.2f\n", Seconds(start));
+    std::printf("rebuild_s %.2f\n", run_etl(jobs::EtlJob::kRebuild));
 
     start = std::chrono::steady_clock::now();
     // The one-query baseline has no chunks: past the machine's memory it fails, which is a
     // result (the line says so), not the end of the measurement.
-    Status baseline =
-        conn.Execute(bench::Fill(bench::kBronzeBaselineSql, {{"S", bench::kT0}, {"F", end_ms}}) +
-                         "\nCHECKPOINT;",
-                     "baseline");
+    Status baseline = lake->conn().Execute(
+        bench::Fill(bench::kBronzeBaselineSql, {{"S", bench::kT0}, {"F", end_ms}}) +
+            "\nCHECKPOINT;",
+        "baseline");
     if (baseline.ok()) {
       std::printf("baseline_s %.2f\n", Seconds(start));
     } else {
       std::printf("baseline_s failed\n");
       std::fprintf(stderr, "baseline: %s\n", baseline.message().c_str());
     }
-    Check(conn.Execute("DROP TABLE IF EXISTS bench_bronze; CHECKPOINT", "drop baseline"),
+    Check(lake->conn().Execute("DROP TABLE IF EXISTS bench_bronze; CHECKPOINT", "drop baseline"),
           "drop baseline");
   }
 
   auto count = [&](const char* sql) {
-    auto v = conn.QueryInt(sql, "count");
+    auto v = lake->conn().QueryInt(sql, "count");
     Check(v.status(), "count");
     return v->value_or(0);
   };

@@ -751,53 +751,54 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     new_table.emplace(table_dir);
   }
   const std::string table_prefix = std::string(table.name) + "/";
-  std::optional<PhaseTimer> link_timer(std::in_place, report_.link_s, report_.link_cpu_s);
-  for (const auto& [day, s] : stats) {
-    Part part;
-    part.day = day;
-    part.rows = s.rows;
-    part.signature = s.signature;
-    auto old = before.find(day);
-    bool same = old != before.end() && old->second.rows == s.rows &&
-                old->second.signature == s.signature && !old->second.files.empty();
-    if (same) {
-      // Hard links: the new snapshot shares the unchanged files (all in the day's folder). A
-      // file that cannot be linked (gone, another file system) makes the day rewritten instead.
-      const std::string day_name = "day=" + day;
-      const std::string day_prefix = table_prefix + day_name + "/";
-      const fs::path day_dir = table_dir / day_name;
-      same = previous_root->fd() >= 0 && new_table->fd() >= 0 &&
-             ::mkdirat(new_table->fd(), day_name.c_str(), 0755) == 0;
-      if (same) dirs_.push_back(day_dir);
-      for (size_t i = 0; same && i < old->second.files.size(); ++i) {
-        // "TABLE/day=D/FILE" in the previous snapshot, "day=D/FILE" below the new table folder.
-        const std::string& file = old->second.files[i];
-        same = file.size() > day_prefix.size() &&
-               file.compare(0, day_prefix.size(), day_prefix) == 0 &&
-               file.find('/', day_prefix.size()) == std::string::npos &&
-               ::linkat(previous_root->fd(), file.c_str(), new_table->fd(),
-                        file.c_str() + table_prefix.size(), 0) == 0;
+  {
+    PhaseTimer link_timer(report_.link_s, report_.link_cpu_s);
+    for (const auto& [day, s] : stats) {
+      Part part;
+      part.day = day;
+      part.rows = s.rows;
+      part.signature = s.signature;
+      auto old = before.find(day);
+      bool same = old != before.end() && old->second.rows == s.rows &&
+                  old->second.signature == s.signature && !old->second.files.empty();
+      if (same) {
+        // Hard links: the new snapshot shares the unchanged files (all in the day's folder). A
+        // file that cannot be linked (gone, another file system) makes the day rewritten instead.
+        const std::string day_name = "day=" + day;
+        const std::string day_prefix = table_prefix + day_name + "/";
+        const fs::path day_dir = table_dir / day_name;
+        same = previous_root->fd() >= 0 && new_table->fd() >= 0 &&
+               ::mkdirat(new_table->fd(), day_name.c_str(), 0755) == 0;
+        if (same) dirs_.push_back(day_dir);
+        for (size_t i = 0; same && i < old->second.files.size(); ++i) {
+          // "TABLE/day=D/FILE" in the previous snapshot, "day=D/FILE" below the new table folder.
+          const std::string& file = old->second.files[i];
+          same = file.size() > day_prefix.size() &&
+                 file.compare(0, day_prefix.size(), day_prefix) == 0 &&
+                 file.find('/', day_prefix.size()) == std::string::npos &&
+                 ::linkat(previous_root->fd(), file.c_str(), new_table->fd(),
+                          file.c_str() + table_prefix.size(), 0) == 0;
+        }
+        if (!same) {
+          if (!dirs_.empty() && dirs_.back() == day_dir) dirs_.pop_back();
+          RemoveTree(day_dir);
+        }
       }
-      if (!same) {
-        if (!dirs_.empty() && dirs_.back() == day_dir) dirs_.pop_back();
-        RemoveTree(day_dir);
+      if (same) {
+        part.files = old->second.files;
+        part.linked = true;
+        ++report_.days_linked;
+        report_.rows_linked += s.rows;
+        counts.rows_in += s.rows;
+      } else {
+        changed.push_back(day);
+        ++report_.days_written;
+        report_.rows_written += s.rows;
+        counts.rows_out += s.rows;
       }
+      parts[day] = std::move(part);
     }
-    if (same) {
-      part.files = old->second.files;
-      part.linked = true;
-      ++report_.days_linked;
-      report_.rows_linked += s.rows;
-      counts.rows_in += s.rows;
-    } else {
-      changed.push_back(day);
-      ++report_.days_written;
-      report_.rows_written += s.rows;
-      counts.rows_out += s.rows;
-    }
-    parts[day] = std::move(part);
   }
-  link_timer.reset();
   RETURN_IF_ERROR(CopyDays(table, changed, changed.size() == stats.size(), parts));
   return TableJson(table.name, table.kind, "day", schema, parts);
 }

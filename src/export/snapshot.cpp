@@ -86,8 +86,7 @@ Result<nlohmann::json> ReadManifest(const std::string& dir) {
 
 std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_view table) {
   std::vector<std::string> files;
-  if (!snapshot.manifest.contains("tables")) return files;
-  for (const auto& t : snapshot.manifest["tables"]) {
+  for (const auto& t : ManifestArray(snapshot.manifest, "tables")) {
     if (t.value("name", "") != table) continue;
     for (const auto& part : ManifestArray(t, "parts")) {
       for (const auto& file : ManifestArray(part, "files")) {
