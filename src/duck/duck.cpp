@@ -753,4 +753,19 @@ Status Transaction::Rollback() {
   return conn_->Execute("ROLLBACK", "rollback");
 }
 
+Result<ThreadsLimit> ThreadsLimit::Set(Connection& conn, int threads) {
+  ASSIGN_OR_RETURN(std::optional<int64_t> before,
+                   conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)",
+                                 "read the threads setting"));
+  if (!before || *before <= threads) return ThreadsLimit(nullptr, 0);
+  RETURN_IF_ERROR(conn.Execute("SET threads = " + std::to_string(threads), "limit DuckDB threads"));
+  return ThreadsLimit(&conn, *before);
+}
+
+ThreadsLimit::~ThreadsLimit() {
+  if (conn_ != nullptr) {
+    (void)conn_->Execute("SET threads = " + std::to_string(before_), "restore DuckDB threads");
+  }
+}
+
 }  // namespace predlake::duck

@@ -348,4 +348,25 @@ class Transaction {
   bool open_ = false;
 };
 
+// Lowers DuckDB's worker thread count (a setting of the whole database, not of one connection) to
+// at most `threads` for the object's lifetime and restores it after; a setting already at or under
+// `threads` is left alone. Move-only. A failed restore is ignored: the setting is a speed choice,
+// not a result.
+class ThreadsLimit {
+ public:
+  // Errors: kData "read the threads setting: ..." or "limit DuckDB threads: ...".
+  static Result<ThreadsLimit> Set(Connection& conn, int threads);
+  ThreadsLimit(ThreadsLimit&& other) noexcept
+      : conn_(std::exchange(other.conn_, nullptr)), before_(other.before_) {}
+  ThreadsLimit& operator=(ThreadsLimit&&) = delete;
+  ThreadsLimit(const ThreadsLimit&) = delete;
+  ThreadsLimit& operator=(const ThreadsLimit&) = delete;
+  ~ThreadsLimit();
+
+ private:
+  ThreadsLimit(Connection* conn, int64_t before) : conn_(conn), before_(before) {}
+  Connection* conn_ = nullptr;  // nullptr: nothing to restore
+  int64_t before_ = 0;
+};
+
 }  // namespace predlake::duck

@@ -274,35 +274,6 @@ void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
   queue.ProducerDone();
 }
 
-// Lowers DuckDB's worker thread count for the lifetime of the object, then restores it.
-class ThreadsSetting {
- public:
-  static Result<ThreadsSetting> Limit(duck::Connection& conn, int threads) {
-    ASSIGN_OR_RETURN(std::optional<int64_t> before,
-                     conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)",
-                                   "read the threads setting"));
-    ThreadsSetting s(&conn, before.value_or(0));
-    if (s.before_ > threads) {
-      RETURN_IF_ERROR(
-          conn.Execute("SET threads = " + std::to_string(threads), "limit DuckDB threads"));
-    }
-    return s;
-  }
-  ThreadsSetting(ThreadsSetting&& other) noexcept
-      : conn_(std::exchange(other.conn_, nullptr)), before_(other.before_) {}
-  ThreadsSetting& operator=(ThreadsSetting&&) = delete;
-  ~ThreadsSetting() {
-    if (conn_ != nullptr && before_ > 0) {
-      (void)conn_->Execute("SET threads = " + std::to_string(before_), "restore DuckDB threads");
-    }
-  }
-
- private:
-  ThreadsSetting(duck::Connection* conn, int64_t before) : conn_(conn), before_(before) {}
-  duck::Connection* conn_;
-  int64_t before_;
-};
-
 // Stores the pages of `batch` (none of them an error) in one transaction with the watermarks they
 // justify, calling `before_commit` last inside it. On success `work` holds the new state; on
 // failure it is unchanged and the transaction rolled back.
@@ -590,7 +561,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   if (!stager.ok()) return fail(stager.status());
   // Each statement here moves a few thousand rows: DuckDB's worker threads would only add task
   // handoffs, and the fetching threads need the cores. Restored when the run ends.
-  auto duck_threads = ThreadsSetting::Limit(lake.conn(), 1);
+  auto duck_threads = duck::ThreadsLimit::Set(lake.conn(), 1);
   if (!duck_threads.ok()) return fail(duck_threads.status());
 
   {

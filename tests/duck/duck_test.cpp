@@ -361,6 +361,34 @@ TEST(Duck, BindingAParameterThatDoesNotExistIsABug) {
   EXPECT_EQ(bad.status().message().find('\n'), std::string::npos);
 }
 
+TEST(Duck, ThreadsLimitLowersTheSettingForItsLifetimeOnly) {
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  Connection conn = MemoryConnection(*db);
+  auto threads = [&] {
+    auto v = conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)", "threads");
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() ? v->value_or(-1) : -1;
+  };
+  ASSERT_TRUE(conn.Execute("SET threads = 3", "set").ok());
+  {
+    auto limit = ThreadsLimit::Set(conn, 1);
+    ASSERT_TRUE(limit.ok()) << limit.status().message();
+    EXPECT_EQ(threads(), 1);
+    ThreadsLimit moved = std::move(limit).value();  // the moved-from one restores nothing
+    EXPECT_EQ(threads(), 1);
+  }
+  EXPECT_EQ(threads(), 3);
+  {
+    // At or under the limit already: left alone, and nothing is restored over a later change.
+    auto limit = ThreadsLimit::Set(conn, 4);
+    ASSERT_TRUE(limit.ok()) << limit.status().message();
+    EXPECT_EQ(threads(), 3);
+    ASSERT_TRUE(conn.Execute("SET threads = 2", "set").ok());
+  }
+  EXPECT_EQ(threads(), 2);
+}
+
 TEST(Duck, DecimalsRenderExactlyWithTheirScale) {
   auto db = Database::Open(":memory:");
   ASSERT_TRUE(db.ok());

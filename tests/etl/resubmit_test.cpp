@@ -142,5 +142,24 @@ TEST_F(ResubmitEtl, TheStakeFollowsTheCheckpointAcrossUpdatesAndRollbacks) {
   EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM bronze_pdr_predictions"), 0);
 }
 
+// A small incremental window runs on one DuckDB worker thread (docs/scale.md); the database's
+// setting is what it was after every run, failed or not, and the result is the rebuild's.
+TEST_F(ResubmitEtl, TheThreadsSettingComesBackAfterEveryRun) {
+  auto threads = [&] {
+    return QueryInt(*lake_, "SELECT CAST(current_setting('threads') AS BIGINT)");
+  };
+  Exec(*lake_, "SET threads = 3");
+  UpdateTo(760'000);
+  EXPECT_EQ(threads(), 3);
+  UpdateOptions failing = To(900'000);
+  failing.faults.fail_at = "publish_bronze";
+  EXPECT_FALSE(Update(*lake_, failing).ok());
+  EXPECT_EQ(threads(), 3);
+  UpdateTo(std::nullopt);
+  EXPECT_EQ(threads(), 3);
+  ExpectRebuildEquals();
+  EXPECT_EQ(threads(), 3);
+}
+
 }  // namespace
 }  // namespace predlake::etl::testing
