@@ -159,6 +159,47 @@ TEST(RawUpdateTest, TheFallbackSourceIsConfigurable) {
   EXPECT_EQ(**other, 0);
 }
 
+// Every fetch offers every contract again: a changed one is rewritten, the others stay as they are
+// (here the contracts of the NFT-less feed take another fallback source).
+TEST(RawUpdateTest, AContractThatChangesIsStoredAgain) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld();
+  world.nftless_feeds = 0.5;
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto contracts = [&] {
+    auto r = lake->conn().Query(
+        "SELECT ID, pair, timeframe, source, seconds_per_epoch, trueval_submit_timeout, "
+        "metadata_from FROM pdr_contracts ORDER BY ID",
+        "t");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->ToText() : decltype(r->ToText()){};
+  };
+  UpdateOptions o = Options(world, Ms(world.start) + 3600 * 1000, &sleep);
+  ASSERT_TRUE(rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr).ok());
+  const auto before = contracts();
+  ASSERT_FALSE(before.empty());
+  o.now_ms += 3600 * 1000;
+  o.fallback_source = "kraken";
+  ASSERT_TRUE(rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr).ok());
+  const auto after = contracts();
+  ASSERT_EQ(after.size(), before.size());
+  int changed = 0;
+  for (size_t i = 0; i < after.size(); ++i) {
+    if (after[i] == before[i]) continue;
+    ++changed;
+    EXPECT_EQ(after[i][3], "kraken");
+    auto expected = before[i];
+    expected[3] = "kraken";
+    expected[6] = after[i][6];
+    EXPECT_EQ(after[i], expected);
+  }
+  // The NFT-less feeds' contracts take the new fallback source; the others keep theirs.
+  EXPECT_GT(changed, 0);
+  EXPECT_LT(changed, static_cast<int>(after.size()));
+}
+
 TEST(RawUpdateTest, ContractsThatAreNotUsableFeedsAreSkippedAndPickedUpLater) {
   // Some contracts read secondsPerEpoch 0 until their settings event is indexed: the run stays
   // green, skips them with a reason in the report and the run's detail, and does not store them;
