@@ -326,36 +326,53 @@ Result<Frontier> ComputeFrontier(lake::Lake& lake, bool ohlcv) {
 
 namespace {
 
-Result<std::vector<WaitingEvents>> ReadWaiting(lake::Lake& lake, std::string_view stem) {
-  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
-  std::vector<WaitingEvents> out;
-  if (!checkpoint) return out;
-  ASSIGN_OR_RETURN(std::string_view text, StepSql(stem));
-  ASSIGN_OR_RETURN(
-      std::string sql,
-      RenderSql(text, {{"S", checkpoint->start_ms}, {"C", checkpoint->checkpoint_ms}}, stem));
-  ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
+// Adds the rows of a waiting.sql-shaped result (table, events, oldest) to `out`: events summed,
+// the oldest kept, per table; a table not in `out` yet is appended in the order it comes.
+Status AddWaiting(duck::QueryResult& result, std::vector<WaitingEvents>& out) {
   while (auto chunk = result.NextChunk()) {
     for (size_t r = 0; r < chunk->size(); ++r) {
-      WaitingEvents w;
-      w.table = std::string(chunk->GetString(0, r));
-      w.events = chunk->GetInt64(1, r);
-      if (!chunk->IsNull(2, r)) w.oldest_ms = chunk->GetInt64(2, r);
-      out.push_back(std::move(w));
+      const std::string table(chunk->GetString(0, r));
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const WaitingEvents& w) { return w.table == table; });
+      if (it == out.end()) it = out.insert(out.end(), WaitingEvents{table, 0, std::nullopt});
+      it->events += chunk->GetInt64(1, r);
+      if (!chunk->IsNull(2, r)) {
+        const int64_t oldest = chunk->GetInt64(2, r);
+        if (!it->oldest_ms || oldest < *it->oldest_ms) it->oldest_ms = oldest;
+      }
     }
   }
-  return out;
+  return Status::Ok();
 }
 
 }  // namespace
 
 Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
   ASSIGN_OR_RETURN(bool current, WaitingIsCurrent(lake));
-  return current ? ReadWaiting(lake, "waiting_counts") : WaitingFromRaw(lake);
+  if (!current) return WaitingFromRaw(lake);
+  std::vector<WaitingEvents> out;
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  if (!checkpoint) return out;
+  ASSIGN_OR_RETURN(std::string_view text, StepSql("waiting_counts"));
+  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, {}, "waiting_counts"));
+  ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
+  RETURN_IF_ERROR(AddWaiting(result, out));
+  return out;
 }
 
 Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake) {
-  return ReadWaiting(lake, "waiting");
+  std::vector<WaitingEvents> out;
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  if (!checkpoint) return out;
+  out = {{"pdr_payouts", 0, std::nullopt}, {"pdr_truevals", 0, std::nullopt}};
+  ASSIGN_OR_RETURN(std::string_view text, StepSql("waiting"));
+  Params params = {{"S", checkpoint->start_ms}, {"C", checkpoint->checkpoint_ms}};
+  RETURN_IF_ERROR(ForEachWaitingSlotRange(lake, params, [&](const Params& range) -> Status {
+    ASSIGN_OR_RETURN(std::string sql, RenderSql(text, range, "waiting"));
+    ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
+    return AddWaiting(result, out);
+  }));
+  return out;
 }
 
 std::string DescribeStepTimes(const RunReport& report) {

@@ -1,5 +1,7 @@
 #include "etl/waiting.hpp"
 
+#include <algorithm>
+
 #include "duck/duck.hpp"
 
 namespace predlake::etl {
@@ -20,6 +22,29 @@ Result<bool> WaitingIsCurrent(lake::Lake& lake) {
   if (stamp.empty()) return false;
   ASSIGN_OR_RETURN(auto recorded, lake.GetMeta(kMetaWaitingFor));
   return recorded && *recorded == stamp;
+}
+
+Status ForEachWaitingSlotRange(lake::Lake& lake, const Params& params,
+                               const std::function<Status(const Params&)>& body) {
+  constexpr std::string_view kBounds = "waiting_slot_bounds";
+  ASSIGN_OR_RETURN(std::string_view text, StepSql(kBounds));
+  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params, kBounds));
+  ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: " + std::string(kBounds)));
+  auto chunk = result.NextChunk();
+  if (!chunk || chunk->size() != 1) {
+    return Status::Internal("etl: " + std::string(kBounds) + " did not return one row");
+  }
+  const int64_t first = chunk->GetInt64(0, 0);
+  const int64_t last = chunk->GetInt64(1, 0);
+  Params range = params;
+  for (int64_t lo = first; lo <= last; lo += kWaitingRangeSlots) {
+    range["lo"] = lo;
+    range["hi"] = std::min(last, lo + kWaitingRangeSlots - 1);
+    RETURN_IF_ERROR(body(range));
+  }
+  range["lo"] = 1;
+  range["hi"] = 0;
+  return body(range);
 }
 
 Status WaitingMaintenance::Run(std::string_view stem) {
@@ -64,7 +89,12 @@ Status WaitingMaintenance::Finish() {
     ASSIGN_OR_RETURN(auto checkpoint, lake_.GetCheckpoint());
     params_["S"] = checkpoint->start_ms;
     params_["C"] = checkpoint->checkpoint_ms;
-    RETURN_IF_ERROR(Run("waiting_full"));
+    RETURN_IF_ERROR(lake_.conn().Execute("DELETE FROM predlake_waiting", "etl: clear waiting"));
+    ASSIGN_OR_RETURN(std::string_view text, StepSql("waiting_full"));
+    RETURN_IF_ERROR(ForEachWaitingSlotRange(lake_, params_, [&](const Params& range) -> Status {
+      ASSIGN_OR_RETURN(std::string sql, RenderSql(text, range, "waiting_full"));
+      return lake_.conn().Execute(sql, "etl: waiting_full");
+    }));
   }
   return lake_.SetMeta(kMetaWaitingFor, stamp);
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,18 @@ inline constexpr std::string_view kMetaWaitingFor = "etl_waiting_for";
 
 // The checkpoint's stamp ("" when there is none), as recorded in predlake_checkpoint.
 Result<std::string> CheckpointStamp(lake::Lake& lake);
+
+// The width, in slots (seconds), of the ranges in which the waiting events are computed from raw
+// (ForEachWaitingSlotRange): a week, about 2M predictions on mainnet.
+inline constexpr int64_t kWaitingRangeSlots = 7 * 86'400;
+
+// Calls `body` with `params` (which hold S and C) plus lo and hi, once for each range of
+// kWaitingRangeSlots slots that together cover the slots of every payout and trueval with
+// S <= timestamp < C, lowest first, then once with lo > hi (the events whose slot is NULL), so
+// that waiting.sql and waiting_full.sql join one range of the lake at a time (bounded memory; a
+// 60M-prediction lake's whole join did not fit validate's 1 GB). Returns the first error.
+Status ForEachWaitingSlotRange(lake::Lake& lake, const Params& params,
+                               const std::function<Status(const Params&)>& body);
 
 // Maintains predlake_waiting around a publish, inside the publish transaction. Construct it (and
 // call Prepare) before Pipeline::Publish, call Finish after the new checkpoint is set (or cleared).

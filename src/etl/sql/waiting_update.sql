@@ -16,7 +16,9 @@ WHERE y.timestamp >= ${C} AND y.timestamp < ${F}
     SELECT 1 FROM bronze_pdr_predictions AS b
     WHERE b.ID = y.ID AND b.slot BETWEEN ${wy_lo} AND ${wy_hi});
 INSERT INTO predlake_waiting
-SELECT 'pdr_truevals', t.ID, split_part(t.ID, '-', 1) || '-' || t.slot, t.slot, t.timestamp
+-- A trueval without a slot waits for no row that can be built (target '').
+SELECT 'pdr_truevals', t.ID, coalesce(split_part(t.ID, '-', 1) || '-' || t.slot, ''), t.slot,
+       t.timestamp
 FROM pdr_truevals AS t
 WHERE t.timestamp >= ${C} AND t.timestamp < ${F}
   AND NOT EXISTS (
