@@ -417,10 +417,19 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
     };
     damage(">=");
     damage("<");
+    // A slot whose trueval disagrees with its candles on each side of the mark's run.
+    for (const char* side : {"<=", ">"}) {
+      Exec(*lake,
+           "UPDATE bronze_pdr_slots SET exchange_init_close = 2, exchange_end_close = 1, "
+           "exchange_move = 'down', trueval_agrees = false WHERE ID = (SELECT min(ID) FROM "
+           "bronze_pdr_slots WHERE truevalue IS NOT NULL AND run_id " +
+               std::string(side) + " " + std::to_string(mark.run_id) + ")");
+    }
   }
   ValidationReport full = Run();
   EXPECT_EQ(Get(full, "bronze_payout_fields_null").count, 2) << Text(full);
   EXPECT_EQ(Get(full, "payouts_without_prediction").count, 2) << Text(full);
+  EXPECT_EQ(Get(full, "trueval_vs_exchange").count, 2) << Text(full);
 
   ValidationReport incremental = RunSince(mark);
   const CheckResult& fields = Get(incremental, "bronze_payout_fields_null");
@@ -433,8 +442,12 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
   EXPECT_GE(std::stoll(*payouts.examples.rows[0][2]), mid);
   EXPECT_NE(fields.note.find("incremental"), std::string::npos) << fields.note;
   EXPECT_EQ(Get(incremental, "waiting_updates_maintained").status, CheckStatus::kSkipped);
+  const CheckResult& exchange = Get(incremental, "trueval_vs_exchange");
+  EXPECT_EQ(exchange.count, 1) << Text(incremental);
+  EXPECT_NE(exchange.note.find("incremental"), std::string::npos) << exchange.note;
   EXPECT_EQ(incremental.Failed(),
-            (std::vector<std::string>{"payouts_without_prediction", "bronze_payout_fields_null"}));
+            (std::vector<std::string>{"payouts_without_prediction", "bronze_payout_fields_null",
+                                      "trueval_vs_exchange"}));
 
   // The mark round-trips through its JSON; other text is no mark.
   auto parsed = ValidateMark::FromJson(mark.ToJson());
