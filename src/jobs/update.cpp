@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <thread>
 
 #include "common/time.hpp"
+#include "duck/duck.hpp"
 
 namespace predlake::jobs {
 
@@ -91,12 +93,17 @@ std::string ShortSeconds(double seconds) {
 }  // namespace
 
 std::function<Status(std::string_view)> RawFaultHook(const etl::FaultInjection& faults) {
-  if (faults.fail_at.empty() && faults.kill_at.empty()) return {};
+  if (faults.fail_at.empty() && faults.kill_at.empty() && faults.stall_at.empty()) return {};
   return [faults](std::string_view step) -> Status {
     if (faults.kill_at == step) std::raise(SIGKILL);
     if (faults.fail_at == step) {
       return Status::Internal("injected failure at raw step " + std::string(step) +
                               " (PREDLAKE_FAIL_AT)");
+    }
+    if (faults.stall_at == step) {
+      while (!duck::InterruptRequested())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return Status::Cancelled("raw step " + std::string(step) + ": cancelled (PREDLAKE_STALL_AT)");
     }
     return Status::Ok();
   };

@@ -103,8 +103,9 @@ std::string DescribeChunk(const ChunkProgress& chunk);
 // before returning, checkpointing only when its WAL has grown large
 // (lake::CloseCheckpoint::kWhenWalLarge; docs/lake.md, "The write-ahead log").
 // The raw steps' fault points (raw::UpdateOptions::at_step) for the ETL's fault injection, so that
-// PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT reach every phase of a chunk: a kill_at step raises SIGKILL,
-// a fail_at step returns kInternal naming it. Empty when neither is set.
+// PREDLAKE_FAIL_AT / PREDLAKE_KILL_AT / PREDLAKE_STALL_AT reach every phase of a chunk: a kill_at
+// step raises SIGKILL, a fail_at step returns kInternal naming it, a stall_at step waits until the
+// process is interrupted (duck::InterruptAll) and returns kCancelled. Empty when none is set.
 std::function<Status(std::string_view)> RawFaultHook(const etl::FaultInjection& faults);
 
 Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,

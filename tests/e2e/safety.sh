@@ -263,10 +263,11 @@ stop INT 130
 note "the fetch: SIGINT, the run recorded as aborted, the lake consistent"
 before="$(state ppss.yaml)"
 echo "\$ predlake raw update, SIGINT once it holds the writer lock" >> "$transcript"
-"$bin" raw update > bg.out 2> bg.err &
+# Its first commit waits until the signal comes (the fetch may otherwise end before it).
+PREDLAKE_STALL_AT=fetch_commit "$bin" raw update > bg.out 2> bg.err &
 bg_pid=$!
 wait_for "the fetch to take the lock" lock_names '"raw update"'
-sleep 1.5  # into the fetch, which takes about 10 s
+sleep 1  # past the open and the run's start, into the fetch
 stop INT 130
 last_run | brief >> "$transcript"
 last_run | grep -q '^raw update aborted: .*\(cancelled\|interrupted\)' || fail "fetch run: $(last_run)"
