@@ -353,8 +353,7 @@ Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake) {
   std::vector<WaitingEvents> out;
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
   if (!checkpoint) return out;
-  ASSIGN_OR_RETURN(std::string_view text, StepSql("waiting_counts"));
-  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, {}, "waiting_counts"));
+  ASSIGN_OR_RETURN(std::string sql, RenderStep("waiting_counts", {}));
   ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
   RETURN_IF_ERROR(AddWaiting(result, out));
   return out;

@@ -162,6 +162,11 @@ Result<std::string_view> StepSql(std::string_view stem) {
   return Status::Internal("etl: no embedded SQL for step " + std::string(stem));
 }
 
+Result<std::string> RenderStep(std::string_view stem, const Params& params) {
+  ASSIGN_OR_RETURN(std::string_view text, StepSql(stem));
+  return RenderSql(text, params, stem);
+}
+
 Pipeline::Pipeline(lake::Lake& lake, Job job, Params params, RunOptions options,
                    std::string command)
     : lake_(lake),
@@ -264,8 +269,7 @@ Status Pipeline::RunStepBody(std::string_view name, int index, int total) {
     // The only builtin step before the publish: a crashed run's staging tables go first.
     return DropStaging();
   }
-  ASSIGN_OR_RETURN(std::string_view text, StepSql(name));
-  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, name));
+  ASSIGN_OR_RETURN(std::string sql, RenderStep(name, params_));
   switch (kind) {
     case StepKind::kExec:
       return lake_.conn().Execute(sql, "etl step " + std::string(name));

@@ -38,6 +38,9 @@ std::vector<std::string> JobStepNames(Job job);
 // The SQL text of an embedded step file; kInternal when there is none.
 Result<std::string_view> StepSql(std::string_view stem);
 
+// StepSql(stem) rendered with `params` (RenderSql).
+Result<std::string> RenderStep(std::string_view stem, const Params& params);
+
 // Runs one job's steps on the lake's connection. Usage: Stage(), then, inside the caller's
 // transaction, Publish() and CheckFault("commit") before committing; then DropStaging(). Every
 // step first honours the fault injection of RunOptions.

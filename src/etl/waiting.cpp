@@ -27,8 +27,7 @@ Result<bool> WaitingIsCurrent(lake::Lake& lake) {
 Status ForEachWaitingSlotRange(lake::Lake& lake, const Params& params,
                                const std::function<Status(const Params&)>& body) {
   constexpr std::string_view kBounds = "waiting_slot_bounds";
-  ASSIGN_OR_RETURN(std::string_view text, StepSql(kBounds));
-  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params, kBounds));
+  ASSIGN_OR_RETURN(std::string sql, RenderStep(kBounds, params));
   ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: " + std::string(kBounds)));
   auto chunk = result.NextChunk();
   if (!chunk || chunk->size() != 1) {
@@ -48,14 +47,12 @@ Status ForEachWaitingSlotRange(lake::Lake& lake, const Params& params,
 }
 
 Status WaitingMaintenance::Run(std::string_view stem) {
-  ASSIGN_OR_RETURN(std::string_view text, StepSql(stem));
-  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, stem));
+  ASSIGN_OR_RETURN(std::string sql, RenderStep(stem, params_));
   return lake_.conn().Execute(sql, "etl: " + std::string(stem));
 }
 
 Status WaitingMaintenance::ReadParams(std::string_view stem) {
-  ASSIGN_OR_RETURN(std::string_view text, StepSql(stem));
-  ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, stem));
+  ASSIGN_OR_RETURN(std::string sql, RenderStep(stem, params_));
   ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl: " + std::string(stem)));
   auto chunk = result.NextChunk();
   if (!chunk || chunk->size() != 1) {

@@ -8,6 +8,7 @@
 
 #include "lake/tables.hpp"
 #include "raw/record.hpp"
+#include "raw/store.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -172,15 +173,11 @@ Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
   using lake::Col;
   constexpr const lake::TableDef& t = lake::kContractsTable;
   const std::string table(t.name);
-  const std::string stage = table + "_stage";
-  const std::string step = "store " + table;
   // Every contract is offered on every fetch: they go through an appender into a temporary table
   // and from there in one statement that writes only the rows that changed (one prepared INSERT
   // per contract cost 1-4 ms each, and wrote every row to the log again).
-  RETURN_IF_ERROR(conn.Execute(
-      "CREATE TEMP TABLE IF NOT EXISTS " + stage + " AS SELECT * FROM " + table + " LIMIT 0",
-      step));
-  ASSIGN_OR_RETURN(duck::Appender app, conn.MakeAppender(stage));
+  ASSIGN_OR_RETURN(TableStage stage, TableStage::Open(conn, table, "store " + table));
+  duck::Appender& app = stage.appender();
   using Cell = std::variant<std::monostate, std::string_view, int64_t>;
   std::vector<Cell> row(t.columns.size());
   // Views into `contracts`, which outlives the appends.
@@ -207,18 +204,16 @@ Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
     }
     RETURN_IF_ERROR(app.EndRow());
   }
-  RETURN_IF_ERROR(app.Close());
   // EXCEPT keeps the new and the changed rows only (NULLs compare equal in it).
   std::string set;
   for (const lake::ColumnDef& column : t.columns.subspan(1)) {
     const std::string name(column.name);
     set += (set.empty() ? "" : ", ") + name + " = excluded." + name;
   }
-  RETURN_IF_ERROR(conn.Execute("INSERT INTO " + table + " SELECT * FROM (FROM " + stage +
-                                   " EXCEPT FROM " + table + ") ON CONFLICT (" +
-                                   std::string(t.columns[0].name) + ") DO UPDATE SET " + set,
-                               step));
-  return conn.Execute("DELETE FROM " + stage, step);
+  return stage
+      .Insert("INSERT INTO " + table + " SELECT * FROM (FROM " + stage.name() + " EXCEPT FROM " +
+              table + ") ON CONFLICT (" + std::string(t.columns[0].name) + ") DO UPDATE SET " + set)
+      .status();
 }
 
 int64_t MaxSlotSettleMs(const ContractMap& contracts) {

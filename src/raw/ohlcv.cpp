@@ -9,6 +9,7 @@
 #include "common/time.hpp"
 #include "duck/duck.hpp"
 #include "raw/schema.hpp"
+#include "raw/store.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -38,11 +39,8 @@ struct CandleBatch {
 Result<int64_t> StoreCandles(duck::Connection& conn, const std::vector<CandleBatch>& batches,
                              const std::string& step) {
   const std::string table(lake::kOhlcvTable.name);
-  const std::string stage = "pdr_ohlcv_stage";
-  RETURN_IF_ERROR(conn.Execute(
-      "CREATE TEMP TABLE IF NOT EXISTS " + stage + " AS SELECT * FROM " + table + " LIMIT 0",
-      step));
-  ASSIGN_OR_RETURN(duck::Appender app, conn.MakeAppender(stage));
+  ASSIGN_OR_RETURN(TableStage stage, TableStage::Open(conn, table, step));
+  duck::Appender& app = stage.appender();
   for (const CandleBatch& b : batches) {
     const OhlcvStream& s = *b.stream;
     for (const exchange::Candle& c : *b.candles) {
@@ -57,12 +55,8 @@ Result<int64_t> StoreCandles(duck::Connection& conn, const std::vector<CandleBat
       RETURN_IF_ERROR(app.EndRow());
     }
   }
-  RETURN_IF_ERROR(app.Close());
-  ASSIGN_OR_RETURN(auto inserted, conn.Query("INSERT INTO " + table + " SELECT * FROM " + stage +
-                                                 " ON CONFLICT DO NOTHING",
-                                             step));
-  RETURN_IF_ERROR(conn.Execute("DELETE FROM " + stage, step));
-  return inserted.rows_changed();
+  return stage.Insert("INSERT INTO " + table + " SELECT * FROM " + stage.name() +
+                      " ON CONFLICT DO NOTHING");
 }
 
 // Pages of the forward fetch waiting for their commit (FetchOhlcv).

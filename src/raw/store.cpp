@@ -320,4 +320,21 @@ Status Stager::Clear() {
   return Status::Ok();
 }
 
+Result<TableStage> TableStage::Open(duck::Connection& conn, std::string_view table,
+                                    std::string step) {
+  std::string name = std::string(table) + "_stage";
+  RETURN_IF_ERROR(conn.Execute("CREATE TEMP TABLE IF NOT EXISTS " + name + " AS SELECT * FROM " +
+                                   std::string(table) + " LIMIT 0",
+                               step));
+  ASSIGN_OR_RETURN(duck::Appender appender, conn.MakeAppender(name));
+  return TableStage(&conn, std::move(name), std::move(step), std::move(appender));
+}
+
+Result<int64_t> TableStage::Insert(const std::string& insert_sql) {
+  RETURN_IF_ERROR(appender_.Close());
+  ASSIGN_OR_RETURN(auto inserted, conn_->Query(insert_sql, step_));
+  RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + name_, step_));
+  return inserted.rows_changed();
+}
+
 }  // namespace predlake::raw

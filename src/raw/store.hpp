@@ -73,6 +73,31 @@ class Stager {
 // The staging table's name for a raw table.
 std::string StagingName(const TableDef& table);
 
+// A TEMP table with the columns of one lake table ("<table>_stage"), for rows that reach it through
+// an appender and one INSERT ... SELECT (the contracts, the candles), created on first use. Errors
+// name `step`. The connection must outlive the object.
+class TableStage {
+ public:
+  static Result<TableStage> Open(duck::Connection& conn, std::string_view table, std::string step);
+  // Appends to the stage; valid until Insert.
+  duck::Appender& appender() { return appender_; }
+  const std::string& name() const { return name_; }
+  // Closes the appender, runs `insert_sql` (which reads name()), empties the stage; returns the
+  // rows the INSERT changed.
+  Result<int64_t> Insert(const std::string& insert_sql);
+
+ private:
+  TableStage(duck::Connection* conn, std::string name, std::string step, duck::Appender appender)
+      : conn_(conn),
+        name_(std::move(name)),
+        step_(std::move(step)),
+        appender_(std::move(appender)) {}
+  duck::Connection* conn_;
+  std::string name_;
+  std::string step_;
+  duck::Appender appender_;
+};
+
 // Splits decimal text into its integer part and its signed fraction ("-12.5" -> {-12, "-0.5"};
 // "7" -> {7, "0.0"}), or nullopt when the text has an exponent or more than 18 digits before or
 // after the point (such values are staged as text). Exposed for tests.
