@@ -16,6 +16,22 @@ namespace {
 using duck::QuoteIdent;
 using duck::QuoteString;
 
+// A range of slots [lo, hi] that a whole-lake check reads at a time; lo > hi stands for the rows
+// whose slot is NULL, and `all` for no bound at all (a check already narrowed, e.g. incremental).
+struct SlotRange {
+  int64_t lo = 0;
+  int64_t hi = -1;
+  bool all = false;
+  bool nulls() const { return !all && lo > hi; }
+};
+
+// The condition that `column` lies in `range`.
+std::string InRange(const std::string& column, const SlotRange& range) {
+  if (range.all) return "TRUE";
+  if (range.nulls()) return column + " IS NULL";
+  return column + " BETWEEN " + std::to_string(range.lo) + " AND " + std::to_string(range.hi);
+}
+
 class Checker {
  public:
   Checker(lake::Lake& lake, const ValidateOptions& options)
@@ -28,6 +44,24 @@ class Checker {
   // `order_by`, as examples. No findings is kPass (kInfo stays kInfo); otherwise `on_found`.
   Status Fill(CheckResult& check, const std::string& bad_sql, const std::string& order_by,
               CheckStatus on_found = CheckStatus::kFail);
+  // Fill over parts of one check (each a query listing findings, e.g. one slot range each): the
+  // counts add up; the examples come from the first parts with findings, each part's ordered by
+  // `order_by`.
+  Status FillParts(CheckResult& check, const std::vector<std::string>& parts,
+                   const std::string& order_by, CheckStatus on_found = CheckStatus::kFail);
+  // Appends the first findings of `bad_sql`, ordered by `order_by`, while the check has room for
+  // examples (ValidateOptions::max_examples).
+  Status AddExamples(CheckResult& check, const std::string& bad_sql, const std::string& order_by);
+  // kPass when the check found nothing (kInfo stays kInfo); otherwise `on_found`.
+  static void SetStatus(CheckResult& check, CheckStatus on_found) {
+    check.status =
+        check.count > 0 || on_found == CheckStatus::kInfo ? on_found : CheckStatus::kPass;
+  }
+  // The slot ranges in which the whole-lake checks join and group, so that their memory follows
+  // the range, not the lake: ranges of ValidateOptions::range_slots covering every slot of the raw
+  // and bronze tables, lowest first, then the NULL-slot range. One `all` range when `whole` is
+  // false (the check is narrowed otherwise, e.g. incremental).
+  Result<std::vector<SlotRange>> SlotRanges(bool whole);
 
   const TableRef* Find(std::string_view name) const {
     for (const TableRef& t : tables_) {
@@ -100,26 +134,84 @@ class Checker {
   std::vector<TableRef> tables_;
   std::optional<lake::Checkpoint> checkpoint_;
   bool has_bronze_ = false;
-  bool feed_epochs_ready_ = false;  // validate_feed_epochs exists (FeedEpochs)
+  bool feed_epochs_ready_ = false;                     // validate_feed_epochs exists (FeedEpochs)
+  std::optional<std::vector<SlotRange>> slot_ranges_;  // SlotRanges(true), once computed
   ValidationReport report_;
 };
 
 Status Checker::Fill(CheckResult& check, const std::string& bad_sql, const std::string& order_by,
                      CheckStatus on_found) {
-  ASSIGN_OR_RETURN(auto count, conn_.QueryInt("SELECT count(*) FROM (" + bad_sql + ") AS findings",
-                                              "validate " + check.name));
-  check.count = count.value_or(0);
-  // Informational checks never pass or fail: they report what they found, even nothing.
-  check.status = check.count > 0 || on_found == CheckStatus::kInfo ? on_found : CheckStatus::kPass;
-  // Nothing found, nothing to show: the examples query would read the same rows again (on a
-  // large lake most of a passing check's time).
-  if (check.count == 0) return Status::Ok();
-  ASSIGN_OR_RETURN(check.examples,
+  return FillParts(check, {bad_sql}, order_by, on_found);
+}
+
+Status Checker::AddExamples(CheckResult& check, const std::string& bad_sql,
+                            const std::string& order_by) {
+  const int64_t room =
+      std::max(options_.max_examples, 0) - static_cast<int64_t>(check.examples.rows.size());
+  if (room <= 0) return Status::Ok();
+  ASSIGN_OR_RETURN(ResultSet examples,
                    QueryText(conn_,
                              "SELECT * FROM (" + bad_sql + ") AS findings ORDER BY " + order_by +
-                                 " LIMIT " + std::to_string(std::max(options_.max_examples, 0)),
+                                 " LIMIT " + std::to_string(room),
                              "validate " + check.name));
+  if (check.examples.columns.empty()) {
+    check.examples = std::move(examples);
+  } else {
+    for (auto& row : examples.rows) check.examples.rows.push_back(std::move(row));
+  }
   return Status::Ok();
+}
+
+Status Checker::FillParts(CheckResult& check, const std::vector<std::string>& parts,
+                          const std::string& order_by, CheckStatus on_found) {
+  check.count = 0;
+  for (const std::string& part : parts) {
+    ASSIGN_OR_RETURN(auto count, conn_.QueryInt("SELECT count(*) FROM (" + part + ") AS findings",
+                                                "validate " + check.name));
+    check.count += count.value_or(0);
+    // Nothing found, nothing to show: the examples query would read the same rows again (on a
+    // large lake most of a passing check's time).
+    if (count.value_or(0) > 0) RETURN_IF_ERROR(AddExamples(check, part, order_by));
+  }
+  // Informational checks never pass or fail: they report what they found, even nothing.
+  SetStatus(check, on_found);
+  return Status::Ok();
+}
+
+Result<std::vector<SlotRange>> Checker::SlotRanges(bool whole) {
+  if (!whole) return std::vector<SlotRange>{SlotRange{0, -1, true}};
+  if (slot_ranges_) return *slot_ranges_;
+  std::string bounds;
+  for (const TableRef& t : tables_) {
+    if ((t.kind != TableKind::kRaw && t.kind != TableKind::kBuilt) || !t.HasColumn("slot")) {
+      continue;
+    }
+    bounds += (bounds.empty() ? "" : " UNION ALL ") +
+              std::string(
+                  "SELECT min(CAST(slot AS BIGINT)) AS lo, max(CAST(slot AS BIGINT)) AS "
+                  "hi FROM ") +
+              QuoteIdent(t.name);
+  }
+  std::vector<SlotRange> ranges;
+  if (!bounds.empty()) {
+    ASSIGN_OR_RETURN(auto result, conn_.Query("SELECT min(lo), max(hi) FROM (" + bounds + ")",
+                                              "validate: slot ranges"));
+    auto chunk = result.NextChunk();
+    if (chunk && chunk->size() == 1 && !chunk->IsNull(0, 0) && !chunk->IsNull(1, 0)) {
+      const int64_t hi = chunk->GetInt64(1, 0);
+      const int64_t width = std::max<int64_t>(options_.range_slots, 1);
+      for (int64_t lo = chunk->GetInt64(0, 0); lo <= hi; lo += width) {
+        if (hi - lo < width) {  // the last range (and no overflow past it)
+          ranges.push_back(SlotRange{lo, hi});
+          break;
+        }
+        ranges.push_back(SlotRange{lo, lo + width - 1});
+      }
+    }
+  }
+  ranges.push_back(SlotRange{});  // the rows whose slot is NULL
+  slot_ranges_ = ranges;
+  return ranges;
 }
 
 Status Checker::ResolveSince() {
@@ -166,19 +258,43 @@ Result<std::optional<int64_t>> Checker::ChangedMinSlot(std::string_view table) {
 
 Status Checker::DuplicateIds() {
   CheckResult& check = Add("duplicate_ids", "IDs stored more than once (count: duplicated IDs)");
-  std::vector<std::string> parts;
+  // A table whose primary key is its ID cannot hold a copy: DuckDB refuses one at every insert.
+  ASSIGN_OR_RETURN(auto keyed,
+                   QueryText(conn_,
+                             "SELECT table_name FROM duckdb_constraints() WHERE database_name = "
+                             "current_database() AND constraint_type = 'PRIMARY KEY' AND "
+                             "constraint_column_names = ['ID']",
+                             "validate duplicate_ids: primary keys"));
+  auto has_key = [&](const std::string& name) {
+    for (const auto& row : keyed.rows) {
+      if (row[0] == name) return true;
+    }
+    return false;
+  };
+  // Per table, the condition for the rows to look at, and whether they are read by slot range.
+  struct Scan {
+    const TableRef* table;
+    std::string where;
+    bool by_slot;
+  };
+  std::vector<Scan> scans;
+  size_t keyed_tables = 0;
   bool id_tables = false;
   for (const TableRef& t : tables_) {
     if (t.kind == TableKind::kBookkeeping || t.kind == TableKind::kStaging) continue;
     if (!t.HasColumn("ID")) continue;
     id_tables = true;
+    if (has_key(t.name)) {
+      ++keyed_tables;
+      continue;
+    }
     std::string changed = t.kind == TableKind::kRaw     ? RawChanged(t.name)
                           : t.kind == TableKind::kBuilt ? BuiltChanged()
                                                         : "TRUE";
     if (!t.HasColumn("timestamp") && t.kind == TableKind::kRaw) changed = "TRUE";
     if (!t.HasColumn("run_id") && t.kind == TableKind::kBuilt) changed = "TRUE";
-    std::string where = changed == "TRUE" ? ""
-                                          : " WHERE ID IN (SELECT ID FROM " + QuoteIdent(t.name) +
+    std::string where = changed == "TRUE" ? "TRUE"
+                                          : "ID IN (SELECT ID FROM " + QuoteIdent(t.name) +
                                                 " WHERE " + changed + ")";
     if (changed != "TRUE" && t.HasColumn("slot")) {
       // An ID holds its slot (contract-slot[-user]), so every copy of a changed row's ID has its
@@ -198,19 +314,46 @@ Status Checker::DuplicateIds() {
       if (chunk->GetInt64(1, 0) == 0)
         where += " AND slot >= " + std::to_string(chunk->GetInt64(2, 0));
     }
-    parts.push_back("SELECT " + QuoteString(t.name) +
-                    " AS table_name, CAST(ID AS VARCHAR) AS ID, " + "count(*) AS copies FROM " +
-                    QuoteIdent(t.name) + where + " GROUP BY ID HAVING count(*) > 1");
+    // The full check groups a table with slots one slot range at a time (the copies of an ID
+    // share its slot).
+    scans.push_back({&t, where, !incremental() && t.HasColumn("slot")});
   }
   if (!id_tables) {
     check.note = "no table with an ID column";
     return Status::Ok();
   }
+  if (keyed_tables > 0) {
+    check.note = std::to_string(keyed_tables) +
+                 " table(s) with a primary key on ID not read: DuckDB refuses a copy";
+  }
   NoteIncremental(check, "IDs of the rows changed since the last run, from their lowest slot on");
-  if (parts.empty()) return Status::Ok();  // no row changed
-  std::string bad;
-  for (const std::string& p : parts) bad += (bad.empty() ? "" : " UNION ALL ") + p;
-  return Fill(check, bad, "table_name, ID");
+  auto part = [](const Scan& s, const std::string& where) {
+    return "SELECT " + QuoteString(s.table->name) +
+           " AS table_name, CAST(ID AS VARCHAR) AS ID, count(*) AS copies FROM " +
+           QuoteIdent(s.table->name) + " WHERE " + where + " GROUP BY ID HAVING count(*) > 1";
+  };
+  std::vector<std::string> parts;
+  std::string whole;
+  for (const Scan& s : scans) {
+    if (!s.by_slot) whole += (whole.empty() ? "" : " UNION ALL ") + part(s, s.where);
+  }
+  if (!whole.empty()) parts.push_back(whole);
+  const bool by_slot =
+      std::any_of(scans.begin(), scans.end(), [](const Scan& s) { return s.by_slot; });
+  std::vector<SlotRange> ranges;
+  if (by_slot) {
+    ASSIGN_OR_RETURN(ranges, SlotRanges(true));
+  }
+  for (const SlotRange& r : ranges) {
+    std::string ranged;
+    for (const Scan& s : scans) {
+      if (!s.by_slot) continue;
+      ranged += (ranged.empty() ? "" : " UNION ALL ") +
+                part(s, "(" + s.where + ") AND " + InRange("slot", r));
+    }
+    if (!ranged.empty()) parts.push_back(ranged);
+  }
+  return FillParts(check, parts, "table_name, ID");
 }
 
 Status Checker::RawRowsOutsideWatermark() {
@@ -336,22 +479,34 @@ Status Checker::SlotGaps() {
     Skip(check, "no pdr_slots table");
     return Status::Ok();
   }
-  std::string referenced =
-      "w AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
-      "'pdr_slots'), refs AS (SELECT lower(split_part(p.ID, '-', 1)) AS contract, p.slot FROM "
-      "pdr_predictions AS p, w WHERE p.slot * 1000 >= w.start_ms AND "
-      "p.slot * 1000 < w.watermark_ms AND p.timestamp < w.watermark_ms AND (" +
-      RawChanged(lake::kPredictionsTable.name, "p") + " OR " +
-      (raw_since_.count("pdr_slots") ? "p.slot * 1000 >= " + std::to_string(raw_since_["pdr_slots"])
-                                     : std::string("TRUE")) +
-      ")), missing AS (SELECT "
-      "contract, slot, count(*) AS predictions FROM refs AS r WHERE NOT EXISTS (SELECT 1 FROM "
-      "pdr_slots AS s, w WHERE lower(s.ID) = r.contract || '-' || CAST(r.slot AS VARCHAR) AND "
-      "s.timestamp >= w.start_ms AND s.timestamp < w.watermark_ms) GROUP BY contract, slot)";
+  // A prediction refers to the slot of its own `slot`, so the full check reads one slot range at a
+  // time; a slot row without a slot is looked at in every range.
+  auto missing = [&](const SlotRange& r) {
+    return "WITH w AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
+           "'pdr_slots'), refs AS (SELECT lower(split_part(p.ID, '-', 1)) AS contract, p.slot FROM "
+           "pdr_predictions AS p, w WHERE " +
+           InRange("p.slot", r) +
+           " AND p.slot * 1000 >= w.start_ms AND "
+           "p.slot * 1000 < w.watermark_ms AND p.timestamp < w.watermark_ms AND (" +
+           RawChanged(lake::kPredictionsTable.name, "p") + " OR " +
+           (raw_since_.count("pdr_slots")
+                ? "p.slot * 1000 >= " + std::to_string(raw_since_["pdr_slots"])
+                : std::string("TRUE")) +
+           ")), missing AS (SELECT contract, slot, count(*) AS predictions FROM refs AS r WHERE "
+           "NOT "
+           "EXISTS (SELECT 1 FROM pdr_slots AS s, w WHERE (" +
+           InRange("s.slot", r) +
+           " OR s.slot IS NULL) AND lower(s.ID) = r.contract || '-' || CAST(r.slot AS VARCHAR) "
+           "AND s.timestamp >= w.start_ms AND s.timestamp < w.watermark_ms) GROUP BY contract, "
+           "slot) SELECT contract AS feed, slot, predictions FROM missing";
+  };
   NoteIncremental(check, "predictions and slot windows changed since the last run");
-  RETURN_IF_ERROR(
-      Fill(check, "WITH " + referenced + " SELECT contract AS feed, slot, predictions FROM missing",
-           "feed, slot"));
+  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(!incremental()));
+  std::vector<std::string> parts;
+  for (const SlotRange& r : ranges) {
+    if (!r.nulls()) parts.push_back(missing(r));  // a prediction without a slot refers to none
+  }
+  RETURN_IF_ERROR(FillParts(check, parts, "feed, slot"));
 
   // Epochs without a slot entity, per feed, measured with the feed's own epoch length: normal on
   // sparse feeds, worth knowing on busy ones.
@@ -407,30 +562,61 @@ Status Checker::PayoutsWithoutPrediction() {
   // submit in [S - 2E, S - E), the simulated network in [S - E, S)). A payout's missing prediction
   // is a fault only when that whole span lies inside the predictions' covered window.
   ASSIGN_OR_RETURN(std::string feed_epochs, FeedEpochs());
-  std::string base =
-      "WITH " + feed_epochs +
-      ", wp AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
-      "'pdr_predictions'), orphans AS (SELECT p.ID, p.slot, p.timestamp, lower(split_part(p.ID, "
-      "'-', 1)) AS contract FROM pdr_payouts AS p WHERE " +
-      changed + " AND NOT EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.ID = p.ID" + bound +
-      ")) SELECT o.ID, o.slot, o.timestamp, e.epoch_s, coalesce(e.epoch_s "
-      "IS NOT NULL AND wp.start_ms IS NOT NULL AND (o.slot - 2 * e.epoch_s) * 1000 >= wp.start_ms "
-      "AND o.slot * 1000 <= wp.watermark_ms, FALSE) AS inside FROM orphans AS o LEFT JOIN "
-      "feed_epochs AS e USING (contract) LEFT JOIN wp ON TRUE";
-  CheckResult& inside =
-      Add("payouts_without_prediction",
-          "payouts whose prediction lies inside the predictions' covered window but is missing "
-          "(count: payouts)");
-  NoteIncremental(inside, "payouts from the lowest watermark since the last run");
-  RETURN_IF_ERROR(Fill(inside,
-                       "SELECT ID, slot, timestamp, epoch_s FROM (" + base + ") WHERE inside",
-                       "timestamp, ID"));
-  CheckResult& outside =
-      Add("payouts_without_prediction_outside_window",
-          "payouts whose prediction was made before the predictions' start or after their "
-          "watermark; informational (count: payouts)");
-  return Fill(outside, "SELECT ID, slot, timestamp, epoch_s FROM (" + base + ") WHERE NOT inside",
-              "timestamp, ID", CheckStatus::kInfo);
+  // The full check reads one slot range of payouts at a time, and their predictions in the same
+  // range (a payout's prediction has its slot; one stored without a slot is read in every range,
+  // and the payouts without a slot look their predictions up by ID).
+  auto base = [&](const SlotRange& range) {
+    std::string predictions = range.all ? std::string("TRUE")
+                              : range.nulls()
+                                  ? "r.ID IN (SELECT ID FROM pdr_payouts WHERE slot IS NULL)"
+                                  : "(" + InRange("r.slot", range) + " OR r.slot IS NULL)";
+    return "WITH " + feed_epochs +
+           ", wp AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
+           "'pdr_predictions'), orphans AS (SELECT p.ID, p.slot, p.timestamp, "
+           "lower(split_part(p.ID, '-', 1)) AS contract FROM pdr_payouts AS p WHERE " +
+           changed + " AND " + InRange("p.slot", range) +
+           " AND NOT EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.ID = p.ID" + bound +
+           " AND " + predictions +
+           ")) SELECT o.ID, o.slot, o.timestamp, e.epoch_s, coalesce(e.epoch_s IS NOT NULL AND "
+           "wp.start_ms IS NOT NULL AND (o.slot - 2 * e.epoch_s) * 1000 >= wp.start_ms AND o.slot "
+           "* 1000 <= wp.watermark_ms, FALSE) AS inside FROM orphans AS o LEFT JOIN feed_epochs "
+           "AS e USING (contract) LEFT JOIN wp ON TRUE";
+  };
+  NoteIncremental(Add("payouts_without_prediction",
+                      "payouts whose prediction lies inside the predictions' covered window but "
+                      "is missing (count: payouts)"),
+                  "payouts from the lowest watermark since the last run");
+  Add("payouts_without_prediction_outside_window",
+      "payouts whose prediction was made before the predictions' start or after their "
+      "watermark; informational (count: payouts)");
+  // The two checks, by index (a reference into report_.checks would not survive the second Add).
+  const size_t inside_at = report_.checks.size() - 2;
+  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(!incremental()));
+  for (const SlotRange& r : ranges) {
+    // One read of the range counts both kinds.
+    ASSIGN_OR_RETURN(auto counts,
+                     conn_.Query("SELECT count(*) FILTER (WHERE inside), count(*) FILTER (WHERE "
+                                 "NOT inside) FROM (" +
+                                     base(r) + ")",
+                                 "validate payouts_without_prediction"));
+    auto chunk = counts.NextChunk();
+    if (!chunk || chunk->size() != 1) {
+      return Status::Internal("validate payouts_without_prediction: no counts");
+    }
+    for (size_t kind = 0; kind < 2; ++kind) {
+      CheckResult& check = report_.checks[inside_at + kind];
+      const int64_t found = chunk->GetInt64(kind, 0);
+      check.count += found;
+      if (found == 0) continue;
+      RETURN_IF_ERROR(AddExamples(check,
+                                  "SELECT ID, slot, timestamp, epoch_s FROM (" + base(r) +
+                                      ") WHERE " + (kind == 0 ? "inside" : "NOT inside"),
+                                  "timestamp, ID"));
+    }
+  }
+  SetStatus(report_.checks[inside_at], CheckStatus::kFail);
+  SetStatus(report_.checks[inside_at + 1], CheckStatus::kInfo);
+  return Status::Ok();
 }
 
 Status Checker::BronzePayoutFieldsNull() {
@@ -508,41 +694,54 @@ Status Checker::BronzeRawParity() {
     return Status::Ok();
   }
   const int64_t from = std::max(checkpoint_->start_ms, processed_since_.value_or(0));
-  std::string window = " WHERE timestamp >= " + std::to_string(from) + " AND timestamp < " +
-                       std::to_string(checkpoint_->checkpoint_ms);
-  // A prediction's built row has its first submission's time; a re-submitted one's raw row has
-  // the latest, and its earlier versions are in the versions table.
-  std::string raw = "SELECT ID, timestamp FROM pdr_predictions" + window;
+  const bool whole = from == checkpoint_->start_ms;
+  // The whole window is compared one slot range at a time (a prediction's built row has its raw
+  // row's slot); a narrower one (incremental) at once.
+  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(whole));
   const std::string versions(lake::kPredictionVersionsTable.name);
-  if (Find(versions) != nullptr) {
-    const std::string since = " WHERE timestamp >= " + std::to_string(checkpoint_->start_ms);
-    // Incremental: the IDs with a submission in the window; their first one may be older.
-    const std::string ids = from == checkpoint_->start_ms
-                                ? std::string()
-                                : " AND ID IN (SELECT ID FROM pdr_predictions" + window +
-                                      " UNION SELECT ID FROM " + versions + window + ")";
-    raw =
-        "SELECT ID, min(timestamp) AS timestamp FROM (SELECT ID, timestamp FROM "
-        "pdr_predictions" +
-        since + ids + " UNION ALL SELECT ID, timestamp FROM " + versions + since + ids +
-        ") GROUP BY ID HAVING min(timestamp) < " + std::to_string(checkpoint_->checkpoint_ms) +
-        " AND min(timestamp) >= " + std::to_string(from);
+  const bool has_versions = Find(versions) != nullptr;
+  int64_t raw_count = 0;
+  int64_t built_count = 0;
+  std::vector<std::string> parts;
+  for (const SlotRange& r : ranges) {
+    std::string window = " WHERE timestamp >= " + std::to_string(from) + " AND timestamp < " +
+                         std::to_string(checkpoint_->checkpoint_ms) + " AND " + InRange("slot", r);
+    // A prediction's built row has its first submission's time; a re-submitted one's raw row has
+    // the latest, and its earlier versions are in the versions table.
+    std::string raw = "SELECT ID, timestamp FROM pdr_predictions" + window;
+    if (has_versions) {
+      const std::string since = " WHERE timestamp >= " + std::to_string(checkpoint_->start_ms) +
+                                " AND " + InRange("slot", r);
+      // Incremental: the IDs with a submission in the window; their first one may be older.
+      const std::string ids = whole ? std::string()
+                                    : " AND ID IN (SELECT ID FROM pdr_predictions" + window +
+                                          " UNION SELECT ID FROM " + versions + window + ")";
+      raw =
+          "SELECT ID, min(timestamp) AS timestamp FROM (SELECT ID, timestamp FROM "
+          "pdr_predictions" +
+          since + ids + " UNION ALL SELECT ID, timestamp FROM " + versions + since + ids +
+          ") GROUP BY ID HAVING min(timestamp) < " + std::to_string(checkpoint_->checkpoint_ms) +
+          " AND min(timestamp) >= " + std::to_string(from);
+    }
+    std::string built = "SELECT ID, timestamp FROM " + QuoteIdent(kBronzePredictions) + window;
+    ASSIGN_OR_RETURN(auto counts, conn_.Query("SELECT (SELECT count(*) FROM (" + raw +
+                                                  ")), (SELECT count(*) FROM (" + built + "))",
+                                              "validate parity"));
+    auto chunk = counts.NextChunk();
+    if (!chunk || chunk->size() != 1) return Status::Internal("validate parity: no counts");
+    raw_count += chunk->GetInt64(0, 0);
+    built_count += chunk->GetInt64(1, 0);
+    if (chunk->GetInt64(0, 0) == 0 && chunk->GetInt64(1, 0) == 0) continue;
+    parts.push_back("WITH r AS (" + raw + "), b AS (" + built +
+                    ") SELECT 'missing from bronze' AS problem, r.ID, r.timestamp FROM r WHERE "
+                    "NOT EXISTS (SELECT 1 FROM b WHERE b.ID = r.ID) UNION ALL SELECT 'not in "
+                    "raw', b.ID, b.timestamp FROM b WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.ID "
+                    "= b.ID)");
   }
-  std::string built = "SELECT ID, timestamp FROM " + QuoteIdent(kBronzePredictions) + window;
-  ASSIGN_OR_RETURN(auto raw_count,
-                   conn_.QueryInt("SELECT count(*) FROM (" + raw + ")", "validate parity"));
-  ASSIGN_OR_RETURN(auto built_count,
-                   conn_.QueryInt("SELECT count(*) FROM (" + built + ")", "validate parity"));
   check.note = "in [" + FormatTime(from) + ", " + FormatTime(checkpoint_->checkpoint_ms) +
-               "): " + std::to_string(raw_count.value_or(0)) + " raw, " +
-               std::to_string(built_count.value_or(0)) + " bronze";
-  std::string bad = "SELECT 'missing from bronze' AS problem, r.ID, r.timestamp FROM (" + raw +
-                    ") AS r WHERE NOT EXISTS (SELECT 1 FROM (" + built +
-                    ") AS b WHERE b.ID = r.ID) UNION ALL SELECT 'not in raw', b.ID, b.timestamp "
-                    "FROM (" +
-                    built + ") AS b WHERE NOT EXISTS (SELECT 1 FROM (" + raw +
-                    ") AS r WHERE r.ID = b.ID)";
-  return Fill(check, bad, "problem, timestamp, ID");
+               "): " + std::to_string(raw_count) + " raw, " + std::to_string(built_count) +
+               " bronze";
+  return FillParts(check, parts, "problem, timestamp, ID");
 }
 
 Status Checker::StaleWaitingUpdates() {
@@ -578,27 +777,45 @@ Status Checker::StaleWaitingUpdates() {
   }
   // An update whose target is in raw inside [S, C) must have reached the built row: either the
   // row is missing (it waits forever) or the row lacks what the event carries.
-  std::string slot_id = "split_part(t.ID, '-', 1) || '-' || t.slot";
-  std::string bad =
-      "SELECT 'pdr_payouts' AS table_name, y.ID, y.timestamp, CASE WHEN b.ID IS NULL THEN "
-      "'prediction not built' ELSE 'payout not applied' END AS problem FROM pdr_payouts AS y "
-      "JOIN pdr_predictions AS r ON r.ID = y.ID AND r.timestamp >= " +
-      s + " AND r.timestamp < " + c + " LEFT JOIN " + QuoteIdent(kBronzePredictions) +
-      " AS b ON b.ID = y.ID WHERE y.timestamp >= " + e + " AND y.timestamp < " + c +
-      " AND (b.ID IS NULL OR b.payout IS NULL) UNION ALL SELECT 'pdr_truevals', t.ID, "
-      "t.timestamp, CASE WHEN b.ID IS NULL THEN 'slot not built' ELSE 'trueval not applied' END "
-      "FROM pdr_truevals AS t LEFT JOIN " +
-      QuoteIdent(kBronzeSlots) + " AS b ON b.ID = " + slot_id + " WHERE t.timestamp >= " + e +
-      " AND t.timestamp < " + c +
-      " AND EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.timestamp >= " + s +
-      " AND r.timestamp < " + c +
-      " AND r.slot = t.slot AND lower(r.contract) = "
-      "lower(split_part(t.ID, '-', 1))) AND (b.ID IS NULL OR b.trueval_timestamp IS NULL)";
   if (!Find(kBronzeSlots)->HasColumn("trueval_timestamp")) {
     Skip(check, std::string(kBronzeSlots) + " has no trueval_timestamp column");
     return Status::Ok();
   }
-  return Fill(check, bad, "timestamp, ID");
+  // The whole window is read one slot range at a time: an event, its prediction or slot in raw and
+  // its built row share the slot (rows stored without one are read in every range, and payouts
+  // without one look their prediction and built row up by ID).
+  auto part = [&](const SlotRange& range) {
+    auto same_slot = [&](const std::string& alias) {
+      if (range.all) return std::string("TRUE");
+      if (range.nulls()) return alias + ".ID IN (SELECT ID FROM pdr_payouts WHERE slot IS NULL)";
+      return "(" + InRange(alias + ".slot", range) + " OR " + alias + ".slot IS NULL)";
+    };
+    std::string slot_id = "split_part(t.ID, '-', 1) || '-' || t.slot";
+    std::string sql =
+        "SELECT 'pdr_payouts' AS table_name, y.ID, y.timestamp, CASE WHEN b.ID IS NULL THEN "
+        "'prediction not built' ELSE 'payout not applied' END AS problem FROM pdr_payouts AS y "
+        "JOIN pdr_predictions AS r ON r.ID = y.ID AND r.timestamp >= " +
+        s + " AND r.timestamp < " + c + " AND " + same_slot("r") +
+        " LEFT JOIN (SELECT ID, payout FROM " + QuoteIdent(kBronzePredictions) + " AS b WHERE " +
+        same_slot("b") + ") AS b ON b.ID = y.ID WHERE y.timestamp >= " + e + " AND y.timestamp < " +
+        c + " AND " + InRange("y.slot", range) + " AND (b.ID IS NULL OR b.payout IS NULL)";
+    if (range.nulls()) return sql;  // a trueval without a slot has no prediction to wait for
+    return sql +
+           " UNION ALL SELECT 'pdr_truevals', t.ID, t.timestamp, CASE WHEN b.ID IS NULL THEN "
+           "'slot not built' ELSE 'trueval not applied' END FROM pdr_truevals AS t LEFT JOIN "
+           "(SELECT ID, trueval_timestamp FROM " +
+           QuoteIdent(kBronzeSlots) + " AS b WHERE " + same_slot("b") +
+           ") AS b ON b.ID = " + slot_id + " WHERE t.timestamp >= " + e + " AND t.timestamp < " +
+           c + " AND " + InRange("t.slot", range) +
+           " AND EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.timestamp >= " + s +
+           " AND r.timestamp < " + c + " AND " + InRange("r.slot", range) +
+           " AND r.slot = t.slot AND lower(r.contract) = lower(split_part(t.ID, '-', 1))) AND "
+           "(b.ID IS NULL OR b.trueval_timestamp IS NULL)";
+  };
+  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(e == s));
+  std::vector<std::string> parts;
+  for (const SlotRange& r : ranges) parts.push_back(part(r));
+  return FillParts(check, parts, "timestamp, ID");
 }
 
 Status Checker::WaitingUpdatesMaintained() {

@@ -343,6 +343,81 @@ TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
   EXPECT_NE(c.note.find("2369 raw, 2369 bronze"), std::string::npos) << c.note;
 }
 
+// The full checks join and group one slot range at a time (ValidateOptions::range_slots): ranges
+// of ten minutes across the fixture's two hours, with damage in many ranges and in rows without a
+// slot, find what one range over the whole lake finds.
+TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
+  Corrupt(
+      // duplicate_ids: a table without its primary key, copies early and late and without slot;
+      "CREATE TABLE tv AS SELECT * FROM pdr_truevals; DROP TABLE pdr_truevals; ALTER TABLE tv "
+      "RENAME TO pdr_truevals; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot "
+      "LIMIT 2; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot DESC LIMIT 1; "
+      "INSERT INTO bronze_pdr_predictions SELECT * FROM bronze_pdr_predictions WHERE ID IN "
+      "(SELECT ID FROM bronze_pdr_predictions ORDER BY slot, ID LIMIT 3); "
+      "INSERT INTO bronze_pdr_predictions (ID, slot, timestamp, last_event_timestamp) VALUES "
+      "('no-slot', NULL, 1721955000000, 1721955000000), ('no-slot', NULL, 1721955000000, "
+      "1721955000000); "
+      // slot_gaps: slots of two feeds at both ends;
+      "DELETE FROM pdr_slots WHERE ID IN (SELECT ID FROM pdr_slots WHERE ID IN (SELECT "
+      "lower(split_part(ID, '-', 1)) || '-' || slot FROM pdr_predictions) ORDER BY slot LIMIT 2); "
+      "DELETE FROM pdr_slots WHERE ID = "
+      "'0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600'; "
+      // payouts_without_prediction: predictions gone across the window, a payout without slot;
+      "DELETE FROM pdr_predictions WHERE ID IN (SELECT ID FROM pdr_payouts ORDER BY slot DESC "
+      "LIMIT 4) OR ID IN (SELECT ID FROM pdr_payouts WHERE slot > 1721955600 ORDER BY slot LIMIT "
+      "3); INSERT INTO pdr_payouts (ID, timestamp) VALUES "
+      "('0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600-0x0', 1721955000000); "
+      // bronze_raw_parity and stale_waiting_updates: bronze rows gone at both ends, a phantom
+      // without slot, updates not applied.
+      "DELETE FROM bronze_pdr_predictions WHERE ID IN (SELECT ID FROM bronze_pdr_predictions "
+      "WHERE payout IS NOT NULL ORDER BY slot LIMIT 2) OR ID IN (SELECT ID FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL ORDER BY slot DESC LIMIT 2); "
+      "INSERT INTO bronze_pdr_predictions (ID, slot, timestamp, last_event_timestamp) VALUES "
+      "('phantom', NULL, 1721955000000, 1721955000000); "
+      "UPDATE bronze_pdr_predictions SET payout = NULL WHERE ID IN (SELECT ID FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL ORDER BY slot DESC LIMIT 3); "
+      "UPDATE bronze_pdr_slots SET trueval_timestamp = NULL WHERE ID IN (SELECT ID FROM "
+      "bronze_pdr_slots WHERE trueval_timestamp IS NOT NULL ORDER BY slot LIMIT 2)");
+  auto run = [&](int64_t range_slots) {
+    auto lake = OpenForRead(dir_.path());
+    EXPECT_TRUE(lake.ok()) << lake.status().message();
+    if (!lake.ok()) return ValidationReport{};
+    ValidateOptions options;
+    options.range_slots = range_slots;
+    options.max_examples = 100;
+    auto report = Validate(**lake, options);
+    EXPECT_TRUE(report.ok()) << report.status().message();
+    return report.ok() ? std::move(report).value() : ValidationReport{};
+  };
+  ValidationReport ranged = run(600);
+  ValidationReport once = run(int64_t{1} << 40);
+  ASSERT_EQ(ranged.checks.size(), once.checks.size());
+  for (size_t i = 0; i < once.checks.size(); ++i) {
+    const CheckResult& a = ranged.checks[i];
+    const CheckResult& b = once.checks[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.status, b.status) << a.name;
+    EXPECT_EQ(a.count, b.count) << a.name;
+    EXPECT_EQ(a.note, b.note) << a.name;
+    EXPECT_EQ(a.examples.columns, b.examples.columns) << a.name;
+    // The same findings, in range order rather than one order over the lake.
+    auto sorted = [](std::vector<Row> rows) {
+      std::sort(rows.begin(), rows.end());
+      return rows;
+    };
+    EXPECT_EQ(sorted(a.examples.rows), sorted(b.examples.rows)) << a.name;
+  }
+  // Damage in every one of those checks, some of it in more than one range.
+  EXPECT_EQ(Get(once, "duplicate_ids").count, 5) << Text(once);
+  EXPECT_EQ(Get(once, "slot_gaps").count, 3) << Text(once);
+  EXPECT_EQ(Get(once, "payouts_without_prediction").count, 7) << Text(once);
+  EXPECT_EQ(Get(once, "bronze_raw_parity").count, 14) << Text(once);
+  EXPECT_EQ(Get(once, "stale_waiting_updates").count, 9) << Text(once);
+  // The raw tables but the one rebuilt without its key are not read.
+  EXPECT_EQ(Get(once, "duplicate_ids").note,
+            "6 table(s) with a primary key on ID not read: DuckDB refuses a copy");
+}
+
 // Incremental duplicate_ids looks for the copies of the changed rows' IDs from their lowest slot
 // on: a copy made later of an old row is found (the new copy changed, and has the old row's slot),
 // a copy among unchanged rows only by the full validate.
