@@ -32,6 +32,20 @@ std::string InRange(const std::string& column, const SlotRange& range) {
   return column + " BETWEEN " + std::to_string(range.lo) + " AND " + std::to_string(range.hi);
 }
 
+// `table`'s `columns` (they must include what the caller filters on) as a subquery that holds the
+// rows of the other side of a ranged join: its rows in `range` and its rows without a slot, in a
+// UNION ALL so that each part keeps its filter in the table scan (DuckDB does not push `slot
+// BETWEEN .. OR slot IS NULL` into the scan, and a check then read the whole table for every
+// range: 60M predictions, 100 ranges); for the NULL range, the rows whose ID is one of
+// `ids_without_slot` (a query), which may have a slot; for `all`, the table.
+std::string SlotSide(const std::string& table, const std::string& columns, const SlotRange& range,
+                     const std::string& ids_without_slot) {
+  if (range.all) return table;
+  const std::string select = "SELECT " + columns + " FROM " + table + " WHERE ";
+  if (range.nulls()) return "(" + select + "ID IN (" + ids_without_slot + "))";
+  return "(" + select + InRange("slot", range) + " UNION ALL " + select + "slot IS NULL)";
+}
+
 class Checker {
  public:
   Checker(lake::Lake& lake, const ValidateOptions& options)
@@ -179,7 +193,7 @@ Status Checker::FillParts(CheckResult& check, const std::vector<std::string>& pa
 }
 
 Result<std::vector<SlotRange>> Checker::SlotRanges(bool whole) {
-  if (!whole) return std::vector<SlotRange>{SlotRange{0, -1, true}};
+  if (!whole || options_.range_slots <= 0) return std::vector<SlotRange>{SlotRange{0, -1, true}};
   if (slot_ranges_) return *slot_ranges_;
   std::string bounds;
   for (const TableRef& t : tables_) {
@@ -199,7 +213,7 @@ Result<std::vector<SlotRange>> Checker::SlotRanges(bool whole) {
     auto chunk = result.NextChunk();
     if (chunk && chunk->size() == 1 && !chunk->IsNull(0, 0) && !chunk->IsNull(1, 0)) {
       const int64_t hi = chunk->GetInt64(1, 0);
-      const int64_t width = std::max<int64_t>(options_.range_slots, 1);
+      const int64_t width = options_.range_slots;
       for (int64_t lo = chunk->GetInt64(0, 0); lo <= hi; lo += width) {
         if (hi - lo < width) {  // the last range (and no overflow past it)
           ranges.push_back(SlotRange{lo, hi});
@@ -494,11 +508,11 @@ Status Checker::SlotGaps() {
                 : std::string("TRUE")) +
            ")), missing AS (SELECT contract, slot, count(*) AS predictions FROM refs AS r WHERE "
            "NOT "
-           "EXISTS (SELECT 1 FROM pdr_slots AS s, w WHERE (" +
-           InRange("s.slot", r) +
-           " OR s.slot IS NULL) AND lower(s.ID) = r.contract || '-' || CAST(r.slot AS VARCHAR) "
-           "AND s.timestamp >= w.start_ms AND s.timestamp < w.watermark_ms) GROUP BY contract, "
-           "slot) SELECT contract AS feed, slot, predictions FROM missing";
+           "EXISTS (SELECT 1 FROM " +
+           SlotSide("pdr_slots", "ID, timestamp, slot", r, "SELECT NULL") +
+           " AS s, w WHERE lower(s.ID) = r.contract || '-' || CAST(r.slot AS VARCHAR) AND "
+           "s.timestamp >= w.start_ms AND s.timestamp < w.watermark_ms) GROUP BY contract, slot) "
+           "SELECT contract AS feed, slot, predictions FROM missing";
   };
   NoteIncremental(check, "predictions and slot windows changed since the last run");
   ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(!incremental()));
@@ -566,17 +580,14 @@ Status Checker::PayoutsWithoutPrediction() {
   // range (a payout's prediction has its slot; one stored without a slot is read in every range,
   // and the payouts without a slot look their predictions up by ID).
   auto base = [&](const SlotRange& range) {
-    std::string predictions = range.all ? std::string("TRUE")
-                              : range.nulls()
-                                  ? "r.ID IN (SELECT ID FROM pdr_payouts WHERE slot IS NULL)"
-                                  : "(" + InRange("r.slot", range) + " OR r.slot IS NULL)";
+    const std::string predictions = SlotSide("pdr_predictions", "ID, slot", range,
+                                             "SELECT ID FROM pdr_payouts WHERE slot IS NULL");
     return "WITH " + feed_epochs +
            ", wp AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
            "'pdr_predictions'), orphans AS (SELECT p.ID, p.slot, p.timestamp, "
            "lower(split_part(p.ID, '-', 1)) AS contract FROM pdr_payouts AS p WHERE " +
-           changed + " AND " + InRange("p.slot", range) +
-           " AND NOT EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.ID = p.ID" + bound +
-           " AND " + predictions +
+           changed + " AND " + InRange("p.slot", range) + " AND NOT EXISTS (SELECT 1 FROM " +
+           predictions + " AS r WHERE r.ID = p.ID" + bound +
            ")) SELECT o.ID, o.slot, o.timestamp, e.epoch_s, coalesce(e.epoch_s IS NOT NULL AND "
            "wp.start_ms IS NOT NULL AND (o.slot - 2 * e.epoch_s) * 1000 >= wp.start_ms AND o.slot "
            "* 1000 <= wp.watermark_ms, FALSE) AS inside FROM orphans AS o LEFT JOIN feed_epochs "
@@ -785,28 +796,24 @@ Status Checker::StaleWaitingUpdates() {
   // its built row share the slot (rows stored without one are read in every range, and payouts
   // without one look their prediction and built row up by ID).
   auto part = [&](const SlotRange& range) {
-    auto same_slot = [&](const std::string& alias) {
-      if (range.all) return std::string("TRUE");
-      if (range.nulls()) return alias + ".ID IN (SELECT ID FROM pdr_payouts WHERE slot IS NULL)";
-      return "(" + InRange(alias + ".slot", range) + " OR " + alias + ".slot IS NULL)";
-    };
+    const std::string no_slot = "SELECT ID FROM pdr_payouts WHERE slot IS NULL";
     std::string slot_id = "split_part(t.ID, '-', 1) || '-' || t.slot";
     std::string sql =
         "SELECT 'pdr_payouts' AS table_name, y.ID, y.timestamp, CASE WHEN b.ID IS NULL THEN "
         "'prediction not built' ELSE 'payout not applied' END AS problem FROM pdr_payouts AS y "
-        "JOIN pdr_predictions AS r ON r.ID = y.ID AND r.timestamp >= " +
-        s + " AND r.timestamp < " + c + " AND " + same_slot("r") +
-        " LEFT JOIN (SELECT ID, payout FROM " + QuoteIdent(kBronzePredictions) + " AS b WHERE " +
-        same_slot("b") + ") AS b ON b.ID = y.ID WHERE y.timestamp >= " + e + " AND y.timestamp < " +
-        c + " AND " + InRange("y.slot", range) + " AND (b.ID IS NULL OR b.payout IS NULL)";
+        "JOIN " +
+        SlotSide("pdr_predictions", "ID, timestamp", range, no_slot) +
+        " AS r ON r.ID = y.ID AND r.timestamp >= " + s + " AND r.timestamp < " + c + " LEFT JOIN " +
+        SlotSide(QuoteIdent(kBronzePredictions), "ID, payout", range, no_slot) +
+        " AS b ON b.ID = y.ID WHERE y.timestamp >= " + e + " AND y.timestamp < " + c + " AND " +
+        InRange("y.slot", range) + " AND (b.ID IS NULL OR b.payout IS NULL)";
     if (range.nulls()) return sql;  // a trueval without a slot has no prediction to wait for
     return sql +
            " UNION ALL SELECT 'pdr_truevals', t.ID, t.timestamp, CASE WHEN b.ID IS NULL THEN "
-           "'slot not built' ELSE 'trueval not applied' END FROM pdr_truevals AS t LEFT JOIN "
-           "(SELECT ID, trueval_timestamp FROM " +
-           QuoteIdent(kBronzeSlots) + " AS b WHERE " + same_slot("b") +
-           ") AS b ON b.ID = " + slot_id + " WHERE t.timestamp >= " + e + " AND t.timestamp < " +
-           c + " AND " + InRange("t.slot", range) +
+           "'slot not built' ELSE 'trueval not applied' END FROM pdr_truevals AS t LEFT JOIN " +
+           SlotSide(QuoteIdent(kBronzeSlots), "ID, trueval_timestamp", range, no_slot) +
+           " AS b ON b.ID = " + slot_id + " WHERE t.timestamp >= " + e + " AND t.timestamp < " + c +
+           " AND " + InRange("t.slot", range) +
            " AND EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.timestamp >= " + s +
            " AND r.timestamp < " + c + " AND " + InRange("r.slot", range) +
            " AND r.slot = t.slot AND lower(r.contract) = lower(split_part(t.ID, '-', 1))) AND "

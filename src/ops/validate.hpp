@@ -76,7 +76,7 @@ struct ValidateOptions {
   // long ago (its event time is older than checkpoint - stale_after_ms).
   int64_t stale_after_ms = 24LL * 3600 * 1000;
   // The width of the slot ranges the full checks read one at a time (kValidateRangeSlots; tests
-  // narrow it to cross ranges in a small lake).
+  // narrow it to cross ranges in a small lake); 0 or less: the whole lake at once.
   int64_t range_slots = kValidateRangeSlots;
   // DuckDB's memory limit for the checks (the lake's connection keeps it afterwards); empty: leave
   // it. The command line sets kValidateMemoryLimit.
