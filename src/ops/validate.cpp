@@ -74,7 +74,7 @@ class Checker {
   // The slot ranges in which the whole-lake checks join and group, so that their memory follows
   // the range, not the lake: ranges of ValidateOptions::range_slots covering every slot of the raw
   // and bronze tables, lowest first, then the NULL-slot range. One `all` range when `whole` is
-  // false (the check is narrowed otherwise, e.g. incremental).
+  // false (the check is narrowed otherwise, e.g. incremental) or range_slots is 0 or less.
   Result<std::vector<SlotRange>> SlotRanges(bool whole);
 
   const TableRef* Find(std::string_view name) const {

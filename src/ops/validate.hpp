@@ -1,5 +1,6 @@
 // `validate`: named data-quality checks over a lake, each with its count and a few example rows.
-// Every check is a SQL query over the lake (nothing is loaded whole), and every check can fire:
+// Every check is SQL over the lake (nothing is loaded whole; the checks that join or group the
+// whole lake read it one slot range at a time, kValidateRangeSlots), and every check can fire:
 // tests/ops corrupts lakes on purpose to prove it.
 #pragma once
 
