@@ -753,16 +753,33 @@ Status Transaction::Rollback() {
   return conn_->Execute("ROLLBACK", "rollback");
 }
 
-Result<ThreadsLimit> ThreadsLimit::Set(Connection& conn, int threads) {
-  ASSIGN_OR_RETURN(std::optional<int64_t> before,
-                   conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)",
-                                 "read the threads setting"));
-  if (!before || *before <= threads) return ThreadsLimit(nullptr, 0);
-  RETURN_IF_ERROR(conn.Execute("SET threads = " + std::to_string(threads), "limit DuckDB threads"));
-  return ThreadsLimit(&conn, *before);
+namespace {
+
+Result<std::optional<int64_t>> CurrentThreads(Connection& conn) {
+  return conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)",
+                       "read the threads setting");
 }
 
-ThreadsLimit::~ThreadsLimit() {
+}  // namespace
+
+Result<ThreadsSetting> ThreadsSetting::AtMost(Connection& conn, int threads) {
+  ASSIGN_OR_RETURN(std::optional<int64_t> before, CurrentThreads(conn));
+  if (!before || *before <= threads) return ThreadsSetting(nullptr, 0);
+  RETURN_IF_ERROR(conn.Execute("SET threads = " + std::to_string(threads), "limit DuckDB threads"));
+  return ThreadsSetting(&conn, *before);
+}
+
+Result<ThreadsSetting> ThreadsSetting::AtDefault(Connection& conn) {
+  ASSIGN_OR_RETURN(std::optional<int64_t> before, CurrentThreads(conn));
+  if (!before) return ThreadsSetting(nullptr, 0);
+  // RESET is DuckDB's own default (cores, cgroup quota), which nothing else here can read.
+  RETURN_IF_ERROR(conn.Execute("RESET threads", "restore DuckDB's default threads"));
+  ASSIGN_OR_RETURN(std::optional<int64_t> after, CurrentThreads(conn));
+  if (after == before) return ThreadsSetting(nullptr, 0);
+  return ThreadsSetting(&conn, *before);
+}
+
+ThreadsSetting::~ThreadsSetting() {
   if (conn_ != nullptr) {
     (void)conn_->Execute("SET threads = " + std::to_string(before_), "restore DuckDB threads");
   }

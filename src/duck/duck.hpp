@@ -348,23 +348,27 @@ class Transaction {
   bool open_ = false;
 };
 
-// Lowers DuckDB's worker thread count (a setting of the whole database, not of one connection) to
-// at most `threads` for the object's lifetime and restores it after; a setting already at or under
-// `threads` is left alone. Move-only. A failed restore is ignored: the setting is a speed choice,
-// not a result.
-class ThreadsLimit {
+// Sets DuckDB's worker thread count (a setting of the whole database, not of one connection) for
+// the object's lifetime and restores it after. Move-only. A failed restore is ignored: the setting
+// is a speed choice, not a result.
+class ThreadsSetting {
  public:
+  // At most `threads`: a setting already at or under it is left alone.
   // Errors: kData "read the threads setting: ..." or "limit DuckDB threads: ...".
-  static Result<ThreadsLimit> Set(Connection& conn, int threads);
-  ThreadsLimit(ThreadsLimit&& other) noexcept
+  static Result<ThreadsSetting> AtMost(Connection& conn, int threads);
+  // DuckDB's default (every core the process may use), for work that moves many rows on a
+  // database opened with fewer (lake::OpenOptions::threads); a setting already there is left alone.
+  // Errors: kData "read the threads setting: ..." or "restore DuckDB's default threads: ...".
+  static Result<ThreadsSetting> AtDefault(Connection& conn);
+  ThreadsSetting(ThreadsSetting&& other) noexcept
       : conn_(std::exchange(other.conn_, nullptr)), before_(other.before_) {}
-  ThreadsLimit& operator=(ThreadsLimit&&) = delete;
-  ThreadsLimit(const ThreadsLimit&) = delete;
-  ThreadsLimit& operator=(const ThreadsLimit&) = delete;
-  ~ThreadsLimit();
+  ThreadsSetting& operator=(ThreadsSetting&&) = delete;
+  ThreadsSetting(const ThreadsSetting&) = delete;
+  ThreadsSetting& operator=(const ThreadsSetting&) = delete;
+  ~ThreadsSetting();
 
  private:
-  ThreadsLimit(Connection* conn, int64_t before) : conn_(conn), before_(before) {}
+  ThreadsSetting(Connection* conn, int64_t before) : conn_(conn), before_(before) {}
   Connection* conn_ = nullptr;  // nullptr: nothing to restore
   int64_t before_ = 0;
 };

@@ -15,18 +15,17 @@ namespace predlake::etl {
 namespace {
 
 // An incremental window with at most this many raw rows (all raw tables) runs on one DuckDB worker
-// thread (OneThreadForSmallWindow). On the 2-core machine one thread was as fast as two up to about
+// thread (ThreadsForWindow). On the 2-core machine one thread was as fast as two up to about
 // 300k rows (a 3-day window of the 1.5M-prediction lake: 2.2-2.5 s either way, 30% less CPU) and
 // slower from about 1M (10 days: 8.0 s against 5.5 s).
 constexpr int64_t kOneThreadWindowRows = 200'000;
 
-// Limits DuckDB to one worker thread for an incremental window [from, to) of few raw rows: each of
-// its statements then moves a few thousand rows, and a second worker only adds task handoffs
-// (docs/scale.md has the measurements). nullopt: the run keeps every thread (a rebuild, a long
-// window).
-Result<std::optional<duck::ThreadsLimit>> OneThreadForSmallWindow(lake::Lake& lake, Job job,
-                                                                  int64_t from, int64_t to) {
-  if (job != Job::kUpdate) return std::optional<duck::ThreadsLimit>();
+// The DuckDB worker threads for an incremental window [from, to): one for a window of few raw rows,
+// whose statements each move a few thousand rows (a second worker only adds task handoffs;
+// docs/scale.md has the measurements), DuckDB's default for a longer one and for a rebuild, also
+// when the lake was opened with fewer (`update` opens it with one: jobs/update.hpp).
+Result<duck::ThreadsSetting> ThreadsForWindow(lake::Lake& lake, Job job, int64_t from, int64_t to) {
+  if (job != Job::kUpdate) return duck::ThreadsSetting::AtDefault(lake.conn());
   std::string sql = "SELECT ";
   for (const lake::TableDef& t : lake::kRawTableDefs) {
     if (sql.size() > 7) sql += " + ";
@@ -37,9 +36,8 @@ Result<std::optional<duck::ThreadsLimit>> OneThreadForSmallWindow(lake::Lake& la
   }
   ASSIGN_OR_RETURN(std::optional<int64_t> rows,
                    lake.conn().QueryInt(sql, "count the window's raw rows"));
-  if (rows.value_or(0) > kOneThreadWindowRows) return std::optional<duck::ThreadsLimit>();
-  ASSIGN_OR_RETURN(duck::ThreadsLimit one, duck::ThreadsLimit::Set(lake.conn(), 1));
-  return std::optional<duck::ThreadsLimit>(std::move(one));
+  if (rows.value_or(0) > kOneThreadWindowRows) return duck::ThreadsSetting::AtDefault(lake.conn());
+  return duck::ThreadsSetting::AtMost(lake.conn(), 1);
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -168,8 +166,7 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
                    {"ALL_GROUPS", job == Job::kRebuild ? 1 : 0},
                    {"DEFAULT_TIMEOUT_S", kDefaultTruevalSubmitTimeoutS},
                    {"OHLCV", options.ohlcv ? 1 : 0}};
-  ASSIGN_OR_RETURN(std::optional<duck::ThreadsLimit> one_thread,
-                   OneThreadForSmallWindow(lake, job, from, to));
+  ASSIGN_OR_RETURN(duck::ThreadsSetting threads, ThreadsForWindow(lake, job, from, to));
   Pipeline pipeline(lake, job, std::move(params), options, report.command);
   RETURN_IF_ERROR(pipeline.Stage());
   report.tables = pipeline.counts();
@@ -201,7 +198,11 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     report.step_ms.emplace_back("commit", MsSince(commit_start));
   }
   // The run has succeeded; leftover staging tables are dropped by the next run.
-  if (pipeline.CheckFault("drop_staging").ok()) (void)pipeline.DropStaging();
+  // Only an update's staging is all TEMP (a rebuild stages its bronze rows in the lake).
+  if (pipeline.CheckFault("drop_staging").ok() &&
+      (options.drop_staging_after || job != Job::kUpdate)) {
+    (void)pipeline.DropStaging();
+  }
   return Status::Ok();
 }
 

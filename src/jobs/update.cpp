@@ -14,6 +14,11 @@ namespace predlake::jobs {
 
 namespace {
 
+// An update opens the lake with one DuckDB worker thread: the raw fetch's statements and an hour's
+// ETL each move a few thousand rows, and setting the count per phase cost a few ms each time
+// (docs/scale.md). A long ETL window raises it to DuckDB's default for its duration (etl.cpp).
+constexpr int kUpdateThreads = 1;
+
 // P of the chunk plan (see Update): the lowest of the input watermarks and the ETL's position.
 Result<int64_t> ChunkPosition(lake::Lake& lake, int64_t start_ms) {
   ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
@@ -68,6 +73,7 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   etl_options.progress = request.progress;
   etl_options.faults = request.faults;
   etl_options.ohlcv = request.ohlcv;
+  etl_options.drop_staging_after = false;  // the close or the next chunk's run drops them
   const auto etl_start = std::chrono::steady_clock::now();
   auto built = etl::Update(lake, run, etl_options);
   out.phases.etl_ms = MsSince(etl_start);
@@ -123,9 +129,10 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
   ASSIGN_OR_RETURN(int64_t end_ms, request.end_ms(now_ms));
   const WriterEnv& env = request.writer;
   const auto open_start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create,
-                                     env.memory_limit, lake::CloseCheckpoint::kWhenWalLarge));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<lake::Lake> lake,
+      ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create, env.memory_limit,
+                        lake::CloseCheckpoint::kWhenWalLarge, kUpdateThreads));
   if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
   const auto t0 = std::chrono::steady_clock::now();
   UpdateReport total;
@@ -175,7 +182,11 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
   }
   if (env.export_after) {
     const auto export_start = std::chrono::steady_clock::now();
-    ExportAfterPublish(env, *lake);
+    {
+      // An export after a long first run writes much; one after an hour's update, little.
+      auto threads = duck::ThreadsSetting::AtDefault(lake->conn());
+      ExportAfterPublish(env, *lake);
+    }
     total.phases.export_ms = MsSince(export_start);
   }
   const auto close_start = std::chrono::steady_clock::now();

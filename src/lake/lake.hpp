@@ -63,6 +63,10 @@ enum class CloseCheckpoint {
 // a reader's open). DuckDB's own wal_autocheckpoint (16 MB) still checkpoints inside a commit.
 inline constexpr int64_t kCloseCheckpointWalBytes = 4 << 20;
 
+// The WAL size from which a close's checkpoint runs on DuckDB's default worker threads even when
+// the lake was opened with fewer (OpenOptions::threads).
+inline constexpr int64_t kParallelCheckpointWalBytes = 64 << 20;
+
 // The file name of the write-ahead log beside kDatabaseFile.
 inline constexpr std::string_view kWalFile = "lake.duckdb.wal";
 
@@ -70,7 +74,7 @@ struct OpenOptions {
   Mode mode = Mode::kRead;
   std::string command;  // recorded in the lock file so that a second writer can name the holder
   const Clock* clock = nullptr;  // for ledger times; nullptr = the system clock
-  int threads = 0;               // DuckDB worker threads; 0 = default
+  int threads = 0;  // DuckDB worker threads from the open on (duck::ThreadsSetting); 0 = default
   // DuckDB's memory_limit ("1GB"; lake_ss.memory_limit for writers); empty: DuckDB's default (80%
   // of the RAM). Past it DuckDB evicts cached blocks and spills to <lake_dir>/lake.duckdb.tmp/.
   std::string memory_limit{};
@@ -256,7 +260,8 @@ class Lake {
 
  private:
   Lake() = default;
-  Status EnsureSchema();
+  // `has_meta`: the lake has its predlake_meta table (a new lake has none), as the open found.
+  Status EnsureSchema(bool has_meta);
   Status AddMissingColumns();  // part of EnsureSchema's transaction
   Status ReconcileAbandonedRuns();
   Result<std::string> WatermarksJson();

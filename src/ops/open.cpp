@@ -54,8 +54,10 @@ Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
                                                  const std::string& command, const Clock* clock,
                                                  const RetryOptions& retry, bool create,
                                                  const std::string& memory_limit,
-                                                 lake::CloseCheckpoint close_checkpoint) {
+                                                 lake::CloseCheckpoint close_checkpoint,
+                                                 int threads) {
   lake::OpenOptions options;
+  options.threads = threads;
   options.memory_limit = memory_limit;
   options.close_checkpoint = close_checkpoint;
   options.mode = lake::Mode::kWrite;

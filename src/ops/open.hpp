@@ -54,11 +54,11 @@ Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool
 // (nullptr: the system clock): what every writing command uses. `create` false: a missing lake is
 // kData "no lake at DIR" and nothing is created (lake::OpenOptions::create). `memory_limit`:
 // lake::OpenOptions::memory_limit (lake_ss.memory_limit); empty: DuckDB's default.
-// `close_checkpoint`: lake::OpenOptions::close_checkpoint.
+// `close_checkpoint`: lake::OpenOptions::close_checkpoint. `threads`: lake::OpenOptions::threads.
 Result<std::unique_ptr<lake::Lake>> OpenForWrite(
     const std::string& lake_dir, const std::string& command, const Clock* clock,
     const RetryOptions& retry = {}, bool create = true, const std::string& memory_limit = {},
-    lake::CloseCheckpoint close_checkpoint = lake::CloseCheckpoint::kAlways);
+    lake::CloseCheckpoint close_checkpoint = lake::CloseCheckpoint::kAlways, int threads = 0);
 
 // The lake knows its network (predlake_meta kMetaNetwork). A lake that has none yet (new, or made
 // before networks were recorded) gets `network` recorded; a lake of another network is refused

@@ -331,10 +331,23 @@ Result<TableStage> TableStage::Open(duck::Connection& conn, std::string_view tab
 }
 
 Result<int64_t> TableStage::Insert(const std::string& insert_sql) {
+  return InsertIfAny("", insert_sql);
+}
+
+Result<int64_t> TableStage::InsertIfAny(const std::string& count_sql,
+                                        const std::string& insert_sql) {
   RETURN_IF_ERROR(appender_.Close());
-  ASSIGN_OR_RETURN(auto inserted, conn_->Query(insert_sql, step_));
+  int64_t changed = 0;
+  std::optional<int64_t> any = 1;
+  if (!count_sql.empty()) {
+    ASSIGN_OR_RETURN(any, conn_->QueryInt(count_sql, step_));
+  }
+  if (any.value_or(0) > 0) {
+    ASSIGN_OR_RETURN(auto inserted, conn_->Query(insert_sql, step_));
+    changed = inserted.rows_changed();
+  }
   RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + name_, step_));
-  return inserted.rows_changed();
+  return changed;
 }
 
 }  // namespace predlake::raw

@@ -85,6 +85,9 @@ class TableStage {
   // Closes the appender, runs `insert_sql` (which reads name()), empties the stage; returns the
   // rows the INSERT changed.
   Result<int64_t> Insert(const std::string& insert_sql);
+  // Insert, unless `count_sql` (one BIGINT, reading name()) counts no row to insert: then the
+  // stage is only emptied and 0 returned.
+  Result<int64_t> InsertIfAny(const std::string& count_sql, const std::string& insert_sql);
 
  private:
   TableStage(duck::Connection* conn, std::string name, std::string step, duck::Appender appender)

@@ -486,9 +486,11 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
         std::to_string(report.head_block) +
         ": entities of the failing handlers may be missing until it is fixed");
   }
+  std::optional<std::string> recorded_deployment;
   {
     auto recorded = lake.GetMeta(lake::kMetaDeployment);
     if (!recorded.ok()) return fail(recorded.status());
+    recorded_deployment = *recorded;
     if (*recorded && **recorded != report.deployment) {
       report.previous_deployment = **recorded;
       report.warnings.push_back("the subgraph's deployment changed from " + **recorded + " to " +
@@ -546,7 +548,9 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
         st = lake.SetMeta(lake::kMetaDeploymentChangedAtMs, std::to_string(lake.NowMs()));
       }
     }
-    if (st.ok()) st = lake.SetMeta(lake::kMetaDeployment, report.deployment);
+    if (st.ok() && recorded_deployment != report.deployment) {
+      st = lake.SetMeta(lake::kMetaDeployment, report.deployment);
+    }
     if (st.ok()) st = tx->Commit();
     if (!st.ok()) return fail(st);
   }
@@ -564,7 +568,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   if (!stager.ok()) return fail(stager.status());
   // Each statement here moves a few thousand rows: DuckDB's worker threads would only add task
   // handoffs, and the fetching threads need the cores. Restored when the run ends.
-  auto duck_threads = duck::ThreadsLimit::Set(lake.conn(), 1);
+  auto duck_threads = duck::ThreadsSetting::AtMost(lake.conn(), 1);
   if (!duck_threads.ok()) return fail(duck_threads.status());
 
   {

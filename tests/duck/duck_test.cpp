@@ -361,7 +361,7 @@ TEST(Duck, BindingAParameterThatDoesNotExistIsABug) {
   EXPECT_EQ(bad.status().message().find('\n'), std::string::npos);
 }
 
-TEST(Duck, ThreadsLimitLowersTheSettingForItsLifetimeOnly) {
+TEST(Duck, ThreadsAtMostLowersTheSettingForItsLifetimeOnly) {
   auto db = Database::Open(":memory:");
   ASSERT_TRUE(db.ok()) << db.status().message();
   Connection conn = MemoryConnection(*db);
@@ -372,21 +372,59 @@ TEST(Duck, ThreadsLimitLowersTheSettingForItsLifetimeOnly) {
   };
   ASSERT_TRUE(conn.Execute("SET threads = 3", "set").ok());
   {
-    auto limit = ThreadsLimit::Set(conn, 1);
+    auto limit = ThreadsSetting::AtMost(conn, 1);
     ASSERT_TRUE(limit.ok()) << limit.status().message();
     EXPECT_EQ(threads(), 1);
-    ThreadsLimit moved = std::move(limit).value();  // the moved-from one restores nothing
+    ThreadsSetting moved = std::move(limit).value();  // the moved-from one restores nothing
     EXPECT_EQ(threads(), 1);
   }
   EXPECT_EQ(threads(), 3);
   {
     // At or under the limit already: left alone, and nothing is restored over a later change.
-    auto limit = ThreadsLimit::Set(conn, 4);
+    auto limit = ThreadsSetting::AtMost(conn, 4);
     ASSERT_TRUE(limit.ok()) << limit.status().message();
     EXPECT_EQ(threads(), 3);
     ASSERT_TRUE(conn.Execute("SET threads = 2", "set").ok());
   }
   EXPECT_EQ(threads(), 2);
+}
+
+TEST(Duck, ThreadsAtDefaultRaisesAFewerThreadsDatabaseForItsLifetime) {
+  Options one;
+  one.threads = 1;
+  auto db = Database::Open(":memory:", one);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  Connection conn = MemoryConnection(*db);
+  auto threads = [&] {
+    auto v = conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)", "threads");
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() ? v->value_or(-1) : -1;
+  };
+  ASSERT_TRUE(conn.Execute("RESET threads", "reset").ok());
+  const int64_t all = threads();
+  ASSERT_TRUE(conn.Execute("SET threads = 1", "set").ok());
+  {
+    auto raised = ThreadsSetting::AtDefault(conn);
+    ASSERT_TRUE(raised.ok()) << raised.status().message();
+    EXPECT_EQ(threads(), all);
+    // Lowering inside it is restored by its own guard first.
+    {
+      auto lowered = ThreadsSetting::AtMost(conn, 1);
+      ASSERT_TRUE(lowered.ok());
+      EXPECT_EQ(threads(), 1);
+    }
+    EXPECT_EQ(threads(), all);
+  }
+  EXPECT_EQ(threads(), 1);
+  {
+    // Already at the default: left alone, and nothing is restored over a later change.
+    ASSERT_TRUE(conn.Execute("RESET threads", "reset").ok());
+    auto raised = ThreadsSetting::AtDefault(conn);
+    ASSERT_TRUE(raised.ok());
+    EXPECT_EQ(threads(), all);
+    ASSERT_TRUE(conn.Execute("SET threads = 1", "set").ok());
+  }
+  EXPECT_EQ(threads(), 1);
 }
 
 TEST(Duck, DecimalsRenderExactlyWithTheirScale) {

@@ -164,5 +164,39 @@ TEST(StagerTest, RowOfTheWrongWidthIsAnInternalError) {
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
 }
 
+TEST(TableStageTest, InsertIfAnySkipsTheInsertWhenTheCountIsZeroAndEmptiesTheStageEitherWay) {
+  StoreFixture f;
+  ASSERT_TRUE(
+      f.lake->conn().Execute("CREATE TABLE kv (k VARCHAR PRIMARY KEY, v BIGINT)", "t").ok());
+  ASSERT_TRUE(f.lake->conn().Execute("INSERT INTO kv VALUES ('a', 1)", "t").ok());
+  auto fill = [&](int64_t v) {
+    auto stage = TableStage::Open(f.lake->conn(), "kv", "store kv");
+    EXPECT_TRUE(stage.ok()) << stage.status().message();
+    EXPECT_TRUE(stage->appender().Append(std::string_view("a")).ok());
+    EXPECT_TRUE(stage->appender().Append(v).ok());
+    EXPECT_TRUE(stage->appender().EndRow().ok());
+    return std::move(stage).value();
+  };
+  const std::string changed = "FROM kv_stage EXCEPT FROM kv";
+  const std::string upsert =
+      "INSERT INTO kv SELECT * FROM (" + changed + ") ON CONFLICT (k) DO UPDATE SET v = excluded.v";
+  {
+    // Unchanged: counted 0, not inserted (an INSERT would fail: the count says what to skip).
+    TableStage stage = fill(1);
+    auto n = stage.InsertIfAny("SELECT count(*) FROM (" + changed + ")", "INSERT INTO nowhere");
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(*n, 0);
+  }
+  EXPECT_EQ(f.Column("SELECT count(*) FROM kv_stage"), std::vector<std::string>{"0"});
+  {
+    TableStage stage = fill(2);
+    auto n = stage.InsertIfAny("SELECT count(*) FROM (" + changed + ")", upsert);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(*n, 1);
+  }
+  EXPECT_EQ(f.Column("SELECT v FROM kv"), std::vector<std::string>{"2"});
+  EXPECT_EQ(f.Column("SELECT count(*) FROM kv_stage"), std::vector<std::string>{"0"});
+}
+
 }  // namespace
 }  // namespace predlake::raw
