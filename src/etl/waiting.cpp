@@ -36,9 +36,9 @@ Status ForEachWaitingSlotRange(lake::Lake& lake, const Params& params,
   const int64_t first = chunk->GetInt64(0, 0);
   const int64_t last = chunk->GetInt64(1, 0);
   Params range = params;
-  for (int64_t lo = first; lo <= last; lo += kWaitingRangeSlots) {
+  for (int64_t lo = first; lo <= last; lo += lake::kPassRangeSlots) {
     range["lo"] = lo;
-    range["hi"] = std::min(last, lo + kWaitingRangeSlots - 1);
+    range["hi"] = std::min(last, lo + lake::kPassRangeSlots - 1);
     RETURN_IF_ERROR(body(range));
   }
   range["lo"] = 1;

@@ -23,12 +23,8 @@ inline constexpr std::string_view kMetaWaitingFor = "etl_waiting_for";
 // The checkpoint's stamp ("" when there is none), as recorded in predlake_checkpoint.
 Result<std::string> CheckpointStamp(lake::Lake& lake);
 
-// The width, in slots (seconds), of the ranges in which the waiting events are computed from raw
-// (ForEachWaitingSlotRange): a week, about 2M predictions on mainnet.
-inline constexpr int64_t kWaitingRangeSlots = 7 * 86'400;
-
 // Calls `body` with `params` (which hold S and C) plus lo and hi, once for each range of
-// kWaitingRangeSlots slots that together cover the slots of every payout and trueval with
+// lake::kPassRangeSlots slots that together cover the slots of every payout and trueval with
 // S <= timestamp < C, lowest first, then once with lo > hi (the events whose slot is NULL), so
 // that waiting.sql and waiting_full.sql join one range of the lake at a time (bounded memory; a
 // 60M-prediction lake's whole join did not fit validate's 1 GB). Returns the first error.

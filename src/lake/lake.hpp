@@ -63,6 +63,12 @@ enum class CloseCheckpoint {
 // a reader's open). DuckDB's own wal_autocheckpoint (16 MB) still checkpoints inside a commit.
 inline constexpr int64_t kCloseCheckpointWalBytes = 4 << 20;
 
+// The width, in slots (seconds), of the ranges in which a pass over the whole lake reads it, one
+// range at a time, so that what it holds follows the range and not the length of the history: a
+// week, about 2M predictions at mainnet's rate (the ETL's waiting events, `validate`'s full
+// checks).
+inline constexpr int64_t kPassRangeSlots = 7 * 86'400;
+
 // The WAL size from which a close's checkpoint runs on DuckDB's default worker threads even when
 // the lake was opened with fewer (OpenOptions::threads).
 inline constexpr int64_t kParallelCheckpointWalBytes = 64 << 20;

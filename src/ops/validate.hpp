@@ -1,6 +1,6 @@
 // `validate`: named data-quality checks over a lake, each with its count and a few example rows.
 // Every check is SQL over the lake (nothing is loaded whole; the checks that join or group the
-// whole lake read it one slot range at a time, kValidateRangeSlots), and every check can fire:
+// whole lake read it one slot range at a time, lake::kPassRangeSlots), and every check can fire:
 // tests/ops corrupts lakes on purpose to prove it.
 #pragma once
 
@@ -58,11 +58,6 @@ inline constexpr std::string_view kMetaValidateMark = "validate_mark";
 // with the lake (docs/scale.md).
 inline constexpr std::string_view kValidateMemoryLimit = "512MB";
 
-// The width, in slots (seconds), of the ranges in which the full `validate` joins and groups the
-// whole lake (a week: about 2M predictions at mainnet's rate), one range at a time, so that what
-// a check holds follows the range and not the length of the history.
-inline constexpr int64_t kValidateRangeSlots = 7 * 86'400;
-
 // The lake's mark as it is now (read-only).
 Result<ValidateMark> CurrentMark(lake::Lake& lake);
 
@@ -76,9 +71,9 @@ struct ValidateOptions {
   // A waiting update event counts as stale when the row it waits for should have been built this
   // long ago (its event time is older than checkpoint - stale_after_ms).
   int64_t stale_after_ms = 24LL * 3600 * 1000;
-  // The width of the slot ranges the full checks read one at a time (kValidateRangeSlots; tests
+  // The width of the slot ranges the full checks read one at a time (lake::kPassRangeSlots; tests
   // narrow it to cross ranges in a small lake); 0 or less: the whole lake at once.
-  int64_t range_slots = kValidateRangeSlots;
+  int64_t range_slots = lake::kPassRangeSlots;
   // DuckDB's memory limit for the checks (the lake's connection keeps it afterwards); empty: leave
   // it. The command line sets kValidateMemoryLimit.
   std::string memory_limit;
