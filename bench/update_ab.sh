@@ -63,8 +63,10 @@ echo "| hour | A: wall (CPU) s | A: phases, ms | B: wall (CPU) s | B: phases, ms
 echo "|---:|---:|---|---:|---|"
 sums=""
 for h in $(seq 1 "$hours"); do
-  read -r wa ca ka pa < <(run a "$bin_a" "$h")
-  read -r wb cb kb pb < <(run b "$bin_b" "$h")
+  out_a=$(run a "$bin_a" "$h")  # a failed run stops the script (set -e)
+  out_b=$(run b "$bin_b" "$h")
+  read -r wa ca ka pa <<< "$out_a"
+  read -r wb cb kb pb <<< "$out_b"
   echo "| $h | $wa ($ca) | $pa | $wb ($cb) | $pb |"
   sums="$sums$wa $ca $ka $wb $cb $kb"$'\n'
 done
