@@ -15,7 +15,7 @@ namespace predlake::jobs {
 namespace {
 
 // An update opens the lake with one DuckDB worker thread: the raw fetch's statements and an hour's
-// ETL each move a few thousand rows, and setting the count per phase cost a few ms each time
+// ETL each move a few thousand rows, and setting the count per phase cost about 1 ms each time
 // (docs/scale.md). A long ETL window raises it to DuckDB's default for its duration (etl.cpp).
 constexpr int kUpdateThreads = 1;
 
