@@ -338,11 +338,12 @@ Result<int64_t> TableStage::InsertIfAny(const std::string& count_sql,
                                         const std::string& insert_sql) {
   RETURN_IF_ERROR(appender_.Close());
   int64_t changed = 0;
-  std::optional<int64_t> any = 1;
+  bool any = true;  // no count: insert
   if (!count_sql.empty()) {
-    ASSIGN_OR_RETURN(any, conn_->QueryInt(count_sql, step_));
+    ASSIGN_OR_RETURN(std::optional<int64_t> rows, conn_->QueryInt(count_sql, step_));
+    any = rows.value_or(0) > 0;
   }
-  if (any.value_or(0) > 0) {
+  if (any) {
     ASSIGN_OR_RETURN(auto inserted, conn_->Query(insert_sql, step_));
     changed = inserted.rows_changed();
   }

@@ -15,6 +15,14 @@ Connection MemoryConnection(Database& db) {
   return std::move(conn).value();
 }
 
+// DuckDB's worker thread setting as the connection reads it; -1 (and a test failure) when it
+// cannot.
+int64_t CurrentThreads(Connection& conn) {
+  auto v = conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)", "threads");
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  return v.ok() ? v->value_or(-1) : -1;
+}
+
 TEST(Duck, QueryReadsTypedChunks) {
   auto db = Database::Open(":memory:");
   ASSERT_TRUE(db.ok()) << db.status().message();
@@ -365,11 +373,7 @@ TEST(Duck, ThreadsAtMostLowersTheSettingForItsLifetimeOnly) {
   auto db = Database::Open(":memory:");
   ASSERT_TRUE(db.ok()) << db.status().message();
   Connection conn = MemoryConnection(*db);
-  auto threads = [&] {
-    auto v = conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)", "threads");
-    EXPECT_TRUE(v.ok()) << v.status().message();
-    return v.ok() ? v->value_or(-1) : -1;
-  };
+  auto threads = [&] { return CurrentThreads(conn); };
   ASSERT_TRUE(conn.Execute("SET threads = 3", "set").ok());
   {
     auto limit = ThreadsSetting::AtMost(conn, 1);
@@ -395,11 +399,7 @@ TEST(Duck, ThreadsAtDefaultRaisesAFewerThreadsDatabaseForItsLifetime) {
   auto db = Database::Open(":memory:", one);
   ASSERT_TRUE(db.ok()) << db.status().message();
   Connection conn = MemoryConnection(*db);
-  auto threads = [&] {
-    auto v = conn.QueryInt("SELECT CAST(current_setting('threads') AS BIGINT)", "threads");
-    EXPECT_TRUE(v.ok()) << v.status().message();
-    return v.ok() ? v->value_or(-1) : -1;
-  };
+  auto threads = [&] { return CurrentThreads(conn); };
   ASSERT_TRUE(conn.Execute("RESET threads", "reset").ok());
   const int64_t all = threads();
   ASSERT_TRUE(conn.Execute("SET threads = 1", "set").ok());
