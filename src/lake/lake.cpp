@@ -413,19 +413,59 @@ Status Lake::EnsureSchema(bool has_meta) {
     }
   }
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
+  ASSIGN_OR_RETURN(std::vector<std::string> set_aside, SetAsideKeyed());
   for (const auto& [name, sql] : steps) {
     RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + name + ")"));
   }
+  RETURN_IF_ERROR(RefillUnkeyed(set_aside));
   RETURN_IF_ERROR(AddMissingColumns());
-  RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('schema_version', '" +
-                                     std::to_string(kSchemaVersion) + "') ON CONFLICT DO NOTHING",
-                                 "record schema version"));
+  RETURN_IF_ERROR(SetMeta("schema_version", std::to_string(kSchemaVersion)));
   RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('created_at_ms', '" +
                                      std::to_string(clock_->NowMs()) + "') ON CONFLICT DO NOTHING",
                                  "record creation time"));
   ASSIGN_OR_RETURN(std::string fingerprint, SchemaFingerprint(*conn_, build_schema));
   RETURN_IF_ERROR(SetMeta(kMetaSchemaFingerprint, fingerprint));
   return tx.Commit();
+}
+
+Result<std::vector<std::string>> Lake::SetAsideKeyed() {
+  ASSIGN_OR_RETURN(auto keyed, conn_->Query("SELECT DISTINCT table_name FROM duckdb_constraints() "
+                                            "WHERE database_name = current_database() AND "
+                                            "constraint_type = 'PRIMARY KEY'",
+                                            "find keyed tables"));
+  std::vector<std::string> out;
+  for (const auto& row : keyed.ToText()) {
+    const std::string name = row[0].value_or("");
+    if (std::find(kUnkeyedTables.begin(), kUnkeyedTables.end(), name) == kUnkeyedTables.end()) {
+      continue;
+    }
+    RETURN_IF_ERROR(conn_->Execute("ALTER TABLE " + name + " RENAME TO " + name + "__keyed",
+                                   "set aside " + name + " to drop its primary key"));
+    out.push_back(name);
+  }
+  return out;
+}
+
+Status Lake::RefillUnkeyed(const std::vector<std::string>& tables) {
+  for (const std::string& name : tables) {
+    const std::string old_name = name + "__keyed";
+    const std::string step = "copy " + name + " without its primary key";
+    ASSIGN_OR_RETURN(auto cols, conn_->Query("SELECT column_name FROM duckdb_columns() WHERE "
+                                             "database_name = current_database() AND "
+                                             "table_name = " +
+                                                 duck::QuoteString(old_name) +
+                                                 " ORDER BY column_index",
+                                             step));
+    std::string columns;
+    for (const auto& row : cols.ToText()) {
+      columns += (columns.empty() ? "" : ", ") + duck::QuoteIdent(row[0].value_or(""));
+    }
+    RETURN_IF_ERROR(conn_->Execute("INSERT INTO " + name + " (" + columns + ") SELECT " + columns +
+                                       " FROM " + old_name,
+                                   step));
+    RETURN_IF_ERROR(conn_->Execute("DROP TABLE " + old_name, step));
+  }
+  return Status::Ok();
 }
 
 Status Lake::AddMissingColumns() {

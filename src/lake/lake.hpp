@@ -24,8 +24,20 @@
 
 namespace predlake::lake {
 
-// Bumped whenever the layout changes; a lake written by a newer schema is refused.
-inline constexpr int kSchemaVersion = 1;
+// Bumped whenever the layout changes; a lake written by a newer schema is refused. 2: the tables
+// that gain rows at every run lose their primary key (kUnkeyedTables); a writer's open rewrites a
+// schema-1 lake's once.
+inline constexpr int kSchemaVersion = 2;
+
+// The tables without a primary key although a column names their rows (ID, run_id): those that
+// gain rows at every run. In DuckDB 1.4 a table with an index never merges the row groups that
+// appends leave at each checkpoint, so each such table grew the lake by about a 256 KB block per
+// checkpoint, and every insert paid for the index (docs/scale.md). The writes keep the names
+// unique instead (raw::InsertNewIdsSql; one writer numbers the runs). tests/lake checks the DDL
+// agrees.
+inline constexpr std::array<std::string_view, 8> kUnkeyedTables = {
+    "pdr_predictions", "pdr_truevals", "pdr_payouts", "pdr_subscriptions",
+    "pdr_slots",       "pdr_contracts", "pdr_ohlcv",  "predlake_runs"};
 
 // Keys of predlake_meta that describe where the lake's data comes from (docs/lake.md): the network
 // recorded by the first writing command, and the subgraph deployment (its IPFS id,
@@ -269,6 +281,12 @@ class Lake {
   // `has_meta`: the lake has its predlake_meta table (a new lake has none), as the open found.
   Status EnsureSchema(bool has_meta);
   Status AddMissingColumns();  // part of EnsureSchema's transaction
+  // Part of EnsureSchema's transaction, around its DDL: the kUnkeyedTables that still have a
+  // primary key (a schema-1 lake) are renamed aside, so that the DDL creates them anew without it;
+  // RefillUnkeyed then copies their rows, in their order, and drops the old ones. Costs a read and
+  // a write of those tables, once.
+  Result<std::vector<std::string>> SetAsideKeyed();
+  Status RefillUnkeyed(const std::vector<std::string>& tables);
   Status ReconcileAbandonedRuns();
   Result<std::string> WatermarksJson();
   friend class Run;

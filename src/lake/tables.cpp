@@ -49,6 +49,12 @@ std::string RecordWrittenDaysSql(const TableDef& table, std::string_view rows_sq
   return sql;
 }
 
+size_t IdRangeColumn(const TableDef& table) {
+  if (const size_t slot = ColumnIndex(table.columns, "slot"); slot != kNoColumn) return slot;
+  if (table.name == kOhlcvTable.name) return table.timestamp_column;
+  return kNoColumn;
+}
+
 std::string OhlcvStreamName(std::string_view exchange, std::string_view pair,
                             std::string_view timeframe) {
   std::string out(kOhlcvStreamPrefix);
@@ -71,9 +77,7 @@ std::string CreateTableSql(const TableDef& table) {
     sql += c.name;
     sql += ' ';
     sql += SqlTypeName(c.type);
-    if (i == 0 && !table.keyed_by_timestamp) {
-      sql += " PRIMARY KEY";
-    } else if (!table.Nullable(i)) {
+    if (!table.Nullable(i)) {
       sql += " NOT NULL";
     }
   }

@@ -33,7 +33,8 @@ inline constexpr size_t kNoColumn = static_cast<size_t>(-1);
 
 struct TableDef {
   std::string_view name;
-  // In table order. columns[0] is `ID`, the primary key (VARCHAR, NOT NULL).
+  // In table order. columns[0] is `ID` (VARCHAR, NOT NULL), which names one row: the raw writes
+  // store an ID once (raw::InsertNewIdsSql); no index enforces it (see CreateTableSql).
   std::span<const ColumnDef> columns;
   // Index of `timestamp` (unix ms, BIGINT NOT NULL); kNoColumn for a snapshot table. Every other
   // column is nullable.
@@ -44,7 +45,7 @@ struct TableDef {
   // prediction) replaces the stored row, and the superseded version moves to this table (see
   // kPredictionVersionsTable); nullptr for the other tables.
   const TableDef* versions = nullptr;
-  // The key is (ID, timestamp) instead of ID alone (the versions table).
+  // The key is (ID, timestamp) instead of ID alone (the versions table), a primary key in DuckDB.
   bool keyed_by_timestamp = false;
 
   // False for the key columns and the timestamp column.
@@ -150,8 +151,8 @@ inline constexpr TableDef kPredictionVersionsTable = {
     true};
 
 // The raw tables, in the order they are fetched and reported. Raw tables are append-only copies of
-// source events, one row per entity id (the primary key makes a repeated insert of the same id a
-// no-op through ON CONFLICT). A re-submitted prediction replaces its row (`versions`).
+// source events, one row per entity id (a repeated ID is not inserted again: raw::InsertNewIdsSql). A
+// re-submitted prediction replaces its row (`versions`).
 inline constexpr std::array<TableDef, 5> kRawTableDefs = {{
     {"pdr_predictions", columns::kPredictions, ColumnIndex(columns::kPredictions, "timestamp"),
      false, &kPredictionVersionsTable},
@@ -229,8 +230,16 @@ const TableDef* FindRawTable(std::string_view name);
 // "pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions, pdr_slots", for messages.
 std::string RawTableList(std::string_view separator = ", ");
 
-// `CREATE TABLE IF NOT EXISTS name (ID VARCHAR PRIMARY KEY, ..., timestamp BIGINT NOT NULL, ...)`.
+// `CREATE TABLE IF NOT EXISTS name (ID VARCHAR NOT NULL, ..., timestamp BIGINT NOT NULL, ...)`.
+// Only a table keyed_by_timestamp gets a PRIMARY KEY; the others are lake::kUnkeyedTables.
 std::string CreateTableSql(const TableDef& table);
+
+// The column every copy of an ID agrees on, which bounds where a stored copy of a row can be:
+// `slot` where the table has one (an ID holds its slot: contract-slot[-user]), `timestamp` for the
+// candles (their ID holds the open time), kNoColumn where nothing bounds it (pdr_subscriptions,
+// pdr_contracts: small tables, read whole).
+size_t IdRangeColumn(const TableDef& table);
+
 
 // The built tables (the ETL's output, created by src/lake/sql/03_built_tables.sql), in publish
 // order.

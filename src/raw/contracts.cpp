@@ -205,17 +205,12 @@ Status StoreContracts(duck::Connection& conn, const ContractMap& contracts) {
     RETURN_IF_ERROR(app.EndRow());
   }
   // EXCEPT keeps the new and the changed rows only (NULLs compare equal in it). Usually there are
-  // none: counting them first costs a fraction of the upsert's planning and index probe.
+  // none: counting them first costs a fraction of the upsert's planning.
   const std::string changed = "FROM " + stage.name() + " EXCEPT FROM " + table;
-  std::string set;
-  for (const lake::ColumnDef& column : t.columns.subspan(1)) {
-    const std::string name(column.name);
-    set += (set.empty() ? "" : ", ") + name + " = excluded." + name;
-  }
+  const std::string staged = "SELECT * FROM " + stage.name();
   return stage
-      .InsertIfAny("SELECT count(*) FROM (" + changed + ")",
-                   "INSERT INTO " + table + " SELECT * FROM (" + changed + ") ON CONFLICT (" +
-                       std::string(t.columns[0].name) + ") DO UPDATE SET " + set)
+      .Write("SELECT count(*) FROM (" + changed + ")",
+             {UpdateStoredIdsSql(t, staged, "TRUE"), InsertNewIdsSql(t, staged, "TRUE")})
       .status();
 }
 

@@ -327,8 +327,6 @@ struct TableState {
   const TableDef* def = nullptr;
   ImportTableReport report;
   std::vector<Row> batch;
-  // Imported rows with timestamp <= this may be stored already (see Stager::Flush).
-  std::optional<int64_t> conflicts_up_to;
 };
 
 class Importer {
@@ -404,7 +402,7 @@ class Importer {
   Status Flush(TableState& table) {
     if (table.batch.empty()) return Status::Ok();
     ASSIGN_OR_RETURN(lake::TableCounts counts,
-                     stager_.Store(*table.def, table.batch, table.conflicts_up_to));
+                     stager_.Store(*table.def, table.batch));
     table.report.counts += counts;
     table.batch.clear();
     if (progress_ != nullptr) {
@@ -474,9 +472,6 @@ class Importer {
   int64_t max_ts_ = INT64_MIN;
 };
 
-// One attempt at the whole import. With `safe`, every row goes through ON CONFLICT; otherwise
-// rows after a table's last stored timestamp take a plain INSERT, and `plain_insert_failed` tells
-// whether the attempt failed because one of them was present (repeated across the files).
 // Stores the candles of pdr-backend OHLCV files (prices through their shortest decimal text, so
 // that 43012.01 stays 43012.01) and gives each file's stream the window [from, to): the import's
 // when declared, else the file's first open time to its last plus one timeframe. A stream's
@@ -511,18 +506,19 @@ Status ImportCandles(lake::Lake& lake, const ImportOptions& options,
       return Status::Usage(f.path + ": the window " + FormatWindow(from, to) + " is empty");
     }
     const std::string id_prefix = f.exchange + "|" + f.pair + "|" + f.timeframe + "|";
-    ASSIGN_OR_RETURN(
-        auto inserted,
-        lake.conn().Query(
-            "INSERT INTO " + std::string(lake::kOhlcvTable.name) + " SELECT " +
-                duck::QuoteString(id_prefix) + " || CAST(\"timestamp\"::BIGINT AS VARCHAR), " +
-                duck::QuoteString(f.exchange) + ", " + duck::QuoteString(f.pair) + ", " +
-                duck::QuoteString(f.timeframe) + ", \"timestamp\"::BIGINT, " + dec("open") + ", " +
-                dec("high") + ", " + dec("low") + ", " + dec("close") + ", " + dec("volume") +
-                " FROM " + source + " WHERE \"timestamp\" >= " + std::to_string(from) +
-                " AND \"timestamp\" < " + std::to_string(to) +
-                " ORDER BY \"timestamp\" ON CONFLICT DO NOTHING",
-            f.path));
+    const std::string candles =
+        "SELECT " + duck::QuoteString(id_prefix) +
+        " || CAST(\"timestamp\"::BIGINT AS VARCHAR) AS ID, " + duck::QuoteString(f.exchange) +
+        " AS exchange, " + duck::QuoteString(f.pair) + " AS pair, " +
+        duck::QuoteString(f.timeframe) + " AS timeframe, \"timestamp\"::BIGINT AS \"timestamp\", " +
+        dec("open") + " AS open, " + dec("high") + " AS high, " + dec("low") + " AS low, " +
+        dec("close") + " AS close, " + dec("volume") + " AS volume FROM " + source +
+        " WHERE \"timestamp\" >= " + std::to_string(from) + " AND \"timestamp\" < " +
+        std::to_string(to);
+    ASSIGN_OR_RETURN(std::string stored,
+                     StoredIdRange(lake.conn(), lake::kOhlcvTable, candles, f.path));
+    ASSIGN_OR_RETURN(auto inserted,
+                     lake.conn().Query(InsertNewIdsSql(lake::kOhlcvTable, candles, stored), f.path));
     report.counts.rows_out = inserted.rows_changed();
     ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(stream));
     report.before = before;
@@ -547,7 +543,7 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
                                          const FileSets& sets,
                                          const std::set<std::string>& databases,
                                          const std::vector<OhlcvFile>& candles, lake::Run& run,
-                                         bool safe, bool& plain_insert_failed, Progress* progress) {
+                                         Progress* progress) {
   ImportReport report;
   report.run_id = run.id();
   ASSIGN_OR_RETURN(Stager stager, Stager::Create(lake.conn()));
@@ -559,23 +555,10 @@ Result<ImportReport> ImportInTransaction(lake::Lake& lake, const ImportOptions& 
     state.def = &RawTables()[index];
     state.report.table = std::string(state.def->name);
     state.report.files = files;
-    if (safe) {
-      state.conflicts_up_to = Stager::kAllMayConflict;
-    } else {
-      ASSIGN_OR_RETURN(state.conflicts_up_to,
-                       lake.conn().QueryInt("SELECT max(timestamp) FROM " + state.report.table,
-                                            "find the last stored row of " + state.report.table));
-    }
     tables.push_back(std::move(state));
   }
   for (TableState& t : tables) {
-    for (const std::string& file : t.report.files) {
-      Status st = importer.ReadFile(t, file);
-      if (!st.ok()) {
-        plain_insert_failed = stager.plain_insert_failed();
-        return st;
-      }
-    }
+    for (const std::string& file : t.report.files) RETURN_IF_ERROR(importer.ReadFile(t, file));
   }
   std::vector<ImportTableReport> candle_reports;
   RETURN_IF_ERROR(ImportCandles(lake, options, candles, run.id(), candle_reports));
@@ -672,14 +655,7 @@ Result<ImportReport> Import(lake::Lake& lake, lake::Run& run, const ImportOption
     std::set<std::string> databases;
     std::vector<OhlcvFile> candles;
     RETURN_IF_ERROR(Discover(options.paths, sets, databases, candles));
-    bool plain_insert_failed = false;
-    auto report = ImportInTransaction(lake, options, sets, databases, candles, run, false,
-                                      plain_insert_failed, progress);
-    if (!report.ok() && plain_insert_failed) {
-      report = ImportInTransaction(lake, options, sets, databases, candles, run, true,
-                                   plain_insert_failed, progress);
-    }
-    return report;
+    return ImportInTransaction(lake, options, sets, databases, candles, run, progress);
   }();
   if (progress != nullptr) progress->Finish();
   if (imported.ok()) return imported;

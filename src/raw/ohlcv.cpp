@@ -55,8 +55,10 @@ Result<int64_t> StoreCandles(duck::Connection& conn, const std::vector<CandleBat
       RETURN_IF_ERROR(app.EndRow());
     }
   }
-  return stage.Insert("INSERT INTO " + table + " SELECT * FROM " + stage.name() +
-                      " ON CONFLICT DO NOTHING");
+  const std::string staged = "SELECT * FROM " + stage.name();
+  RETURN_IF_ERROR(stage.appender().Close());
+  ASSIGN_OR_RETURN(std::string stored, StoredIdRange(conn, lake::kOhlcvTable, staged, step));
+  return stage.Write("", {InsertNewIdsSql(lake::kOhlcvTable, staged, stored)});
 }
 
 // Pages of the forward fetch waiting for their commit (FetchOhlcv).

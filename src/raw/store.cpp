@@ -113,7 +113,6 @@ Result<Stager> Stager::Create(duck::Connection& conn) {
   }
   Stager s(&conn);
   s.staged_.assign(RawTables().size(), 0);
-  s.min_ts_.assign(RawTables().size(), INT64_MAX);
   return s;
 }
 
@@ -124,9 +123,6 @@ Status Stager::Stage(const TableDef& table, const std::vector<Row>& rows) {
     if (row.size() != table.columns.size()) {
       return Status::Internal("a row for " + std::string(table.name) + " has " +
                               std::to_string(row.size()) + " cells");
-    }
-    if (const auto* ts = std::get_if<int64_t>(&row[table.timestamp_column])) {
-      min_ts_[IndexOf(table)] = std::min(min_ts_[IndexOf(table)], *ts);
     }
     for (size_t c = 0; c < row.size(); ++c) {
       const Cell& cell = row[c];
@@ -153,17 +149,14 @@ Status Stager::Stage(const TableDef& table, const std::vector<Row>& rows) {
   return Status::Ok();
 }
 
-Result<lake::TableCounts> Stager::Flush(const TableDef& table,
-                                        std::optional<int64_t> conflicts_up_to) {
+Result<lake::TableCounts> Stager::Flush(const TableDef& table) {
   lake::TableCounts counts;
   const size_t index = IndexOf(table);
   counts.rows_in = staged_[index];
   if (staged_[index] == 0) return counts;
   const std::string name(table.name);
   const std::string stage = StagingName(table);
-  const std::string columns = ColumnList(table);
   const std::string ts = Ident(table.columns[table.timestamp_column].name);
-  const std::string key = Ident(table.columns[0].name);
   if (lake::RecordsWrittenDays(table)) {
     // Every staged row's day (a superset of the days whose rows change: a row offered again
     // unchanged counts too), for the exports (lake::kRawDaysTable).
@@ -171,58 +164,28 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table,
         lake::RecordWrittenDaysSql(table, "SELECT " + ts + " AS \"timestamp\" FROM " + stage),
         "record the days written in " + name));
   }
+  // MergeVersions takes every staged ID the table holds off the stage, so what is left is new.
+  std::string stored_range = "FALSE";
   if (table.versions != nullptr) {
     ASSIGN_OR_RETURN(lake::TableCounts merged, MergeVersions(table));
     counts.rows_out += merged.rows_out;
     counts.rows_updated += merged.rows_updated;
+  } else {
+    ASSIGN_OR_RETURN(stored_range,
+                     StoredIdRange(*conn_, table, "SELECT * FROM " + stage,
+                                   "find where " + name + " holds IDs"));
   }
-  const bool any_new = !conflicts_up_to || *conflicts_up_to != kAllMayConflict;
-  const bool any_old = conflicts_up_to && min_ts_[index] <= *conflicts_up_to;
-  const std::string bound = conflicts_up_to ? std::to_string(*conflicts_up_to) : "";
-
-  if (any_new) {
-    std::string where = conflicts_up_to ? " WHERE " + ts + " > " + bound : "";
-    auto inserted = conn_->Query("INSERT INTO " + name + " (" + columns + ") SELECT " +
-                                     SelectList(table) + " FROM " + stage + where,
-                                 "store new rows in " + name);
-    if (!inserted.ok()) {
-      plain_insert_failed_ = true;
-      return inserted.status();
-    }
-    counts.rows_out += inserted->rows_changed();
+  const std::string rows = "SELECT " + SelectList(table) + " FROM " + stage;
+  if (table.upsert) {
+    ASSIGN_OR_RETURN(duck::QueryResult updated,
+                     conn_->Query(UpdateStoredIdsSql(table, rows, stored_range), "update " + name));
+    counts.rows_updated += updated.rows_changed();
   }
-  if (any_old) {
-    const std::string where =
-        *conflicts_up_to == kAllMayConflict ? "" : " WHERE " + ts + " <= " + bound;
-    // ON CONFLICT DO UPDATE refuses to touch a row twice in one statement, so keep one copy of
-    // an ID staged twice (DO NOTHING skips such repeats by itself).
-    const std::string select = std::string("SELECT ") +
-                               (table.upsert ? "DISTINCT ON (" + key + ") " : "") +
-                               SelectList(table) + " FROM " + stage + where;
-    ASSIGN_OR_RETURN(duck::QueryResult inserted,
-                     conn_->Query("INSERT INTO " + name + " (" + columns + ") " + select +
-                                      " ON CONFLICT DO NOTHING",
-                                  "store " + name));
-    counts.rows_out += inserted.rows_changed();
-    if (table.upsert) {
-      std::string set, changed;
-      for (const ColumnDef& c : table.columns.subspan(1)) {  // all but the key
-        const std::string col = Ident(c.name);
-        set += (set.empty() ? "" : ", ") + col + " = excluded." + col;
-        changed += (changed.empty() ? "" : " OR ") + name + "." + col +
-                   " IS DISTINCT FROM excluded." + col;
-      }
-      ASSIGN_OR_RETURN(
-          duck::QueryResult updated,
-          conn_->Query("INSERT INTO " + name + " (" + columns + ") " + select + " ON CONFLICT (" +
-                           key + ") DO UPDATE SET " + set + " WHERE " + changed,
-                       "update " + name));
-      counts.rows_updated = updated.rows_changed();
-    }
-  }
+  ASSIGN_OR_RETURN(duck::QueryResult inserted,
+                   conn_->Query(InsertNewIdsSql(table, rows, stored_range), "store " + name));
+  counts.rows_out += inserted.rows_changed();
   RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + stage, "empty " + stage));
   staged_[index] = 0;
-  min_ts_[index] = INT64_MAX;
   return counts;
 }
 
@@ -305,17 +268,15 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table) {
   return counts;
 }
 
-Result<lake::TableCounts> Stager::Store(const TableDef& table, const std::vector<Row>& rows,
-                                        std::optional<int64_t> conflicts_up_to) {
+Result<lake::TableCounts> Stager::Store(const TableDef& table, const std::vector<Row>& rows) {
   RETURN_IF_ERROR(Stage(table, rows));
-  return Flush(table, conflicts_up_to);
+  return Flush(table);
 }
 
 Status Stager::Clear() {
   for (const TableDef& t : RawTables()) {
     RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + StagingName(t), "empty staging tables"));
     staged_[IndexOf(t)] = 0;
-    min_ts_[IndexOf(t)] = INT64_MAX;
   }
   return Status::Ok();
 }
@@ -330,25 +291,71 @@ Result<TableStage> TableStage::Open(duck::Connection& conn, std::string_view tab
   return TableStage(&conn, std::move(name), std::move(step), std::move(appender));
 }
 
-Result<int64_t> TableStage::Insert(const std::string& insert_sql) {
-  return InsertIfAny("", insert_sql);
-}
-
-Result<int64_t> TableStage::InsertIfAny(const std::string& count_sql,
-                                        const std::string& insert_sql) {
+Result<int64_t> TableStage::Write(const std::string& count_sql,
+                                  const std::vector<std::string>& statements) {
   RETURN_IF_ERROR(appender_.Close());
   int64_t changed = 0;
-  bool any = true;  // no count: insert
+  bool any = true;  // no count: write
   if (!count_sql.empty()) {
     ASSIGN_OR_RETURN(std::optional<int64_t> rows, conn_->QueryInt(count_sql, step_));
     any = rows.value_or(0) > 0;
   }
-  if (any) {
-    ASSIGN_OR_RETURN(auto inserted, conn_->Query(insert_sql, step_));
-    changed = inserted.rows_changed();
+  for (size_t i = 0; any && i < statements.size(); ++i) {
+    ASSIGN_OR_RETURN(auto written, conn_->Query(statements[i], step_));
+    changed += written.rows_changed();
   }
   RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + name_, step_));
   return changed;
+}
+
+Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
+                                  std::string_view rows_sql, const std::string& step) {
+  const size_t column = lake::IdRangeColumn(table);
+  if (column == lake::kNoColumn) return std::string("TRUE");
+  const std::string col = Ident(table.columns[column].name);
+  ASSIGN_OR_RETURN(auto range, conn.Query("SELECT count(*), count(*) FILTER (WHERE " + col +
+                                              " IS NULL), coalesce(min(" + col +
+                                              "), 0), coalesce(max(" + col + "), 0) FROM (" +
+                                              std::string(rows_sql) + ")",
+                                          step));
+  auto chunk = range.NextChunk();
+  if (!chunk || chunk->size() != 1) return Status::Internal(step + ": no range");
+  if (chunk->GetInt64(0, 0) == 0) return std::string("FALSE");
+  if (chunk->GetInt64(1, 0) > 0) return std::string("TRUE");
+  return "stored." + col + " BETWEEN " + std::to_string(chunk->GetInt64(2, 0)) + " AND " +
+         std::to_string(chunk->GetInt64(3, 0));
+}
+
+std::string InsertNewIdsSql(const TableDef& table, std::string_view rows_sql,
+                            std::string_view stored_range) {
+  const std::string name(table.name);
+  const std::string key = Ident(table.columns[0].name);
+  std::string sql = "INSERT INTO " + name + " (" + ColumnList(table) + ") SELECT " +
+                    ColumnList(table) + " FROM (SELECT DISTINCT ON (" + key + ") * FROM (" +
+                    std::string(rows_sql) + ")) AS n";
+  if (stored_range != "FALSE") {
+    sql += " WHERE NOT EXISTS (SELECT 1 FROM " + name + " AS stored WHERE stored." + key +
+           " = n." + key + " AND " + std::string(stored_range) + ")";
+  }
+  // Timestamp order keeps the zone maps of a large insert (an import) tight.
+  if (table.timestamp_column != lake::kNoColumn) {
+    sql += " ORDER BY n." + Ident(table.columns[table.timestamp_column].name);
+  }
+  return sql;
+}
+
+std::string UpdateStoredIdsSql(const TableDef& table, std::string_view rows_sql,
+                               std::string_view stored_range) {
+  const std::string key = Ident(table.columns[0].name);
+  std::string changed;
+  for (const ColumnDef& c : table.columns.subspan(1)) {
+    const std::string col = Ident(c.name);
+    changed += (changed.empty() ? "" : " OR ") + ("stored." + col) + " IS DISTINCT FROM n." + col;
+  }
+  return "UPDATE " + std::string(table.name) + " AS stored SET " + SetList(table, "n") +
+         " FROM (SELECT DISTINCT ON (" + key + ") * FROM (" + std::string(rows_sql) +
+         ")) AS n WHERE stored." + key + " = n." + key + " AND " + std::string(stored_range) +
+         " AND (" + changed + ")";
 }
 
 }  // namespace predlake::raw

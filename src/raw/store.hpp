@@ -1,6 +1,7 @@
 // Storing rows into the raw tables exactly once: rows go through an Appender into a per-connection
-// staging table, then one `INSERT ... SELECT ... ON CONFLICT` moves them into the raw table, so
-// that a repeated ID costs a primary-key lookup, not a scan of the table.
+// staging table, then one INSERT ... SELECT moves the IDs not stored yet into the raw table. A
+// stored copy of an ID is looked for only where one can be (lake::IdRangeColumn: the staged rows'
+// slot range), so a repeated ID costs a read of the recent row groups, not of the table.
 #pragma once
 
 #include <cstdint>
@@ -32,30 +33,19 @@ class Stager {
   // transaction that also records the watermark covering the rows. Counts: rows_in rows offered,
   // rows_out new IDs stored, rows_updated stored IDs whose values changed (upsert tables only).
   //
-  // Rows with timestamp <= `conflicts_up_to` may already be stored: insert-only tables skip such
-  // IDs (ON CONFLICT DO NOTHING); upsert tables (pdr_slots) replace the stored values when they
-  // differ. Rows after it (all rows when nullopt) are known to be new and take a plain INSERT:
-  // DuckDB 1.4's ON CONFLICT costs time in proportion to the table, a plain INSERT into a keyed
-  // table only in proportion to the rows. Should such a row exist after all, the primary key
-  // refuses it: the call fails, plain_insert_failed() turns true, and the caller rolls back and
-  // repeats with conflicts_up_to = kAllMayConflict.
+  // A staged ID the table holds already is skipped (insert-only tables) or replaces the stored
+  // values where they differ (upsert tables: pdr_slots); an ID staged twice is stored once (which
+  // copy, unspecified). Stored rows are read only in the staged rows' StoredIdRange.
   //
   // A table with versions (pdr_predictions): a staged row whose ID is stored with another
-  // timestamp is merged, whatever conflicts_up_to says: of all versions known of an ID (stored,
-  // superseded, staged) the latest becomes the row and every earlier one a row of the versions
-  // table with the next one's timestamp as superseded_at (rows_updated counts the replaced rows).
-  // The same versions offered again change nothing, in any order. Stored rows are read only in
-  // the staged slot range.
-  Result<lake::TableCounts> Flush(const TableDef& table, std::optional<int64_t> conflicts_up_to);
+  // timestamp is merged: of all versions known of an ID (stored, superseded, staged) the latest
+  // becomes the row and every earlier one a row of the versions table with the next one's
+  // timestamp as superseded_at (rows_updated counts the replaced rows). The same versions offered
+  // again change nothing, in any order. Stored rows are read only in the staged slot range.
+  Result<lake::TableCounts> Flush(const TableDef& table);
 
   // Stage + Flush.
-  Result<lake::TableCounts> Store(const TableDef& table, const std::vector<Row>& rows,
-                                  std::optional<int64_t> conflicts_up_to = kAllMayConflict);
-
-  // True once a plain INSERT (of rows expected to be new) failed.
-  bool plain_insert_failed() const { return plain_insert_failed_; }
-
-  static constexpr int64_t kAllMayConflict = INT64_MAX;
+  Result<lake::TableCounts> Store(const TableDef& table, const std::vector<Row>& rows);
 
   // Empties every staging table (after a rolled-back transaction, for instance).
   Status Clear();
@@ -66,12 +56,30 @@ class Stager {
   Result<lake::TableCounts> MergeVersions(const TableDef& table);
   duck::Connection* conn_;
   std::vector<int64_t> staged_;  // rows staged per table, RawTables() order
-  std::vector<int64_t> min_ts_;  // smallest staged timestamp per table
-  bool plain_insert_failed_ = false;
 };
 
 // The staging table's name for a raw table.
 std::string StagingName(const TableDef& table);
+
+// Where `table` can hold a stored copy of an ID among the rows of `rows_sql` (a query or table
+// with the table's columns): a condition on the rows of `table` aliased `stored`, namely
+// lake::IdRangeColumn BETWEEN the rows' least and greatest value, as literal constants so that
+// DuckDB's zone maps skip the other row groups. "TRUE" (read the whole table) when the table has
+// no such column or a row lacks the value; "FALSE" when `rows_sql` has no row. Errors name `step`.
+Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
+                                  std::string_view rows_sql, const std::string& step);
+
+// An INSERT into `table` of the rows of `rows_sql` (a query with the table's columns, in order)
+// whose ID the table does not hold where `stored_range` (StoredIdRange) holds: one row per ID
+// (which copy of a repeated one, unspecified), in timestamp order. Stored IDs are left alone.
+std::string InsertNewIdsSql(const TableDef& table, std::string_view rows_sql,
+                            std::string_view stored_range);
+
+// An UPDATE of the rows of `table` (where `stored_range` holds) whose ID is among the rows of
+// `rows_sql` and whose values differ from that row's (one row per ID, as InsertNewIdsSql), to
+// those values. With InsertNewIdsSql after it, an upsert by ID.
+std::string UpdateStoredIdsSql(const TableDef& table, std::string_view rows_sql,
+                               std::string_view stored_range);
 
 // A TEMP table with the columns of one lake table ("<table>_stage"), for rows that reach it through
 // an appender and one INSERT ... SELECT (the contracts, the candles), created on first use. Errors
@@ -79,15 +87,13 @@ std::string StagingName(const TableDef& table);
 class TableStage {
  public:
   static Result<TableStage> Open(duck::Connection& conn, std::string_view table, std::string step);
-  // Appends to the stage; valid until Insert.
+  // Appends to the stage; valid until Write or until it is closed (closing twice is harmless).
   duck::Appender& appender() { return appender_; }
   const std::string& name() const { return name_; }
-  // Closes the appender, runs `insert_sql` (which reads name()), empties the stage; returns the
-  // rows the INSERT changed.
-  Result<int64_t> Insert(const std::string& insert_sql);
-  // Insert, unless `count_sql` (one BIGINT, reading name()) counts no row to insert: then the
-  // stage is only emptied and 0 returned.
-  Result<int64_t> InsertIfAny(const std::string& count_sql, const std::string& insert_sql);
+  // Closes the appender, runs `statements` in order (they read name()), empties the stage;
+  // returns the rows they changed, summed. With a `count_sql` (one BIGINT, reading name()) that
+  // counts no row to write, the statements are skipped: the stage is only emptied and 0 returned.
+  Result<int64_t> Write(const std::string& count_sql, const std::vector<std::string>& statements);
 
  private:
   TableStage(duck::Connection* conn, std::string name, std::string step, duck::Appender appender)

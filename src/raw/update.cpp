@@ -88,8 +88,6 @@ struct Work {
   bool recorded = false;     // the table had a watermark before the run
   int64_t start_ms = 0;      // the watermark's start
   int64_t watermark_ms = 0;  // committed so far
-  // Fetched rows with timestamp <= this may be stored already (see Stager::Flush).
-  std::optional<int64_t> conflicts_up_to;
 };
 
 std::string ShortName(std::string_view table) {
@@ -302,7 +300,7 @@ Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& bat
   for (size_t i = 0; i < pending.size() && st.ok(); ++i) {
     if (!touched[i]) continue;
     Work& w = pending[i];
-    auto counts = stager.Flush(*w.spec->table, w.conflicts_up_to);
+    auto counts = stager.Flush(*w.spec->table);
     if (!counts.ok()) {
       st = counts.status();
       break;
@@ -364,53 +362,21 @@ Status BackfillTable(lake::Lake& lake, Stager& stager, Work& w, int64_t target_m
       st = stager.Stage(*w.spec->table, page->rows);
       ++pages;
     }
-    // Rows an import left outside its window are the only ones this window can meet again.
-    std::optional<int64_t> conflicts;
-    if (st.ok()) {
-      auto hi = lake.conn().QueryInt("SELECT max(timestamp) FROM " + r.table +
-                                         " WHERE timestamp >= " + std::to_string(from) +
-                                         " AND timestamp < " + std::to_string(to),
-                                     "find stored rows in the backfill of " + r.table);
-      if (hi.ok()) {
-        conflicts = *hi;
-      } else {
-        st = hi.status();
-      }
-    }
     lake::TableCounts counts;
-    for (int attempt = 0; st.ok() && attempt < 2; ++attempt) {
+    if (st.ok()) {
       auto tx = duck::Transaction::Begin(lake.conn());
-      if (!tx.ok()) {
-        st = tx.status();
-        break;
-      }
-      auto flushed = stager.Flush(*w.spec->table, conflicts);
-      st = flushed.status();
+      st = tx.status();
       if (st.ok()) {
-        counts = *flushed;
-        st = lake.SetWatermark(r.table, {from, w.watermark_ms}, run_id);
-      }
-      if (st.ok() && options.at_step) st = options.at_step("backfill_commit");
-      if (st.ok()) st = tx->Commit();
-      if (st.ok()) break;
-      (void)tx->Rollback();
-      if (attempt == 0 && stager.plain_insert_failed() && conflicts != Stager::kAllMayConflict) {
-        // A row believed new was stored already: the chunk again, every row through ON CONFLICT.
-        conflicts = Stager::kAllMayConflict;
-        st = Status::Ok();
-        (void)stager.Clear();
-        Pager again(*w.spec, contracts, from, to, options.page_size);
-        while (st.ok() && !again.done()) {
-          auto page = again.Next(client);
-          if (!page.ok()) {
-            st = Status(page.status().code(), context + " " + page.status().message());
-            break;
-          }
-          st = stager.Stage(*w.spec->table, page->rows);
+        auto flushed = stager.Flush(*w.spec->table);
+        st = flushed.status();
+        if (st.ok()) {
+          counts = *flushed;
+          st = lake.SetWatermark(r.table, {from, w.watermark_ms}, run_id);
         }
-        continue;
+        if (st.ok() && options.at_step) st = options.at_step("backfill_commit");
+        if (st.ok()) st = tx->Commit();
+        if (!st.ok()) (void)tx->Rollback();
       }
-      break;
     }
     if (!st.ok()) {
       (void)stager.Clear();
@@ -529,13 +495,6 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     // An end before the watermark (an earlier --to, or a head that went back) fetches nothing.
     r.from_ms = std::min(r.from_ms, r.end_ms);
     r.after = {w.start_ms, w.watermark_ms};
-    // Stored rows at or after the window's start (a tie group stored by an interrupted run, rows
-    // an import left past its window, the slots re-read) are the only ones a fetch can meet again.
-    auto hi = lake.conn().QueryInt("SELECT max(timestamp) FROM " + r.table +
-                                       " WHERE timestamp >= " + std::to_string(r.from_ms),
-                                   "find stored rows in the window of " + r.table);
-    if (!hi.ok()) return fail(hi.status());
-    w.conflicts_up_to = *hi;
   }
 
   {
@@ -617,7 +576,6 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   };
   Status error;
   bool finished = false;
-  bool safe_mode = false;
   const size_t max_batch = static_cast<size_t>(std::max(1, options.max_pages_per_commit));
   // Pages popped and not stored yet: stored in one transaction once there are max_batch of them,
   // kRawCommitWindow after the first, when every fetcher is done or one failed (a kill loses at
@@ -655,13 +613,6 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
       return options.finishes_run ? run.Finish() : Status::Ok();
     };
     Status st = StoreBatch(lake, *stager, pages, run.id(), work, finish, options.at_step);
-    if (!st.ok() && stager->plain_insert_failed() && !safe_mode) {
-      // A row believed new was stored already (the source moved an event in time?): from now on
-      // every row goes through ON CONFLICT.
-      safe_mode = true;
-      for (Work& w : work) w.conflicts_up_to = Stager::kAllMayConflict;
-      st = StoreBatch(lake, *stager, pages, run.id(), work, finish, options.at_step);
-    }
     if (!st.ok()) {
       if (error.ok()) error = st;
       break;

@@ -116,6 +116,62 @@ TEST_F(LakeTest, AnOlderLakeGetsAColumnAppendedToASourceTable) {
   EXPECT_EQ(**n, 1);
 }
 
+TEST_F(LakeTest, ASchemaOneLakeLosesTheKeysOfTheTablesThatGrowEveryRunAndKeepsTheirRows) {
+  {
+    auto lake = OpenWriter();
+    ASSERT_NE(lake, nullptr);
+    auto run = lake->BeginRun("update");
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    ASSERT_TRUE(run->Finish().ok());
+    // What predlake 1 made: ID and run_id primary keys, rows in an order that is not the key's.
+    ASSERT_TRUE(
+        lake->conn()
+            .Execute("CREATE TABLE keyed AS FROM pdr_payouts LIMIT 0; DROP TABLE pdr_payouts; "
+                     "CREATE TABLE pdr_payouts (ID VARCHAR PRIMARY KEY, token VARCHAR, user "
+                     "VARCHAR, slot BIGINT, timestamp BIGINT NOT NULL, payout DECIMAL(38, 18), "
+                     "predvalue BOOLEAN, truevalue BOOLEAN, stake DECIMAL(38, 18)); "
+                     "INSERT INTO pdr_payouts (ID, slot, timestamp) VALUES ('c', 3, 3000), "
+                     "('a', 1, 1000), ('b', 2, 2000); DROP TABLE keyed; "
+                     "CREATE TABLE runs_copy AS FROM predlake_runs; DROP TABLE predlake_runs; "
+                     "CREATE TABLE predlake_runs AS FROM runs_copy LIMIT 0; "
+                     "ALTER TABLE predlake_runs ADD PRIMARY KEY (run_id); "
+                     "INSERT INTO predlake_runs FROM runs_copy; DROP TABLE runs_copy; "
+                     "UPDATE predlake_meta SET value = '1' WHERE key = 'schema_version'",
+                     "t")
+            .ok());
+  }
+  auto lake = OpenWriter();
+  ASSERT_NE(lake, nullptr);
+  auto text = [&](const std::string& sql) {
+    auto r = lake->conn().Query(sql, "t");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    std::string out;
+    if (r.ok()) {
+      for (const auto& row : r->ToText()) out += row[0].value_or("NULL") + " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(text("SELECT ID FROM pdr_payouts ORDER BY rowid"), "c a b ");
+  EXPECT_EQ(text("SELECT is_nullable::VARCHAR FROM duckdb_columns() WHERE table_name = "
+                 "'pdr_payouts' AND column_name = 'ID'"),
+            "false ");
+  EXPECT_EQ(text("SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = "
+                 "'succeeded'"),
+            "1 ");
+  EXPECT_EQ(text("SELECT value FROM predlake_meta WHERE key = 'schema_version'"), "2 ");
+  EXPECT_EQ(text("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '%__keyed'"), "0 ");
+  // No table of kUnkeyedTables has a key, as in a new lake; every one of them exists.
+  for (std::string_view name : kUnkeyedTables) {
+    SCOPED_TRACE(std::string(name));
+    const std::string quoted = "'" + std::string(name) + "'";
+    EXPECT_EQ(text("SELECT count(*) FROM duckdb_tables() WHERE table_name = " + quoted), "1 ");
+    EXPECT_EQ(text("SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY "
+                   "KEY' AND table_name = " +
+                   quoted),
+              "0 ");
+  }
+}
+
 TEST_F(LakeTest, BuiltColumnsAreAppendedInTheirDefinedOrder) {
   auto lake = OpenWriter();
   ASSERT_NE(lake, nullptr);

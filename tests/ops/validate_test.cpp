@@ -119,11 +119,9 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
 }
 
 TEST_F(ValidateTest, DuplicateIdsFireInRawAndBuiltTables) {
-  // Raw tables have a primary key, so only a damaged table can hold a duplicate: rebuild one
-  // without it.
+  // No index refuses a copy (lake::kUnkeyedTables): the writes keep IDs unique, validate checks.
   Corrupt(
-      "CREATE TABLE tv AS SELECT * FROM pdr_truevals; DROP TABLE pdr_truevals; ALTER TABLE tv "
-      "RENAME TO pdr_truevals; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY ID "
+      "INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY ID "
       "LIMIT 1; INSERT INTO bronze_pdr_predictions SELECT * FROM bronze_pdr_predictions ORDER "
       "BY ID LIMIT 1");
   ValidationReport report = Run();
@@ -348,9 +346,8 @@ TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
 // slot, find what the checks over the whole lake at once find.
 TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
   Corrupt(
-      // duplicate_ids: a table without its primary key, copies early and late and without slot;
-      "CREATE TABLE tv AS SELECT * FROM pdr_truevals; DROP TABLE pdr_truevals; ALTER TABLE tv "
-      "RENAME TO pdr_truevals; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot "
+      // duplicate_ids: copies early and late and without slot;
+      "INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot "
       "LIMIT 2; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot DESC LIMIT 1; "
       "INSERT INTO bronze_pdr_predictions SELECT * FROM bronze_pdr_predictions WHERE ID IN "
       "(SELECT ID FROM bronze_pdr_predictions ORDER BY slot, ID LIMIT 3); "
@@ -418,9 +415,8 @@ TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
   EXPECT_EQ(Get(once, "payouts_without_prediction").count, 7) << Text(once);
   EXPECT_EQ(Get(once, "bronze_raw_parity").count, 14) << Text(once);
   EXPECT_EQ(Get(once, "stale_waiting_updates").count, 9) << Text(once);
-  // The raw tables but the one rebuilt without its key are not read.
-  EXPECT_EQ(Get(once, "duplicate_ids").note,
-            "6 table(s) with a primary key on ID not read: DuckDB refuses a copy");
+  // No table has a key on ID (lake::kUnkeyedTables): every one is read.
+  EXPECT_EQ(Get(once, "duplicate_ids").note, "");
 }
 
 // Incremental duplicate_ids looks for the copies of the changed rows' IDs from their lowest slot
@@ -434,12 +430,9 @@ TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
     auto lake = OpenWriter(dir_.path());
     ASSERT_NE(lake, nullptr);
     mark = MarkWithPayoutsFrom(*lake, mid);
-    // pdr_payouts without its primary key (a damaged table), then three copies: of a payout
-    // from mid on, of an early payout with a timestamp from mid on (both changed), and of an
-    // early payout as it was (unchanged).
+    // Three copies in pdr_payouts: of a payout from mid on, of an early payout with a timestamp
+    // from mid on (both changed), and of an early payout as it was (unchanged).
     Exec(*lake,
-         "CREATE TABLE po AS SELECT * FROM pdr_payouts; DROP TABLE pdr_payouts; ALTER TABLE po "
-         "RENAME TO pdr_payouts; "
          "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp >= " +
              m +
              " ORDER BY ID LIMIT 1; "

@@ -144,6 +144,51 @@ TEST(StagerTest, SlotsKeepTheirLatestState) {
             (std::vector<std::string>{"x-300 true Paying", "y-300 - Pending"}));
 }
 
+TEST(StagerTest, AStoredCopyIsLookedForInTheStagedSlotsOnly) {
+  StoreFixture f;
+  const TableDef& payouts = *FindTable("pdr_payouts");
+  auto range = [&](const std::string& rows) {
+    auto r = StoredIdRange(f.lake->conn(), payouts, rows, "t");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : std::string();
+  };
+  ASSERT_TRUE(f.stager.Store(payouts, {Payout("a", "1")}).ok());
+  // Literal constants (zone maps skip the other row groups); NULL or no rows bound nothing.
+  EXPECT_EQ(range("SELECT 5 AS slot UNION ALL SELECT 9"), "stored.\"slot\" BETWEEN 5 AND 9");
+  EXPECT_EQ(range("SELECT 5 AS slot UNION ALL SELECT NULL"), "TRUE");
+  EXPECT_EQ(range("SELECT 5 AS slot WHERE false"), "FALSE");
+  auto subscriptions = StoredIdRange(f.lake->conn(), *FindTable("pdr_subscriptions"),
+                                     "SELECT 1 AS x", "t");
+  ASSERT_TRUE(subscriptions.ok());
+  EXPECT_EQ(*subscriptions, "TRUE");
+  // The same ID (same slot) at another time is the stored event: not stored twice.
+  auto later = f.stager.Store(payouts, {Payout("a", "1", 999'000'000)});
+  ASSERT_TRUE(later.ok()) << later.status().message();
+  EXPECT_EQ(later->rows_out, 0);
+  EXPECT_EQ(f.Column("SELECT count(*) FROM pdr_payouts"), std::vector<std::string>{"1"});
+  // A row without a slot has no bound: the whole table is read, the copy still found.
+  Row no_slot = Payout("a", "1");
+  no_slot[3] = Cell();
+  auto unbounded = f.stager.Store(payouts, {no_slot});
+  ASSERT_TRUE(unbounded.ok()) << unbounded.status().message();
+  EXPECT_EQ(unbounded->rows_out, 0);
+}
+
+TEST(StagerTest, RawTablesHaveNoIndexAndStoreInTimestampOrder) {
+  StoreFixture f;
+  EXPECT_EQ(f.Column("SELECT count(*) FROM duckdb_indexes() UNION ALL SELECT count(*) FROM "
+                     "duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name "
+                     "NOT LIKE 'predlake%'"),
+            (std::vector<std::string>{"0", "0"}));
+  const TableDef& payouts = *FindTable("pdr_payouts");
+  ASSERT_TRUE(f.stager
+                  .Store(payouts, {Payout("c", "1", 3000), Payout("a", "1", 1000),
+                                   Payout("b", "1", 2000), Payout("a", "1", 1000)})
+                  .ok());
+  EXPECT_EQ(f.Column("SELECT ID FROM pdr_payouts ORDER BY rowid"),
+            (std::vector<std::string>{"a", "b", "c"}));
+}
+
 TEST(StagerTest, RolledBackStoreLeavesNothing) {
   StoreFixture f;
   {
@@ -164,7 +209,7 @@ TEST(StagerTest, RowOfTheWrongWidthIsAnInternalError) {
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
 }
 
-TEST(TableStageTest, InsertIfAnySkipsTheInsertWhenTheCountIsZeroAndEmptiesTheStageEitherWay) {
+TEST(TableStageTest, WriteSkipsTheStatementsWhenTheCountIsZeroAndEmptiesTheStageEitherWay) {
   StoreFixture f;
   ASSERT_TRUE(
       f.lake->conn().Execute("CREATE TABLE kv (k VARCHAR PRIMARY KEY, v BIGINT)", "t").ok());
@@ -178,19 +223,20 @@ TEST(TableStageTest, InsertIfAnySkipsTheInsertWhenTheCountIsZeroAndEmptiesTheSta
     return std::move(stage).value();
   };
   const std::string changed = "FROM kv_stage EXCEPT FROM kv";
-  const std::string upsert =
-      "INSERT INTO kv SELECT * FROM (" + changed + ") ON CONFLICT (k) DO UPDATE SET v = excluded.v";
+  const std::vector<std::string> upsert = {
+      "UPDATE kv SET v = s.v FROM kv_stage AS s WHERE kv.k = s.k AND kv.v <> s.v",
+      "INSERT INTO kv SELECT * FROM kv_stage AS s WHERE s.k NOT IN (SELECT k FROM kv)"};
   {
-    // Unchanged: counted 0, not inserted (an INSERT would fail: the count says what to skip).
+    // Unchanged: counted 0, not written (the statement would fail: the count says what to skip).
     TableStage stage = fill(1);
-    auto n = stage.InsertIfAny("SELECT count(*) FROM (" + changed + ")", "INSERT INTO nowhere");
+    auto n = stage.Write("SELECT count(*) FROM (" + changed + ")", {"INSERT INTO nowhere"});
     ASSERT_TRUE(n.ok()) << n.status().message();
     EXPECT_EQ(*n, 0);
   }
   EXPECT_EQ(f.Column("SELECT count(*) FROM kv_stage"), std::vector<std::string>{"0"});
   {
     TableStage stage = fill(2);
-    auto n = stage.InsertIfAny("SELECT count(*) FROM (" + changed + ")", upsert);
+    auto n = stage.Write("SELECT count(*) FROM (" + changed + ")", upsert);
     ASSERT_TRUE(n.ok()) << n.status().message();
     EXPECT_EQ(*n, 1);
   }

@@ -24,8 +24,9 @@ CREATE TABLE IF NOT EXISTS predlake_checkpoint (
   updated_at_ms BIGINT
 );
 
+-- No primary key (lake::kUnkeyedTables): the one writer numbers the runs.
 CREATE TABLE IF NOT EXISTS predlake_runs (
-  run_id BIGINT PRIMARY KEY,
+  run_id BIGINT NOT NULL,
   command VARCHAR NOT NULL,
   status VARCHAR NOT NULL,          -- running | succeeded | failed | aborted
   started_at_ms BIGINT NOT NULL,
