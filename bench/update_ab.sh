@@ -7,7 +7,8 @@
 # Prints one Markdown row per hour: wall seconds (CPU seconds, user + system) and the -v phases of
 # each build, then the mean of each build over the hours without a checkpoint and over all hours.
 # Usage: bench/update_ab.sh BIN_A BIN_B WORK_DIR SIZE [HOURS] (e.g. build-before/predlake
-# build/release/predlake /tmp/scale 1500000 6).
+# build/release/predlake /tmp/scale 1500000 6). B_BUILT=DIR gives build B its own copy of the same
+# lake (one a newer build already upgraded, say) instead of WORK_DIR/SIZE/built.
 set -euo pipefail
 bin_a="$1"
 bin_b="$2"
@@ -23,8 +24,10 @@ end_ms=$(awk '$1 == "end_ms" { print $2 }' "$dir/build.txt")
 start=$(date -u -d "@$((end_ms / 1000))" +%Y-%m-%d_%H:%M)
 
 for side in a b; do
+  src="$dir/built"
+  if [ "$side" = b ] && [ -n "${B_BUILT:-}" ]; then src="$B_BUILT"; fi
   rm -rf "$dir/ab_$side"
-  cp -r "$dir/built" "$dir/ab_$side"
+  cp -r "$src" "$dir/ab_$side"
   cat "$dir/ab_$side/lake.duckdb" > /dev/null
 done
 sync
