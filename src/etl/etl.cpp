@@ -47,8 +47,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }
 
 // Puts what the ETL did on its run: the window, the per-table counts and the detail {start_ms,
-// changed, message}, beside what an earlier step of the run (`update`'s raw fetch) recorded. That
-// step's counts of a table win over the ETL's counts of the same (input) table; the ETL's window,
+// changed, message}, beside what an earlier step of the run (`update`'s raw fetch) recorded. The
+// ETL's counts of a table replace that step's counts of the same (input) table, and its window,
 // once it has one, replaces that step's.
 void RecordOn(lake::Run& run, const RunReport& report) {
   if (report.window_start_ms || report.window_end_ms) {
