@@ -450,19 +450,19 @@ Status Lake::RefillUnkeyed(const std::vector<std::string>& tables) {
   for (const std::string& name : tables) {
     const std::string old_name = name + "__keyed";
     const std::string step = "copy " + name + " without its primary key";
-    ASSIGN_OR_RETURN(auto cols, conn_->Query("SELECT column_name FROM duckdb_columns() WHERE "
-                                             "database_name = current_database() AND "
-                                             "table_name = " +
-                                                 duck::QuoteString(old_name) +
-                                                 " ORDER BY column_index",
-                                             step));
+    ASSIGN_OR_RETURN(auto cols,
+                     conn_->Query("SELECT column_name FROM duckdb_columns() WHERE "
+                                  "database_name = current_database() AND "
+                                  "table_name = " +
+                                      duck::QuoteString(old_name) + " ORDER BY column_index",
+                                  step));
     std::string columns;
     for (const auto& row : cols.ToText()) {
       columns += (columns.empty() ? "" : ", ") + duck::QuoteIdent(row[0].value_or(""));
     }
-    RETURN_IF_ERROR(conn_->Execute("INSERT INTO " + name + " (" + columns + ") SELECT " + columns +
-                                       " FROM " + old_name,
-                                   step));
+    RETURN_IF_ERROR(conn_->Execute(
+        "INSERT INTO " + name + " (" + columns + ") SELECT " + columns + " FROM " + old_name,
+        step));
     RETURN_IF_ERROR(conn_->Execute("DROP TABLE " + old_name, step));
   }
   return Status::Ok();

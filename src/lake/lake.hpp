@@ -33,11 +33,18 @@ inline constexpr int kSchemaVersion = 2;
 // gain rows at every run. In DuckDB 1.4 a table with an index never merges the row groups that
 // appends leave at each checkpoint, so each such table grew the lake by about a 256 KB block per
 // checkpoint, and every insert paid for the index (docs/scale.md). The writes keep the names
-// unique instead (raw::InsertNewIdsSql; one writer numbers the runs). tests/lake checks the DDL
-// agrees.
-inline constexpr std::array<std::string_view, 8> kUnkeyedTables = {
-    "pdr_predictions", "pdr_truevals", "pdr_payouts", "pdr_subscriptions",
-    "pdr_slots",       "pdr_contracts", "pdr_ohlcv",  "predlake_runs"};
+// unique instead (raw::InsertNewIdsSql; one writer numbers the runs). Every source table but the
+// one keyed_by_timestamp, and the run ledger; tests/lake checks the DDL agrees.
+inline constexpr auto kUnkeyedTables = [] {
+  std::array<std::string_view, kSourceTableDefs.size()> out{};
+  size_t n = 0;
+  for (const TableDef* table : kSourceTableDefs) {
+    if (!table->keyed_by_timestamp) out[n++] = table->name;
+  }
+  out[n++] = "predlake_runs";
+  if (n != out.size()) throw "one source table is keyed_by_timestamp";  // a build error
+  return out;
+}();
 
 // Keys of predlake_meta that describe where the lake's data comes from (docs/lake.md): the network
 // recorded by the first writing command, and the subgraph deployment (its IPFS id,

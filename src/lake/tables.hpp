@@ -151,8 +151,8 @@ inline constexpr TableDef kPredictionVersionsTable = {
     true};
 
 // The raw tables, in the order they are fetched and reported. Raw tables are append-only copies of
-// source events, one row per entity id (a repeated ID is not inserted again: raw::InsertNewIdsSql). A
-// re-submitted prediction replaces its row (`versions`).
+// source events, one row per entity id (a repeated ID is not inserted again: raw::InsertNewIdsSql).
+// A re-submitted prediction replaces its row (`versions`).
 inline constexpr std::array<TableDef, 5> kRawTableDefs = {{
     {"pdr_predictions", columns::kPredictions, ColumnIndex(columns::kPredictions, "timestamp"),
      false, &kPredictionVersionsTable},
@@ -239,7 +239,6 @@ std::string CreateTableSql(const TableDef& table);
 // candles (their ID holds the open time), kNoColumn where nothing bounds it (pdr_subscriptions,
 // pdr_contracts: small tables, read whole).
 size_t IdRangeColumn(const TableDef& table);
-
 
 // The built tables (the ETL's output, created by src/lake/sql/03_built_tables.sql), in publish
 // order.

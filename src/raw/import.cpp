@@ -401,8 +401,7 @@ class Importer {
 
   Status Flush(TableState& table) {
     if (table.batch.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(lake::TableCounts counts,
-                     stager_.Store(*table.def, table.batch));
+    ASSIGN_OR_RETURN(lake::TableCounts counts, stager_.Store(*table.def, table.batch));
     table.report.counts += counts;
     table.batch.clear();
     if (progress_ != nullptr) {
@@ -517,8 +516,9 @@ Status ImportCandles(lake::Lake& lake, const ImportOptions& options,
         std::to_string(to);
     ASSIGN_OR_RETURN(std::string stored,
                      StoredIdRange(lake.conn(), lake::kOhlcvTable, candles, f.path));
-    ASSIGN_OR_RETURN(auto inserted,
-                     lake.conn().Query(InsertNewIdsSql(lake::kOhlcvTable, candles, stored), f.path));
+    ASSIGN_OR_RETURN(
+        auto inserted,
+        lake.conn().Query(InsertNewIdsSql(lake::kOhlcvTable, candles, stored), f.path));
     report.counts.rows_out = inserted.rows_changed();
     ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(stream));
     report.before = before;

@@ -171,9 +171,8 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table) {
     counts.rows_out += merged.rows_out;
     counts.rows_updated += merged.rows_updated;
   } else {
-    ASSIGN_OR_RETURN(stored_range,
-                     StoredIdRange(*conn_, table, "SELECT * FROM " + stage,
-                                   "find where " + name + " holds IDs"));
+    ASSIGN_OR_RETURN(stored_range, StoredIdRange(*conn_, table, "SELECT * FROM " + stage,
+                                                 "find where " + name + " holds IDs"));
   }
   const std::string rows = "SELECT " + SelectList(table) + " FROM " + stage;
   if (table.upsert) {
@@ -313,11 +312,11 @@ Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
   const size_t column = lake::IdRangeColumn(table);
   if (column == lake::kNoColumn) return std::string("TRUE");
   const std::string col = Ident(table.columns[column].name);
-  ASSIGN_OR_RETURN(auto range, conn.Query("SELECT count(*), count(*) FILTER (WHERE " + col +
-                                              " IS NULL), coalesce(min(" + col +
-                                              "), 0), coalesce(max(" + col + "), 0) FROM (" +
-                                              std::string(rows_sql) + ")",
-                                          step));
+  ASSIGN_OR_RETURN(auto range,
+                   conn.Query("SELECT count(*), count(*) FILTER (WHERE " + col +
+                                  " IS NULL), coalesce(min(" + col + "), 0), coalesce(max(" + col +
+                                  "), 0) FROM (" + std::string(rows_sql) + ")",
+                              step));
   auto chunk = range.NextChunk();
   if (!chunk || chunk->size() != 1) return Status::Internal(step + ": no range");
   if (chunk->GetInt64(0, 0) == 0) return std::string("FALSE");
@@ -334,8 +333,8 @@ std::string InsertNewIdsSql(const TableDef& table, std::string_view rows_sql,
                     ColumnList(table) + " FROM (SELECT DISTINCT ON (" + key + ") * FROM (" +
                     std::string(rows_sql) + ")) AS n";
   if (stored_range != "FALSE") {
-    sql += " WHERE NOT EXISTS (SELECT 1 FROM " + name + " AS stored WHERE stored." + key +
-           " = n." + key + " AND " + std::string(stored_range) + ")";
+    sql += " WHERE NOT EXISTS (SELECT 1 FROM " + name + " AS stored WHERE stored." + key + " = n." +
+           key + " AND " + std::string(stored_range) + ")";
   }
   // Timestamp order keeps the zone maps of a large insert (an import) tight.
   if (table.timestamp_column != lake::kNoColumn) {

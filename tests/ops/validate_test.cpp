@@ -432,15 +432,13 @@ TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
     mark = MarkWithPayoutsFrom(*lake, mid);
     // Three copies in pdr_payouts: of a payout from mid on, of an early payout with a timestamp
     // from mid on (both changed), and of an early payout as it was (unchanged).
-    Exec(*lake,
-         "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp >= " +
-             m +
-             " ORDER BY ID LIMIT 1; "
-             "INSERT INTO pdr_payouts SELECT * REPLACE (" +
-             m + " + 1 AS timestamp) FROM pdr_payouts WHERE timestamp < " + m +
-             " ORDER BY ID LIMIT 1; "
-             "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp < " +
-             m + " ORDER BY ID DESC LIMIT 1");
+    Exec(*lake, "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp >= " + m +
+                    " ORDER BY ID LIMIT 1; "
+                    "INSERT INTO pdr_payouts SELECT * REPLACE (" +
+                    m + " + 1 AS timestamp) FROM pdr_payouts WHERE timestamp < " + m +
+                    " ORDER BY ID LIMIT 1; "
+                    "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp < " +
+                    m + " ORDER BY ID DESC LIMIT 1");
   }
   ValidationReport full = Run();
   EXPECT_EQ(Get(full, "duplicate_ids").count, 3) << Text(full);

@@ -157,8 +157,8 @@ TEST(StagerTest, AStoredCopyIsLookedForInTheStagedSlotsOnly) {
   EXPECT_EQ(range("SELECT 5 AS slot UNION ALL SELECT 9"), "stored.\"slot\" BETWEEN 5 AND 9");
   EXPECT_EQ(range("SELECT 5 AS slot UNION ALL SELECT NULL"), "TRUE");
   EXPECT_EQ(range("SELECT 5 AS slot WHERE false"), "FALSE");
-  auto subscriptions = StoredIdRange(f.lake->conn(), *FindTable("pdr_subscriptions"),
-                                     "SELECT 1 AS x", "t");
+  auto subscriptions =
+      StoredIdRange(f.lake->conn(), *FindTable("pdr_subscriptions"), "SELECT 1 AS x", "t");
   ASSERT_TRUE(subscriptions.ok());
   EXPECT_EQ(*subscriptions, "TRUE");
   // The same ID (same slot) at another time is the stored event: not stored twice.
