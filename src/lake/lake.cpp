@@ -183,6 +183,7 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   lake->dir_ = lake_dir;
   lake->mode_ = options.mode;
   lake->close_checkpoint_ = options.close_checkpoint;
+  lake->notice_ = options.notice;
   if (options.clock) {
     lake->clock_ = options.clock;
   } else {
@@ -438,6 +439,11 @@ Result<std::vector<std::string>> Lake::SetAsideKeyed() {
     const std::string name = row[0].value_or("");
     if (std::find(kUnkeyedTables.begin(), kUnkeyedTables.end(), name) == kUnkeyedTables.end()) {
       continue;
+    }
+    if (out.empty() && notice_) {
+      notice_("upgrading the lake to schema " + std::to_string(kSchemaVersion) +
+              ": rewriting its raw tables without their primary keys, once (about 2 s per million "
+              "predictions)");
     }
     RETURN_IF_ERROR(conn_->Execute("ALTER TABLE " + name + " RENAME TO " + name + "__keyed",
                                    "set aside " + name + " to drop its primary key"));

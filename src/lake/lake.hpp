@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -110,6 +111,9 @@ struct OpenOptions {
   bool create = true;
   // kWrite only: how the writer's close treats DuckDB's checkpoint (the WAL folded into the file).
   CloseCheckpoint close_checkpoint = CloseCheckpoint::kAlways;
+  // kWrite only: told, before it starts, of a long step the open takes (the one-time upgrade of a
+  // schema-1 lake, which rewrites the raw tables). May be empty.
+  std::function<void(const std::string&)> notice{};
 };
 
 // What one run did to one table: the one per-table count record of the code base (the ledger's
@@ -301,6 +305,7 @@ class Lake {
   std::string dir_;
   Mode mode_ = Mode::kRead;
   CloseCheckpoint close_checkpoint_ = CloseCheckpoint::kAlways;
+  std::function<void(const std::string&)> notice_;  // OpenOptions::notice, for the open only
   bool opened_ = false;  // Open got through its checks (Close checkpoints only then)
   std::unique_ptr<duck::Database> db_;
   std::unique_ptr<duck::Connection> conn_;

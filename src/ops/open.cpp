@@ -12,8 +12,10 @@ Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
   Sleeper& sleeper = retry.sleeper ? *retry.sleeper : DefaultSleeper();
   const int64_t deadline = clock.NowMs() + std::max<int64_t>(retry.max_wait_ms, 0);
   bool told = false;
+  lake::OpenOptions with_notice = options;
+  if (!with_notice.notice) with_notice.notice = retry.on_notice;
   while (true) {
-    auto lake = lake::Lake::Open(lake_dir, options);
+    auto lake = lake::Lake::Open(lake_dir, with_notice);
     if (lake.ok() || lake.status().code() != StatusCode::kBusy) return lake;
     int64_t now = clock.NowMs();
     if (now >= deadline) {
@@ -32,6 +34,7 @@ RetryOptions BusyRetry(Logger& log) {
   retry.on_wait = [&log](const Status& busy) {
     log.Info("waiting for the lake: " + busy.message());
   };
+  retry.on_notice = [&log](const std::string& notice) { log.Info(notice); };
   return retry;
 }
 

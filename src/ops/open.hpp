@@ -27,6 +27,8 @@ struct RetryOptions {
   // Called once, with the kBusy status, when the first attempt finds the lake busy and a retry
   // follows (e.g. to tell the user what it waits for). May be empty.
   std::function<void(const Status&)> on_wait;
+  // Passed on as lake::OpenOptions::notice (a writer's long one-time step). May be empty.
+  std::function<void(const std::string&)> on_notice;
 };
 
 // Lake::Open, retried while it answers kBusy, until retry.max_wait_ms has passed; then the last
@@ -37,8 +39,8 @@ Result<std::unique_ptr<lake::Lake>> OpenWithRetry(const std::string& lake_dir,
                                                   const RetryOptions& retry = {});
 
 // The retry of every command, reader or writer: up to 2 s while another process holds the lake,
-// telling `log` (info) once what it waits for. `log` is not owned and must outlive the returned
-// options.
+// telling `log` (info) once what it waits for, and any notice of the open. `log` is not owned and
+// must outlive the returned options.
 RetryOptions BusyRetry(Logger& log);
 
 // OpenWithRetry in Mode::kRead: what describe, validate, query and runs use.
