@@ -65,7 +65,8 @@ std::string StagingName(const TableDef& table);
 // with the table's columns): a condition on the rows of `table` aliased `stored`, namely
 // lake::IdRangeColumn BETWEEN the rows' least and greatest value, as literal constants so that
 // DuckDB's zone maps skip the other row groups. "TRUE" (read the whole table) when the table has
-// no such column or a row lacks the value; "FALSE" when `rows_sql` has no row. Errors name `step`.
+// no such column, or a row of `rows_sql` or of the table lacks the value (a stored row without it
+// could be a copy of any ID); "FALSE" when `rows_sql` has no row. Errors name `step`.
 Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
                                   std::string_view rows_sql, const std::string& step);
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "raw_test_util.hpp"
 
 namespace predlake::raw {
@@ -187,6 +190,105 @@ TEST(StagerTest, RawTablesHaveNoIndexAndStoreInTimestampOrder) {
                   .ok());
   EXPECT_EQ(f.Column("SELECT ID FROM pdr_payouts ORDER BY rowid"),
             (std::vector<std::string>{"a", "b", "c"}));
+}
+
+// Random batches of rows from a small pool of IDs, each batch its own transaction, against a
+// model: an insert-only table keeps an ID's first stored values, an upsert table its latest; every
+// ID is stored once; the counts say which IDs were new and which changed. An ID's slot is fixed
+// (the ID holds it) while its timestamp and values vary, and some rows have no slot at all.
+TEST(StagerTest, RandomBatchesStoreEachIdOnceAsTheModelSays) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    StoreFixture f;
+    std::mt19937 rng(seed);
+    const TableDef& payouts = *FindTable("pdr_payouts");
+    const TableDef& slots = *FindTable("pdr_slots");
+    std::map<std::string, std::string> payout_model, slot_model;  // ID -> value
+    for (int batch = 0; batch < 12; ++batch) {
+      const int n = 1 + static_cast<int>(rng() % 40);
+      std::vector<Row> payout_rows, slot_rows;
+      std::map<std::string, std::string> payout_batch, slot_batch;  // this batch's values
+      for (int i = 0; i < n; ++i) {
+        const int id = static_cast<int>(rng() % 60);
+        const int64_t slot = 1000 + (id % 9) * 300;
+        const std::string value = std::to_string(batch * 100 + id);  // one value per (ID, batch)
+        Row payout = Payout("c-" + std::to_string(slot) + "-u" + std::to_string(id), value,
+                            int64_t{1000} + static_cast<int64_t>(rng() % 100'000));
+        payout[3] = rng() % 10 == 0 ? Cell() : Cell(slot);
+        payout_batch[std::get<std::string>(payout[0])] = value;
+        payout_rows.push_back(std::move(payout));
+        const std::string slot_id = "c-" + std::to_string(slot + id);
+        slot_rows.push_back(Row{slot_id, (slot + id) * 1000, slot + id, Cell(), std::string("0"),
+                                value, std::string("Pending")});
+        slot_batch[slot_id] = value;
+      }
+      int64_t new_payouts = 0, new_slots = 0, changed_slots = 0;
+      for (const auto& [id, value] : payout_batch)
+        new_payouts += payout_model.emplace(id, value).second;
+      for (const auto& [id, value] : slot_batch) {
+        auto [it, added] = slot_model.emplace(id, value);
+        new_slots += added;
+        if (!added && it->second != value) ++changed_slots, it->second = value;
+      }
+      auto tx = std::move(duck::Transaction::Begin(f.lake->conn())).value();
+      auto p = f.stager.Store(payouts, payout_rows);
+      ASSERT_TRUE(p.ok()) << p.status().message();
+      auto s = f.stager.Store(slots, slot_rows);
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      ASSERT_TRUE(tx.Commit().ok());
+      EXPECT_EQ(p->rows_out, new_payouts) << "batch " << batch;
+      EXPECT_EQ(s->rows_out, new_slots) << "batch " << batch;
+      EXPECT_EQ(s->rows_updated, changed_slots) << "batch " << batch;
+    }
+    auto stored = [&](const std::string& sql) {
+      std::map<std::string, std::string> out;
+      auto r = f.lake->conn().Query(sql, "t");
+      EXPECT_TRUE(r.ok()) << r.status().message();
+      if (!r.ok()) return out;
+      for (const auto& row : r->ToText()) {
+        EXPECT_TRUE(out.emplace(*row[0], *row[1]).second) << "stored twice: " << *row[0];
+      }
+      return out;
+    };
+    EXPECT_EQ(stored("SELECT ID, CAST(CAST(payout AS BIGINT) AS VARCHAR) FROM pdr_payouts"),
+              payout_model);
+    EXPECT_EQ(stored("SELECT ID, CAST(CAST(roundSumStakes AS BIGINT) AS VARCHAR) FROM pdr_slots"),
+              slot_model);
+  }
+}
+
+// A stored prediction without a slot could be a copy of any staged one: the versions' merge then
+// reads the whole table, so the ID is still stored once (and a later version still replaces it).
+TEST(StagerTest, AStoredPredictionWithoutASlotIsStillFound) {
+  StoreFixture f;
+  const TableDef& predictions = *FindTable("pdr_predictions");
+  auto prediction = [](Cell slot, int64_t ts, const std::string& stake) {
+    return Row{std::string("0xc-300-0xu"),
+               std::string("0xc"),
+               std::string("BTC/USDT"),
+               std::string("5m"),
+               true,
+               stake,
+               Cell(),
+               ts,
+               std::string("binance"),
+               Cell(),
+               slot,
+               std::string("0xu")};
+  };
+  ASSERT_TRUE(f.stager.Store(predictions, {prediction(Cell(), 1000, "1")}).ok());
+  auto same = f.stager.Store(predictions, {prediction(int64_t{300}, 1000, "1")});
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(same->rows_out, 0);
+  auto newer = f.stager.Store(predictions, {prediction(int64_t{300}, 2000, "2")});
+  ASSERT_TRUE(newer.ok()) << newer.status().message();
+  EXPECT_EQ(newer->rows_out, 0);
+  EXPECT_EQ(newer->rows_updated, 1);
+  EXPECT_EQ(f.Column("SELECT timestamp || ' ' || CAST(CAST(stake AS INTEGER) AS VARCHAR) FROM "
+                     "pdr_predictions"),
+            std::vector<std::string>{"2000 2"});
+  EXPECT_EQ(f.Column("SELECT timestamp || ' ' || superseded_at FROM predlake_prediction_versions"),
+            std::vector<std::string>{"1000 2000"});
 }
 
 TEST(StagerTest, RolledBackStoreLeavesNothing) {
