@@ -164,15 +164,13 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table) {
         lake::RecordWrittenDaysSql(table, "SELECT " + ts + " AS \"timestamp\" FROM " + stage),
         "record the days written in " + name));
   }
-  // MergeVersions takes every staged ID the table holds off the stage, so what is left is new.
-  std::string stored_range = "FALSE";
+  ASSIGN_OR_RETURN(std::string stored_range, StoredIdRange(*conn_, table, "SELECT * FROM " + stage,
+                                                           "find where " + name + " holds IDs"));
   if (table.versions != nullptr) {
-    ASSIGN_OR_RETURN(lake::TableCounts merged, MergeVersions(table));
+    ASSIGN_OR_RETURN(lake::TableCounts merged, MergeVersions(table, stored_range));
     counts.rows_out += merged.rows_out;
     counts.rows_updated += merged.rows_updated;
-  } else {
-    ASSIGN_OR_RETURN(stored_range, StoredIdRange(*conn_, table, "SELECT * FROM " + stage,
-                                                 "find where " + name + " holds IDs"));
+    stored_range = "FALSE";  // MergeVersions took every staged ID the table holds off the stage
   }
   const std::string rows = "SELECT " + SelectList(table) + " FROM " + stage;
   if (table.upsert) {
@@ -188,38 +186,23 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table) {
   return counts;
 }
 
-Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table) {
+Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table,
+                                                const std::string& stored_range) {
   lake::TableCounts counts;
   const std::string name(table.name);
   const std::string versions(table.versions->name);
   const std::string stage = StagingName(table);
   const std::string columns = ColumnList(table);
   const std::string ids(kMergeIds), rows(kMergeRows);
-  // A stored copy of a staged ID has the same slot (the ID holds it), so the stored rows are read
-  // only in the staged slot range: the row groups of recent slots, not the whole table.
-  // A stored row without a slot could be a copy of any staged ID: then the whole table is read
-  // (DuckDB skips the row groups whose statistics say they hold no NULL slot, so asking is cheap).
-  ASSIGN_OR_RETURN(auto range,
-                   conn_->Query("SELECT coalesce(min(slot), 0), coalesce(max(slot), -1), "
-                                "count(*) FILTER (WHERE slot IS NULL) + (SELECT count(*) FROM " +
-                                    name + " WHERE slot IS NULL) FROM " + stage,
-                                "find the slot range of staged " + name));
-  auto chunk = range.NextChunk();
-  if (!chunk || chunk->size() != 1) return Status::Internal("no slot range for staged " + name);
-  const bool any_null_slot = chunk->GetInt64(2, 0) > 0;
-  const std::string lo = std::to_string(chunk->GetInt64(0, 0));
-  const std::string hi = std::to_string(chunk->GetInt64(1, 0));
-  auto in_range = [&](std::string_view alias) {
-    return any_null_slot ? std::string("true")
-                         : std::string(alias) + "slot BETWEEN " + lo + " AND " + hi;
-  };
+  // The stored rows are read only where `stored_range` says a copy can be (the staged slot
+  // range: the row groups of recent slots, not the whole table); the table is aliased `stored`.
   // The IDs that need merging: stored already (the fetch meets a stored version again, or a
   // newer one), or staged with more than one timestamp.
-  RETURN_IF_ERROR(conn_->Execute("CREATE OR REPLACE TEMP TABLE " + ids + " AS SELECT s.ID FROM " +
-                                     stage + " AS s JOIN " + name + " AS p ON p.ID = s.ID WHERE " +
-                                     in_range("p.") + " UNION SELECT ID FROM " + stage +
-                                     " GROUP BY ID HAVING count(DISTINCT timestamp) > 1",
-                                 "find re-submitted IDs of " + name));
+  RETURN_IF_ERROR(conn_->Execute(
+      "CREATE OR REPLACE TEMP TABLE " + ids + " AS SELECT s.ID FROM " + stage + " AS s JOIN " +
+          name + " AS stored ON stored.ID = s.ID WHERE " + stored_range + " UNION SELECT ID FROM " +
+          stage + " GROUP BY ID HAVING count(DISTINCT timestamp) > 1",
+      "find re-submitted IDs of " + name));
   ASSIGN_OR_RETURN(std::optional<int64_t> n,
                    conn_->QueryInt("SELECT count(*) FROM " + ids, "count re-submitted IDs"));
   if (n.value_or(0) == 0) return counts;
@@ -228,7 +211,7 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table) {
   const std::string of_ids = "ID IN (SELECT ID FROM " + ids + ")";
   RETURN_IF_ERROR(conn_->Execute(
       "CREATE OR REPLACE TEMP TABLE " + rows + " AS WITH cand AS (SELECT " + columns +
-          ", 0 AS src FROM " + name + " WHERE " + in_range("") + " AND " + of_ids +
+          ", 0 AS src FROM " + name + " AS stored WHERE " + stored_range + " AND " + of_ids +
           " UNION ALL SELECT " + columns + ", 1 AS src FROM " + versions + " WHERE " + of_ids +
           " UNION ALL SELECT " + SelectList(table) + ", 2 AS src FROM " + stage + " WHERE " +
           of_ids +
@@ -252,10 +235,11 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table) {
       "record versions of " + name));
   ASSIGN_OR_RETURN(
       duck::QueryResult updated,
-      conn_->Query("UPDATE " + name + " AS p SET " + SetList(table, "m") + " FROM " + rows +
-                       " AS m WHERE m.superseded_at IS NULL AND m.stored AND p.ID = m.ID AND " +
-                       in_range("p.") + " AND p.timestamp IS DISTINCT FROM m.timestamp",
-                   "replace re-submitted rows of " + name));
+      conn_->Query(
+          "UPDATE " + name + " AS stored SET " + SetList(table, "m") + " FROM " + rows +
+              " AS m WHERE m.superseded_at IS NULL AND m.stored AND stored.ID = " + "m.ID AND " +
+              stored_range + " AND stored.timestamp IS DISTINCT FROM m.timestamp",
+          "replace re-submitted rows of " + name));
   counts.rows_updated = updated.rows_changed();
   ASSIGN_OR_RETURN(duck::QueryResult inserted,
                    conn_->Query("INSERT INTO " + name + " (" + columns + ") SELECT " + columns +

@@ -53,7 +53,8 @@ class Stager {
  private:
   explicit Stager(duck::Connection* conn) : conn_(conn) {}
   // The merge of Flush for a table with versions; takes the merged IDs off the staging table.
-  Result<lake::TableCounts> MergeVersions(const TableDef& table);
+  // `stored_range`: StoredIdRange of the staged rows (the table is aliased `stored` in it).
+  Result<lake::TableCounts> MergeVersions(const TableDef& table, const std::string& stored_range);
   duck::Connection* conn_;
   std::vector<int64_t> staged_;  // rows staged per table, RawTables() order
 };
