@@ -51,8 +51,7 @@ std::string RecordWrittenDaysSql(const TableDef& table, std::string_view rows_sq
 
 size_t IdRangeColumn(const TableDef& table) {
   if (const size_t slot = ColumnIndex(table.columns, "slot"); slot != kNoColumn) return slot;
-  if (table.name == kOhlcvTable.name) return table.timestamp_column;
-  return kNoColumn;
+  return table.timestamp_column;
 }
 
 std::string OhlcvStreamName(std::string_view exchange, std::string_view pair,

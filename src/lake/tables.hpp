@@ -235,9 +235,10 @@ std::string RawTableList(std::string_view separator = ", ");
 std::string CreateTableSql(const TableDef& table);
 
 // The column every copy of an ID agrees on, which bounds where a stored copy of a row can be:
-// `slot` where the table has one (an ID holds its slot: contract-slot[-user]), `timestamp` for the
-// candles (their ID holds the open time), kNoColumn where nothing bounds it (pdr_subscriptions,
-// pdr_contracts: small tables, read whole).
+// `slot` where the table has one (an ID holds its slot: contract-slot[-user]); else `timestamp`
+// (a candle's ID holds its open time; a subscription's, contract-txId-eventIndex, its transaction,
+// whose block time is the timestamp: Sapphire's blocks are final, so a transaction's block never
+// changes); kNoColumn for the pdr_contracts snapshot (a few rows, read whole).
 size_t IdRangeColumn(const TableDef& table);
 
 // The built tables (the ETL's output, created by src/lake/sql/03_built_tables.sql), in publish

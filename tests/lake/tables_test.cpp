@@ -128,7 +128,7 @@ TEST(TablesDefinitionTest, TheIdRangeColumnIsTheOneTheIdHolds) {
   EXPECT_EQ(IdRangeColumn(kTruevalsTable), Col(kTruevalsTable, "slot"));
   EXPECT_EQ(IdRangeColumn(kSlotsTable), Col(kSlotsTable, "slot"));
   EXPECT_EQ(IdRangeColumn(kOhlcvTable), Col(kOhlcvTable, "timestamp"));
-  EXPECT_EQ(IdRangeColumn(kSubscriptionsTable), kNoColumn);
+  EXPECT_EQ(IdRangeColumn(kSubscriptionsTable), Col(kSubscriptionsTable, "timestamp"));
   EXPECT_EQ(IdRangeColumn(kContractsTable), kNoColumn);
 }
 

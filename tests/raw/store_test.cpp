@@ -160,10 +160,14 @@ TEST(StagerTest, AStoredCopyIsLookedForInTheStagedSlotsOnly) {
   EXPECT_EQ(range("SELECT 5 AS slot UNION ALL SELECT 9"), "stored.\"slot\" BETWEEN 5 AND 9");
   EXPECT_EQ(range("SELECT 5 AS slot UNION ALL SELECT NULL"), "TRUE");
   EXPECT_EQ(range("SELECT 5 AS slot WHERE false"), "FALSE");
-  auto subscriptions =
-      StoredIdRange(f.lake->conn(), *FindTable("pdr_subscriptions"), "SELECT 1 AS x", "t");
-  ASSERT_TRUE(subscriptions.ok());
-  EXPECT_EQ(*subscriptions, "TRUE");
+  // A subscription's ID holds its transaction, so its timestamp bounds the search.
+  auto subscriptions = StoredIdRange(f.lake->conn(), *FindTable("pdr_subscriptions"),
+                                     "SELECT 7 AS \"timestamp\"", "t");
+  ASSERT_TRUE(subscriptions.ok()) << subscriptions.status().message();
+  EXPECT_EQ(*subscriptions, "stored.\"timestamp\" BETWEEN 7 AND 7");
+  auto contracts = StoredIdRange(f.lake->conn(), lake::kContractsTable, "SELECT 1 AS x", "t");
+  ASSERT_TRUE(contracts.ok());
+  EXPECT_EQ(*contracts, "TRUE");
   // The same ID (same slot) at another time is the stored event: not stored twice.
   auto later = f.stager.Store(payouts, {Payout("a", "1", 999'000'000)});
   ASSERT_TRUE(later.ok()) << later.status().message();
