@@ -1,7 +1,8 @@
 // Storing rows into the raw tables exactly once: rows go through an Appender into a per-connection
 // staging table, then one INSERT ... SELECT moves the IDs not stored yet into the raw table. A
 // stored copy of an ID is looked for only where one can be (lake::IdRangeColumn: the staged rows'
-// slot range), so a repeated ID costs a read of the recent row groups, not of the table.
+// slot or timestamp range), so a repeated ID costs a read of the recent row groups, not of the
+// table.
 #pragma once
 
 #include <cstdint>
