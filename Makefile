@@ -28,7 +28,11 @@ sanitize: deps
 	@cmake -S . -B $(SAN_DIR) $(call GENERATOR,$(SAN_DIR)) -DCMAKE_BUILD_TYPE=Debug -DPREDLAKE_SANITIZE=ON -DPREDLAKE_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SAN_DIR) -j $(JOBS)
 
+# The release suites include bench/scale.sh on a small lake (tests/e2e/bench_scale.sh), so its lake
+# builder is built too, when the tree defines the benchmarks.
 test-release: release
+	@if grep -q '^PREDLAKE_BENCH:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt; then \
+	  cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_scale_lake; fi
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The sanitizer build runs every suite too (its property tests with fewer seeds, chosen at compile

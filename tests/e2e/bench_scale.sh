@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench/scale.sh end to end on a lake of three hours (docs/scale.md): the benchmarks' lake builder
+# (bench_scale_lake) and every command the benchmark measures keep working as the lake changes, and
+# its measured lake is a sound one: `validate` passes on it before and after the three hourly
+# updates, and the updates fetch and build the hours after its end. Skipped when the build has no
+# benchmarks (`make test` builds them; the sanitizer tree does not).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh" bench_scale "$@"
+
+build="$(dirname "$bin")"
+[ -x "$build/bench/bench_scale_lake" ] ||
+  skip_all "no $build/bench/bench_scale_lake (cmake --build $build --target benchmarks)"
+
+rc=0
+bash "$src/bench/scale.sh" "$build" "$work/scale" 10000 > table.md 2> log.txt || rc=$?
+[ "$rc" -eq 0 ] || { cat log.txt >&2; fail "bench/scale.sh exited $rc"; }
+
+# The table: its header, its rule and one row for the size, every figure filled in.
+[ "$(wc -l < table.md)" -eq 3 ] || { cat table.md >&2; fail "not a table of one row"; }
+row="$(tail -1 table.md)"
+[[ "$row" =~ ^\|\ [0-9]+\ \|\ [0-9.]+\ \|\ [0-9.]+\ \|\ [0-9.]+\ \|\ [0-9.]+x\ \| ]] ||
+  fail "the build's figures are missing: $row"
+[ "$(grep -o '[0-9.]*([0-9.]*)' <<< "$row" | wc -l)" -eq 7 ] ||
+  fail "not every command was timed (3 updates, etl drop, describe, 2 validates): $row"
+
+# The lake it measured: both validates passed, and the three updates moved the checkpoint three
+# hours past the lake's end before `etl drop` took the last one back.
+lake="$work/scale/10000"
+for name in validate validate_incremental; do
+  tail -1 "$work/scale/$name.out" | grep -q '^validate: all [0-9]* checks passed' ||
+    fail "$name on the benchmark's lake: $(tail -3 "$work/scale/$name.out")"
+done
+end_ms="$(awk '$1 == "end_ms" { print $2 }' "$lake/build.txt")"
+predictions="$(awk '$1 == "predictions" { print $2 }' "$lake/build.txt")"
+[ "$predictions" -gt 5000 ] || fail "the lake holds $predictions predictions"
+cat > ppss.yaml <<YAML
+lake_ss:
+  lake_dir: $lake/lake
+YAML
+run 0 -q query "SELECT checkpoint_ms FROM predlake_checkpoint" --format csv
+[ "$(tail -1 out.txt)" -eq $((end_ms + 2 * 3600 * 1000)) ] ||
+  fail "checkpoint $(tail -1 out.txt) after the updates and the drop, expected the end + 2 h"
+run 0 -q query "SELECT count(*) FROM bronze_pdr_predictions WHERE \"timestamp\" >= $end_ms" --format csv
+[ "$(tail -1 out.txt)" -gt 0 ] || fail "the updates built no prediction after the lake's end"
+echo "bench_scale: ok ($predictions predictions; $row)"
