@@ -285,9 +285,11 @@ Status Checker::DuplicateIds() {
     }
     return false;
   };
-  // Per table, the condition for the rows to look at, and whether they are read by slot range.
+  // Per table, the rows to look at (`from`, the table or a subquery of its ID and slot, and the
+  // condition `where`), and whether they are read by slot range.
   struct Scan {
     const TableRef* table;
+    std::string from;
     std::string where;
     bool by_slot;
   };
@@ -310,11 +312,14 @@ Status Checker::DuplicateIds() {
     std::string where = changed == "TRUE" ? "TRUE"
                                           : "ID IN (SELECT ID FROM " + QuoteIdent(t.name) +
                                                 " WHERE " + changed + ")";
+    std::string from = QuoteIdent(t.name);
     if (changed != "TRUE" && t.HasColumn("slot")) {
       // An ID holds its slot (contract-slot[-user]), so every copy of a changed row's ID has its
-      // slot: the copies are looked for from the changed rows' lowest slot on, which DuckDB's zone
-      // maps turn into a read of the recent row groups instead of every ID of the table. A changed
-      // row without a slot leaves the table unbounded; no changed row, nothing to look for.
+      // slot or none: the copies are looked for from the changed rows' lowest slot on and among
+      // the rows without a slot, each part with its own filter in the scan, which DuckDB's zone
+      // maps and statistics turn into a read of the recent row groups instead of every ID of the
+      // table. A changed row without a slot leaves the table unbounded; no changed row, nothing
+      // to look for.
       ASSIGN_OR_RETURN(auto range,
                        conn_.Query("SELECT count(*), count(*) FILTER (WHERE slot IS NULL), "
                                    "coalesce(min(CAST(slot AS BIGINT)), 0) FROM " +
@@ -325,12 +330,15 @@ Status Checker::DuplicateIds() {
         return Status::Internal("validate duplicate_ids: no slot range for " + t.name);
       }
       if (chunk->GetInt64(0, 0) == 0) continue;
-      if (chunk->GetInt64(1, 0) == 0)
-        where += " AND slot >= " + std::to_string(chunk->GetInt64(2, 0));
+      if (chunk->GetInt64(1, 0) == 0) {
+        const std::string select = "SELECT ID, slot FROM " + from + " WHERE ";
+        from = "(" + select + "slot >= " + std::to_string(chunk->GetInt64(2, 0)) + " UNION ALL " +
+               select + "slot IS NULL)";
+      }
     }
     // The full check groups a table with slots one slot range at a time (the copies of an ID
-    // share its slot).
-    scans.push_back({&t, where, !incremental() && t.HasColumn("slot")});
+    // share its slot, or one lacks it: below).
+    scans.push_back({&t, from, where, !incremental() && t.HasColumn("slot")});
   }
   if (!id_tables) {
     check.note = "no table with an ID column";
@@ -341,15 +349,15 @@ Status Checker::DuplicateIds() {
                  " table(s) with a primary key on ID not read: DuckDB refuses a copy";
   }
   NoteIncremental(check, "IDs of the rows changed since the last run, from their lowest slot on");
-  auto part = [](const Scan& s, const std::string& where) {
+  auto part = [](const Scan& s, const std::string& where, const std::string& having) {
     return "SELECT " + QuoteString(s.table->name) +
-           " AS table_name, CAST(ID AS VARCHAR) AS ID, count(*) AS copies FROM " +
-           QuoteIdent(s.table->name) + " WHERE " + where + " GROUP BY ID HAVING count(*) > 1";
+           " AS table_name, CAST(ID AS VARCHAR) AS ID, count(*) AS copies FROM " + s.from +
+           " WHERE " + where + " GROUP BY ID HAVING count(*) > 1" + having;
   };
   std::vector<std::string> parts;
   std::string whole;
   for (const Scan& s : scans) {
-    if (!s.by_slot) whole += (whole.empty() ? "" : " UNION ALL ") + part(s, s.where);
+    if (!s.by_slot) whole += (whole.empty() ? "" : " UNION ALL ") + part(s, s.where, "");
   }
   if (!whole.empty()) parts.push_back(whole);
   const bool by_slot =
@@ -358,12 +366,26 @@ Status Checker::DuplicateIds() {
   if (by_slot) {
     ASSIGN_OR_RETURN(ranges, SlotRanges(true));
   }
+  // A slot range groups the copies of the IDs in it that have no copy without a slot; the NULL
+  // range groups every copy of the IDs that have one (read by ID, so a copy with a slot is counted
+  // with it; with no row without a slot, DuckDB's statistics skip both reads). One range of the
+  // whole table groups every copy.
   for (const SlotRange& r : ranges) {
     std::string ranged;
     for (const Scan& s : scans) {
       if (!s.by_slot) continue;
-      ranged += (ranged.empty() ? "" : " UNION ALL ") +
-                part(s, "(" + s.where + ") AND " + InRange("slot", r));
+      const std::string without_slot =
+          "SELECT ID FROM " + s.from + " WHERE slot IS NULL AND ID IS NOT NULL";
+      std::string one;
+      if (r.all) {
+        one = part(s, s.where, "");
+      } else if (r.nulls()) {
+        one = part(s, "(" + s.where + ") AND ID IN (" + without_slot + ")", "");
+      } else {
+        one = part(s, "(" + s.where + ") AND " + InRange("slot", r),
+                   " AND ID NOT IN (" + without_slot + ")");
+      }
+      ranged += (ranged.empty() ? "" : " UNION ALL ") + one;
     }
     if (!ranged.empty()) parts.push_back(ranged);
   }

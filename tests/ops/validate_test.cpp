@@ -346,9 +346,12 @@ TEST_F(ValidateTest, BronzeRawParityFiresBothWays) {
 // slot, find what the checks over the whole lake at once find.
 TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
   Corrupt(
-      // duplicate_ids: copies early and late and without slot;
+      // duplicate_ids: copies early and late and without slot, and a copy without slot of a row
+      // with one;
       "INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot "
       "LIMIT 2; INSERT INTO pdr_truevals SELECT * FROM pdr_truevals ORDER BY slot DESC LIMIT 1; "
+      "INSERT INTO pdr_truevals SELECT * REPLACE (NULL AS slot) FROM pdr_truevals ORDER BY slot, "
+      "ID LIMIT 1 OFFSET 7; "
       "INSERT INTO bronze_pdr_predictions SELECT * FROM bronze_pdr_predictions WHERE ID IN "
       "(SELECT ID FROM bronze_pdr_predictions ORDER BY slot, ID LIMIT 3); "
       "INSERT INTO bronze_pdr_predictions (ID, slot, timestamp, last_event_timestamp) VALUES "
@@ -410,7 +413,7 @@ TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
     EXPECT_EQ(sorted(a.examples.rows), sorted(b.examples.rows)) << a.name;
   }
   // Damage in every one of those checks, some of it in more than one range.
-  EXPECT_EQ(Get(once, "duplicate_ids").count, 5) << Text(once);
+  EXPECT_EQ(Get(once, "duplicate_ids").count, 6) << Text(once);
   EXPECT_EQ(Get(once, "slot_gaps").count, 3) << Text(once);
   EXPECT_EQ(Get(once, "payouts_without_prediction").count, 7) << Text(once);
   EXPECT_EQ(Get(once, "bronze_raw_parity").count, 14) << Text(once);
@@ -420,8 +423,9 @@ TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
 }
 
 // Incremental duplicate_ids looks for the copies of the changed rows' IDs from their lowest slot
-// on: a copy made later of an old row is found (the new copy changed, and has the old row's slot),
-// a copy among unchanged rows only by the full validate.
+// on and among the rows without a slot: a copy made later of an old row is found (the new copy
+// changed, and has the old row's slot), and so is an old copy without a slot of a new row; a copy
+// among unchanged rows only by the full validate.
 TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
   const int64_t mid = kFixtureStartMs + 3'600'000;
   const std::string m = std::to_string(mid);
@@ -430,22 +434,28 @@ TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
     auto lake = OpenWriter(dir_.path());
     ASSERT_NE(lake, nullptr);
     mark = MarkWithPayoutsFrom(*lake, mid);
-    // Three copies in pdr_payouts: of a payout from mid on, of an early payout with a timestamp
-    // from mid on (both changed), and of an early payout as it was (unchanged).
+    // Four copies in pdr_payouts: of a payout from mid on, of an early payout with a timestamp
+    // from mid on (both changed), of a payout from mid on without its slot and with an early
+    // timestamp (unchanged, but a copy of a changed row), and of an early payout as it was
+    // (unchanged).
     Exec(*lake, "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp >= " + m +
                     " ORDER BY ID LIMIT 1; "
                     "INSERT INTO pdr_payouts SELECT * REPLACE (" +
                     m + " + 1 AS timestamp) FROM pdr_payouts WHERE timestamp < " + m +
                     " ORDER BY ID LIMIT 1; "
                     "INSERT INTO pdr_payouts SELECT * FROM pdr_payouts WHERE timestamp < " +
-                    m + " ORDER BY ID DESC LIMIT 1");
+                    m +
+                    " ORDER BY ID DESC LIMIT 1; "
+                    "INSERT INTO pdr_payouts SELECT * REPLACE (NULL AS slot, " +
+                    m + " - 1 AS timestamp) FROM pdr_payouts WHERE timestamp >= " + m +
+                    " ORDER BY ID DESC LIMIT 1");
   }
   ValidationReport full = Run();
-  EXPECT_EQ(Get(full, "duplicate_ids").count, 3) << Text(full);
+  EXPECT_EQ(Get(full, "duplicate_ids").count, 4) << Text(full);
 
   ValidationReport incremental = RunSince(mark);
   const CheckResult& c = Get(incremental, "duplicate_ids");
-  EXPECT_EQ(c.count, 2) << Text(incremental);
+  EXPECT_EQ(c.count, 3) << Text(incremental);
   EXPECT_NE(c.note.find("lowest slot"), std::string::npos) << c.note;
   for (const auto& row : c.examples.rows) EXPECT_EQ(row[0], "pdr_payouts");
 }
