@@ -415,10 +415,20 @@ Status Lake::EnsureSchema(bool has_meta) {
   }
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
   ASSIGN_OR_RETURN(std::vector<std::string> set_aside, SetAsideKeyed());
-  for (const auto& [name, sql] : steps) {
-    RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + name + ")"));
+  // An upgrade that fails (a full disk, most likely: the copies need room beside the tables they
+  // replace until the next checkpoint) rolls back with the transaction; the error says so.
+  auto rewrite = [&]() -> Status {
+    for (const auto& [name, sql] : steps) {
+      RETURN_IF_ERROR(conn_->Execute(sql, "create schema (" + name + ")"));
+    }
+    return RefillUnkeyed(set_aside);
+  };
+  if (Status st = rewrite(); !st.ok()) {
+    if (set_aside.empty()) return st;
+    return st.WithContext("upgrading the lake to schema " + std::to_string(kSchemaVersion) +
+                          " failed and changed nothing (it needs free disk of about a third of "
+                          "the lake's file)");
   }
-  RETURN_IF_ERROR(RefillUnkeyed(set_aside));
   RETURN_IF_ERROR(AddMissingColumns());
   RETURN_IF_ERROR(SetMeta("schema_version", std::to_string(kSchemaVersion)));
   RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('created_at_ms', '" +

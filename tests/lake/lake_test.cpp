@@ -186,6 +186,54 @@ TEST_F(LakeTest, ASchemaOneLakeLosesTheKeysOfTheTablesThatGrowEveryRunAndKeepsTh
   }
 }
 
+// An upgrade that fails part-way (here a row the new table refuses; on a user's machine, a full
+// disk) leaves the schema-1 lake as it was and says so in one line.
+TEST_F(LakeTest, AFailedUpgradeChangesNothingAndSaysSo) {
+  {
+    auto lake = OpenWriter();
+    ASSERT_NE(lake, nullptr);
+    ASSERT_TRUE(
+        lake->conn()
+            .Execute("DROP TABLE pdr_payouts; "
+                     "CREATE TABLE pdr_payouts (ID VARCHAR PRIMARY KEY, token VARCHAR, user "
+                     "VARCHAR, slot BIGINT, timestamp BIGINT NOT NULL, payout VARCHAR, "
+                     "predvalue BOOLEAN, truevalue BOOLEAN, stake DECIMAL(38, 18)); "
+                     "INSERT INTO pdr_payouts (ID, slot, timestamp, payout) VALUES "
+                     "('a', 1, 1000, '1.5'), ('b', 2, 2000, 'not a number'); "
+                     "UPDATE predlake_meta SET value = '1' WHERE key = 'schema_version'",
+                     "t")
+            .ok());
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto opened = Lake::Open(dir_, OpenOptions{Mode::kWrite, "test", &clock_});
+    ASSERT_FALSE(opened.ok());
+    const std::string& message = opened.status().message();
+    EXPECT_EQ(message.rfind("upgrading the lake to schema 2 failed and changed nothing", 0), 0u)
+        << message;
+    EXPECT_NE(message.find("copy pdr_payouts without its primary key"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  auto read = Lake::Open(dir_, OpenOptions{Mode::kRead, "test", &clock_});
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  auto text = [&](const std::string& sql) {
+    auto r = (*read)->conn().Query(sql, "t");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    std::string out;
+    if (r.ok()) {
+      for (const auto& row : r->ToText()) out += row[0].value_or("NULL") + " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(text("SELECT value FROM predlake_meta WHERE key = 'schema_version'"), "1 ");
+  EXPECT_EQ(text("SELECT ID || ':' || payout FROM pdr_payouts ORDER BY ID"),
+            "a:1.5 b:not a number ");
+  EXPECT_EQ(text("SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY "
+                 "KEY' AND table_name = 'pdr_payouts'"),
+            "1 ");
+  EXPECT_EQ(text("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '%__keyed'"), "0 ");
+}
+
 TEST_F(LakeTest, BuiltColumnsAreAppendedInTheirDefinedOrder) {
   auto lake = OpenWriter();
   ASSERT_NE(lake, nullptr);
