@@ -237,7 +237,7 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table,
       duck::QueryResult updated,
       conn_->Query(
           "UPDATE " + name + " AS stored SET " + SetList(table, "m") + " FROM " + rows +
-              " AS m WHERE m.superseded_at IS NULL AND m.stored AND stored.ID = " + "m.ID AND " +
+              " AS m WHERE m.superseded_at IS NULL AND m.stored AND stored.ID = m.ID AND " +
               stored_range + " AND stored.timestamp IS DISTINCT FROM m.timestamp",
           "replace re-submitted rows of " + name));
   counts.rows_updated = updated.rows_changed();

@@ -34,6 +34,17 @@ class LakeTest : public ::testing::Test {
     return lake.ok() ? std::move(lake).value() : nullptr;
   }
 
+  // The first column of `sql`'s rows on `lake`, each followed by a space ("NULL" for a NULL).
+  static std::string Column(Lake& lake, const std::string& sql) {
+    auto r = lake.conn().Query(sql, "t");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    std::string out;
+    if (r.ok()) {
+      for (const auto& row : r->ToText()) out += row[0].value_or("NULL") + " ";
+    }
+    return out;
+  }
+
   std::string dir_;
   FixedClock clock_{1'721'952'000'000};
 };
@@ -150,15 +161,7 @@ TEST_F(LakeTest, ASchemaOneLakeLosesTheKeysOfTheTablesThatGrowEveryRunAndKeepsTh
   std::unique_ptr<Lake> lake = std::move(opened).value();
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("upgrading the lake to schema 2"), std::string::npos) << notices[0];
-  auto text = [&](const std::string& sql) {
-    auto r = lake->conn().Query(sql, "t");
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    std::string out;
-    if (r.ok()) {
-      for (const auto& row : r->ToText()) out += row[0].value_or("NULL") + " ";
-    }
-    return out;
-  };
+  auto text = [&](const std::string& sql) { return Column(*lake, sql); };
   EXPECT_EQ(text("SELECT ID FROM pdr_payouts ORDER BY rowid"), "c a b ");
   EXPECT_EQ(text("SELECT is_nullable::VARCHAR FROM duckdb_columns() WHERE table_name = "
                  "'pdr_payouts' AND column_name = 'ID'"),
@@ -216,15 +219,7 @@ TEST_F(LakeTest, AFailedUpgradeChangesNothingAndSaysSo) {
   }
   auto read = Lake::Open(dir_, OpenOptions{Mode::kRead, "test", &clock_});
   ASSERT_TRUE(read.ok()) << read.status().message();
-  auto text = [&](const std::string& sql) {
-    auto r = (*read)->conn().Query(sql, "t");
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    std::string out;
-    if (r.ok()) {
-      for (const auto& row : r->ToText()) out += row[0].value_or("NULL") + " ";
-    }
-    return out;
-  };
+  auto text = [&](const std::string& sql) { return Column(**read, sql); };
   EXPECT_EQ(text("SELECT value FROM predlake_meta WHERE key = 'schema_version'"), "1 ");
   EXPECT_EQ(text("SELECT ID || ':' || payout FROM pdr_payouts ORDER BY ID"),
             "a:1.5 b:not a number ");
