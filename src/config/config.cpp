@@ -81,6 +81,10 @@ const Row kRows[] = {
      +[](Config& c) { return &c.lake.ohlcv_base_url; },
      "the exchange's REST API on real networks (Binance's spot API shape; `sim` answers "
      "in-process)"},
+    {"lake_ss.ohlcv_gap_after", ValueKind::kDuration,
+     +[](Config& c) { return &c.lake.ohlcv_gap_after_ms; },
+     "a candle still missing this long after it closed (by the exchange's clock) is recorded as "
+     "a known gap and its stream moves past it (docs/ohlcv.md)"},
     {"lake_ss.checkpoint_period", ValueKind::kDuration,
      +[](Config& c) { return &c.lake.checkpoint_period_ms; },
      "a long fetch or ETL window (a first `update`, a backfill) runs in chunks of this length, "

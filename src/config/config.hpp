@@ -41,11 +41,14 @@ struct LakeConfig {
   std::string feed_source = "binance";
   // Exchange candles (pdr_ohlcv, docs/ohlcv.md): fetched by `raw update` for every feed whose
   // source is ohlcv_exchange, and compared with the truevals by the ETL. False: no candles are
-  // fetched, the candle columns stay NULL and the ETL waits for no candle watermark.
+  // fetched and the candle columns stay NULL. Candles never hold the ETL back either way.
   bool ohlcv = true;
   std::string ohlcv_exchange = "binance";  // one of KnownExchanges()
   std::string ohlcv_base_url =
       "https://api.binance.com";  // real networks; `sim` answers in-process
+  // A candle still missing this long after it closed (by the exchange's clock) is recorded as a
+  // known gap and its stream's watermark moves past it; before, every run asks for it again.
+  int64_t ohlcv_gap_after_ms = 86'400'000;
   // A long fetch or ETL window runs in chunks of this length, each committed on its own (a kill
   // loses at most one chunk); it bounds the memory of a first `update` over a long history.
   int64_t checkpoint_period_ms = 86'400'000;

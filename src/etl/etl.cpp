@@ -105,7 +105,7 @@ Status FinishNoop(lake::Lake& lake, lake::Run& run, const RunReport& report) {
 // `note` (when not empty) is appended to the run's message, in parentheses.
 Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions& options,
                  RunReport& report, std::string_view note = {}) {
-  ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake, options.ohlcv));
+  ASSIGN_OR_RETURN(Frontier frontier, ComputeFrontier(lake));
   if (!frontier.missing.empty()) {
     return Status::Data(
         "raw table" + std::string(frontier.missing.size() > 1 ? "s " : " ") +
@@ -141,7 +141,13 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
   }
   report.start_ms = start;
   report.checkpoint_after_ms = report.checkpoint_before_ms;
-  if (to <= from) {
+  // Candles stored since the last publish (late, or corrected) are folded into the slots they
+  // decide even when no subgraph event is new: the empty window at the checkpoint.
+  int64_t candle_changes = 0;
+  if (job == Job::kUpdate && checkpoint && to == from) {
+    ASSIGN_OR_RETURN(candle_changes, PendingCandleChanges(lake));
+  }
+  if (to < from || (to == from && candle_changes == 0)) {
     report.window_start_ms = from;
     report.window_end_ms = from;
     if (job == Job::kRebuild) {
@@ -188,6 +194,10 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     RETURN_IF_ERROR(waiting.Finish());
     const double waiting_ms = MsSince(waiting_start);
     if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
+    // The staged slots hold every candle change read above (events.sql), and a rebuild reads
+    // every stored candle: the changes are folded.
+    RETURN_IF_ERROR(lake.conn().Execute("DELETE FROM " + std::string(lake::kCandleChangesTable),
+                                        "consume the candle changes"));
     RETURN_IF_ERROR(lake.SetMeta(kMetaBuiltWithOhlcv, options.ohlcv ? "on" : "off"));
     RecordOn(run, report);
     RETURN_IF_ERROR(run.Finish());
@@ -295,20 +305,17 @@ Status PublishRollback(lake::Lake& lake, Pipeline& pipeline, const RunReport& re
 
 }  // namespace
 
-Result<Frontier> ComputeFrontier(lake::Lake& lake, bool ohlcv) {
+Result<int64_t> PendingCandleChanges(lake::Lake& lake) {
+  ASSIGN_OR_RETURN(
+      std::optional<int64_t> n,
+      lake.conn().QueryInt("SELECT count(*) FROM " + std::string(lake::kCandleChangesTable),
+                           "count the candle writes not folded yet"));
+  return n.value_or(0);
+}
+
+Result<Frontier> ComputeFrontier(lake::Lake& lake) {
   ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
   Frontier f;
-  if (ohlcv) {
-    for (const auto& [name, mark] : marks) {
-      if (name.rfind(lake::kOhlcvStreamPrefix, 0) != 0) continue;
-      // A stream not yet backfilled to an earlier start holds a rebuild from it back, as a table.
-      f.latest_start_ms = std::max(f.latest_start_ms, mark.start_ms);
-      if (!f.frontier_ms || mark.watermark_ms < *f.frontier_ms) {
-        f.frontier_ms = mark.watermark_ms;
-        f.held_by = name;
-      }
-    }
-  }
   for (std::string_view table : kInputTables) {
     auto it = marks.find(std::string(table));
     if (it == marks.end()) {

@@ -78,9 +78,9 @@ struct UpdateOptions : RunOptions {
 // Where the raw tables the ETL reads allow it to go.
 struct Frontier {
   std::optional<int64_t> frontier_ms;  // min of the input watermarks; nullopt if one is missing
-  std::string held_by;               // the input table (or candle stream) with the lowest watermark
-  std::vector<std::string> missing;  // input tables without a watermark, in kInputTables order
-  int64_t latest_start_ms = 0;       // max of the input tables' start_ms
+  std::string held_by;                 // the input table with the lowest watermark
+  std::vector<std::string> missing;    // input tables without a watermark, in kInputTables order
+  int64_t latest_start_ms = 0;         // max of the input tables' start_ms
 };
 
 // What a run did. `message` is one human-readable line summarising it.
@@ -133,10 +133,13 @@ Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
 Result<RunReport> RawDrop(lake::Lake& lake, lake::Run& run, int64_t from_ms,
                           const RunOptions& options);
 
-// The frontier of the input tables (read-only); with `ohlcv`, the candle streams' watermarks
-// (every watermark named lake::kOhlcvStreamPrefix...) count as inputs too, and held_by names the
-// stream ("pdr_ohlcv:binance:BTC/USDT:5m").
-Result<Frontier> ComputeFrontier(lake::Lake& lake, bool ohlcv = true);
+// The frontier of the input tables (read-only). The candle streams are not inputs of the frontier:
+// candles are late data for a slot, folded in when they arrive (docs/ohlcv.md), so an exchange
+// that fails never holds the built tables back.
+Result<Frontier> ComputeFrontier(lake::Lake& lake);
+
+// The candle writes the ETL has not folded yet (rows of lake::kCandleChangesTable). Read-only.
+Result<int64_t> PendingCandleChanges(lake::Lake& lake);
 
 // predlake_meta key: "on" or "off", whether the built tables were last published with the candle
 // columns (RunOptions::ohlcv). An update whose setting differs rebuilds; a rollback refuses.

@@ -42,6 +42,7 @@ constexpr StepSpec kSteps[] = {
     {"stage_bronze_rebuild", StepKind::kExec, kRebuild},
     {"stage_create", StepKind::kExec, kAll},
     // Slots: fold the window's events into live slots, compute new (or rolled back) ones.
+    {"range_candle_changes", StepKind::kParams, kUpdate},
     {"events", StepKind::kExec, kUpdate},
     {"range_events", StepKind::kParams, kUpdate},
     {"fold_slots", StepKind::kExec, kUpdate},

@@ -59,6 +59,7 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   raw_options.exchange = request.exchange;
   raw_options.ohlcv_exchange = request.ohlcv_exchange;
   raw_options.now_ms = now_ms;
+  raw_options.ohlcv_gap_after_ms = request.ohlcv_gap_after_ms;
   const auto fetch_start = std::chrono::steady_clock::now();
   auto fetched = raw::Update(lake, run, raw_options, request.factory, request.progress);
   out.phases.fetch_ms = MsSince(fetch_start);

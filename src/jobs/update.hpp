@@ -24,10 +24,11 @@ struct UpdateRequest {
   std::function<Result<int64_t>(int64_t now_ms)> end_ms;
   raw::TransportFactory factory;  // the subgraph
   // The exchange (empty: no candles are fetched), its name, and lake_ss.ohlcv for the ETL (the
-  // candle columns and the candle watermarks in the frontier).
+  // candle columns).
   raw::ExchangeFactory exchange;
   std::string ohlcv_exchange = "binance";
   bool ohlcv = true;
+  int64_t ohlcv_gap_after_ms = 86'400'000;    // lake_ss.ohlcv_gap_after
   std::string fallback_source = "binance";    // lake_ss.feed_source
   gql::RetryPolicy retry;                     // of the fetch's GraphQL clients
   Sleeper* sleeper = nullptr;                 // the fetch's waits; not owned; nullptr: really sleep

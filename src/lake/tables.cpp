@@ -49,6 +49,15 @@ std::string RecordWrittenDaysSql(const TableDef& table, std::string_view rows_sq
   return sql;
 }
 
+std::string RecordCandleChangesSql(std::string_view rows_sql) {
+  std::string sql = "INSERT INTO " + std::string(kCandleChangesTable) +
+                    " SELECT exchange, pair, timeframe, min(\"timestamp\"), max(\"timestamp\") + 1 "
+                    "FROM (";
+  sql.append(rows_sql);
+  sql += ") GROUP BY exchange, pair, timeframe";
+  return sql;
+}
+
 size_t IdRangeColumn(const TableDef& table) {
   if (const size_t slot = ColumnIndex(table.columns, "slot"); slot != kNoColumn) return slot;
   return table.timestamp_column;

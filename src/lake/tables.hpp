@@ -205,6 +205,16 @@ inline constexpr std::array<const TableDef*, kRawTableDefs.size() + 3> kSourceTa
   return all;
 }();
 
+// The bookkeeping table of the candles stored or corrected since the last ETL publish
+// (src/lake/sql/01_bookkeeping.sql): candles are late data for a slot (they never hold the ETL
+// frontier back), so the ETL folds into the built slots what these rows say changed.
+inline constexpr std::string_view kCandleChangesTable = "predlake_candle_changes";
+
+// One statement that records, for a write of candles, the open-time range of each stream's rows
+// that `rows_sql` selects (a query with exchange, pair, timeframe and timestamp columns) in
+// predlake_candle_changes. Run it in the write's transaction.
+std::string RecordCandleChangesSql(std::string_view rows_sql);
+
 // The UTC day of a row's unix-ms `timestamp`, as SQL (a DATE): the day the exports partition the
 // raw and bronze tables by, and the day predlake_raw_days records.
 inline constexpr std::string_view kTimestampDaySql = "CAST(epoch_ms(\"timestamp\") AS DATE)";

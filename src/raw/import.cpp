@@ -520,6 +520,10 @@ Status ImportCandles(lake::Lake& lake, const ImportOptions& options,
         auto inserted,
         lake.conn().Query(InsertNewIdsSql(lake::kOhlcvTable, candles, stored), f.path));
     report.counts.rows_out = inserted.rows_changed();
+    // Candles are late data for the built slots: the next `etl update` folds them in.
+    if (report.counts.rows_out > 0) {
+      RETURN_IF_ERROR(lake.conn().Execute(lake::RecordCandleChangesSql(candles), f.path));
+    }
     ASSIGN_OR_RETURN(std::optional<lake::Watermark> before, lake.GetWatermark(stream));
     report.before = before;
     lake::Watermark after{from, to};

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,27 +40,64 @@ struct OhlcvOptions {
   // backfilled to it first (one transaction per stream).
   int64_t start_ms = 0;
   int64_t end_ms = 0;  // requested end (raw::Update: capped at the subgraph's head)
-  int64_t now_ms = 0;  // candles closing after it are never stored
+  int64_t now_ms = 0;  // this machine's now: when the lake records a failure, gap or ban
+  // A candle missing this long after it closed (by the exchange's clock) becomes a known gap.
+  int64_t gap_after_ms = 86'400'000;
   gql::RetryPolicy retry;
   Sleeper* sleeper = nullptr;
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// A candle is final once the exchange's clock (GET /api/v3/time) is this far past its close: an
+// exchange may revise the candle that just closed for a moment. Never our clock.
+inline constexpr int64_t kCandleFinalityMarginMs = 30'000;
+// Each run reads the newest stored candles of a stream again, this many, and corrects the ones the
+// exchange now answers differently (a change the ETL folds into the slots they decide).
+inline constexpr int kCandleOverlap = 3;
+
+// A stream whose candles this run could not fetch (the lake records it in predlake_ohlcv_streams).
+struct OhlcvStreamFailure {
+  std::string stream;      // the watermark's name
+  std::string error;       // one line
+  bool set_aside = false;  // the exchange cannot serve the stream itself (not a transient failure)
+};
+
 struct OhlcvReport {
-  lake::TableCounts counts;  // over every stream
+  lake::TableCounts counts;  // over every stream (rows_updated: candles corrected)
   int64_t pages = 0;
   int64_t requests = 0;
   int64_t retries = 0;
   std::map<std::string, int64_t> retries_by_kind;
   int64_t streams = 0;
+  std::optional<int64_t> server_time_ms;  // the exchange's clock, when it answered
+  std::vector<OhlcvStreamFailure> failures;
+  int64_t gaps_recorded = 0;  // candles recorded as known gaps by this run
+  // The exchange blocked us (418/429 with a long Retry-After): no request before this (unix ms).
+  std::optional<int64_t> blocked_until_ms;
+  // One line each for the user: the failing streams, what it means and the remedy.
+  std::vector<std::string> warnings;
 };
 
-// Fetches every stream of `streams` in turn, on the calling thread. Streams without a watermark
-// first get one at options.start_ms (in one transaction, before any fetch), so that a stream that
-// fails holds the ETL frontier back instead of leaving a silent gap. A stream's window ends at
-// min(end_ms, the open time of the first candle not closed by now_ms). On failure returns kSource
-// "pdr_ohlcv binance BTC/USDT 5m [from, end): ..." (what was stored stays, with its watermark),
-// kCancelled when options.cancel is set, kData for a lake error; `report` holds what was done.
+// predlake_meta keys: the time (unix ms) before which no request may reach the exchange (it asked
+// so with a 418 or 429), and why; kept across runs so that the next run (from cron, minutes
+// later) does not ask before it either.
+inline constexpr std::string_view kMetaExchangeBlockedUntil = "ohlcv_blocked_until_ms";
+inline constexpr std::string_view kMetaExchangeBlockedWhy = "ohlcv_blocked_why";
+
+// Fetches every stream of `streams` in turn, on the calling thread. The exchange never stops the
+// run: a stream that fails is set aside for this run, named in report.failures and in one warning
+// line, and recorded in predlake_ohlcv_streams (its candles are late data that the ETL folds in
+// when they arrive). A failure of the whole host (unreachable, 5xx, 451, a ban) ends the candle
+// part at once for every stream left. A stream the exchange cannot serve (a pair it cannot name or
+// does not list: 400 "Invalid symbol.") is set aside the same way.
+//
+// Candles are final by the exchange's clock (kCandleFinalityMarginMs). A stream's window is
+// [watermark - kCandleOverlap candles, min(end_ms, the last final candle)); a stored candle the
+// exchange answers differently is corrected. The watermark never passes a candle that should exist
+// and is missing, unless it is a known gap (predlake_candle_gaps: missing gap_after_ms after its
+// close). Every candle stored or corrected is recorded in predlake_candle_changes in the same
+// transaction. Returns kCancelled when options.cancel is set and kData for a lake error; `report`
+// holds what was done.
 Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStream>& streams,
                   const OhlcvOptions& options, const ExchangeFactory& factory, OhlcvReport& report);
 

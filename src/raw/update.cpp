@@ -169,7 +169,22 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
     detail["ohlcv"] = {{"streams", report.ohlcv.streams},
                        {"pages", report.ohlcv.pages},
                        {"requests", report.ohlcv.requests},
-                       {"retries", report.ohlcv.retries}};
+                       {"retries", report.ohlcv.retries},
+                       {"corrected", report.ohlcv.counts.rows_updated},
+                       {"gaps_recorded", report.ohlcv.gaps_recorded}};
+    if (report.ohlcv.server_time_ms) {
+      detail["ohlcv"]["server_time_ms"] = *report.ohlcv.server_time_ms;
+    }
+    if (!report.ohlcv.failures.empty()) {
+      nlohmann::ordered_json failures = nlohmann::ordered_json::array();
+      for (const OhlcvStreamFailure& f : report.ohlcv.failures) {
+        failures.push_back({{"stream", f.stream}, {"error", f.error}, {"set_aside", f.set_aside}});
+      }
+      detail["ohlcv"]["failures"] = std::move(failures);
+    }
+    if (report.ohlcv.blocked_until_ms) {
+      detail["ohlcv"]["blocked_until_ms"] = *report.ohlcv.blocked_until_ms;
+    }
   }
   detail["retries"] = RetriesJson(retries);
   detail["smaller_pages"] = smaller_pages;
@@ -513,16 +528,6 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     if (st.ok()) st = tx->Commit();
     if (!st.ok()) return fail(st);
   }
-  if (want_ohlcv) {
-    // Before the subgraph's fetchers: their last page finishes the run.
-    // Capped at the head like the subgraph's tables: the ETL frontier cannot pass it anyway, and
-    // an exchange whose clock is the source's (the simulator's) has nothing after it.
-    OhlcvOptions ohlcv{options.start_ms, report.end_ms,   options.now_ms,
-                       options.retry,    options.sleeper, options.cancel};
-    Status st = FetchOhlcv(lake, run.id(), OhlcvStreams(contracts, options.ohlcv_exchange), ohlcv,
-                           options.exchange, report.ohlcv);
-    if (!st.ok()) return fail(st);
-  }
   auto stager = Stager::Create(lake.conn());
   if (!stager.ok()) return fail(stager.status());
   // Each statement here moves a few thousand rows: DuckDB's worker threads would only add task
@@ -605,7 +610,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
       continue;
     }
     auto finish = [&](const std::vector<Work>& pending) -> Status {
-      if (!finished || !error.ok()) return Status::Ok();
+      if (!finished || !error.ok() || want_ohlcv) return Status::Ok();
       // Every fetcher is done (finished), so their stats are written.
       std::vector<Work> with_stats = pending;
       apply_stats(with_stats);
@@ -627,6 +632,32 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   for (std::thread& t : threads) t.join();
   apply_stats(work);
   if (!error.ok()) return fail(error);
+  if (want_ohlcv) {
+    // After the subgraph tables, which are stored whatever the exchange does: a failing stream is
+    // a warning, recorded in the lake, and its candles are late data the ETL folds in when they
+    // arrive. Capped at the head like the subgraph's tables (slots after it are not built yet).
+    if (progress != nullptr && progress->enabled()) progress->Update("raw update: candles");
+    OhlcvOptions ohlcv;
+    ohlcv.start_ms = options.start_ms;
+    ohlcv.end_ms = report.end_ms;
+    ohlcv.now_ms = options.now_ms;
+    ohlcv.gap_after_ms = options.ohlcv_gap_after_ms;
+    ohlcv.retry = options.retry;
+    ohlcv.sleeper = options.sleeper;
+    ohlcv.cancel = options.cancel;
+    Status st = FetchOhlcv(lake, run.id(), OhlcvStreams(contracts, options.ohlcv_exchange), ohlcv,
+                           options.exchange, report.ohlcv);
+    if (!st.ok()) return fail(st);
+    for (const std::string& w : report.ohlcv.warnings) report.warnings.push_back(w);
+    Record(run, work, report, options.finishes_run);
+    if (options.finishes_run) {
+      auto tx = duck::Transaction::Begin(lake.conn());
+      if (!tx.ok()) return fail(tx.status());
+      Status done = run.Finish();
+      if (done.ok()) done = tx->Commit();
+      if (!done.ok()) return fail(done);
+    }
+  }
   if (progress != nullptr) progress->Finish();
   for (const Work& w : work) report.tables.push_back(w.report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -48,13 +48,15 @@ struct UpdateOptions {
   // The source of a feed whose NFT data names none (lake_ss.feed_source).
   std::string fallback_source = "binance";
 
-  // The exchange candles (pdr_ohlcv, docs/ohlcv.md): fetched before the subgraph tables for the
+  // The exchange candles (pdr_ohlcv, docs/ohlcv.md): fetched after the subgraph tables for the
   // feeds whose source is ohlcv_exchange when `exchange` is set (lake_ss.ohlcv) and the table is
-  // wanted (`tables` empty or naming pdr_ohlcv), up to min(end, the head); never a candle closing
-  // after now_ms.
+  // wanted (`tables` empty or naming pdr_ohlcv), up to min(end, the head), final by the exchange's
+  // clock (raw::FetchOhlcv). A failing stream never fails the run: it is a warning, in the ledger
+  // and in predlake_ohlcv_streams.
   ExchangeFactory exchange;
   std::string ohlcv_exchange = "binance";
   int64_t now_ms = 0;
+  int64_t ohlcv_gap_after_ms = 86'400'000;  // lake_ss.ohlcv_gap_after
   // A backfill runs backwards in chunks of this length (lake_ss.checkpoint_period), each fetched
   // whole and stored in one transaction that also moves the table's start down to the chunk's
   // start, so that a kill loses at most one chunk and its rows are held once per chunk.

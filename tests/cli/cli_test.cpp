@@ -332,11 +332,11 @@ TEST_F(CliTest, BrokenDefaultConfigIsAnError) {
   WriteFile("ppss.yaml", "lake_ss:\n  nope: 1\n");
   Outcome o = ExecTest({"probe"});
   EXPECT_EQ(o.rc, 2);
-  EXPECT_EQ(
-      o.err,
-      "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
-      "st_timestr, fin_timestr, network, export_after_publish, export_grace, retry_budget, "
-      "feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period, memory_limit)\n");
+  EXPECT_EQ(o.err,
+            "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
+            "st_timestr, fin_timestr, network, export_after_publish, export_grace, retry_budget, "
+            "feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
+            "checkpoint_period, memory_limit)\n");
   EXPECT_FALSE(seen_.ran);
 }
 

@@ -60,7 +60,8 @@ TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
       Data("unknown_key.yaml") +
           ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
           "st_timestr, fin_timestr, network, export_after_publish, export_grace, "
-          "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, checkpoint_period, "
+          "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
+          "checkpoint_period, "
           "memory_limit)");
 }
 

@@ -3,8 +3,9 @@
 # http(s), an unknown exchange) is one line naming the key, exit 2, nothing written; on `sim` the
 # candles are fetched, every trueval agrees with them and `validate` passes; with
 # sim_ss.wrong_truevals some disagree: `validate` fails (exit 1) naming trueval_vs_exchange and
-# gold_feed_daily counts them; `describe` names the candle stream holding the frontier back; with
-# lake_ss.ohlcv false nothing is fetched and the columns stay NULL.
+# gold_feed_daily counts them; candles never hold the frontier back and a late candle is folded in
+# exactly as a rebuild builds it; with lake_ss.ohlcv false nothing is fetched and the columns stay
+# NULL.
 #
 # ohlcv.sh PREDLAKE_BINARY
 set -euo pipefail
@@ -64,14 +65,27 @@ gold="$(q wrong.yaml "SELECT sum(trueval_disagreements) FROM gold_feed_daily")"
 "$bin" -q -c wrong.yaml validate --format json > validate.json 2> /dev/null || true
 grep -q '"trueval_vs_exchange"' validate.json || fail "no failed check in JSON"
 
-# 4. describe names the candle stream that holds the frontier back: at 02:10 the 1h candles end
-# at 02:00 while the subgraph is at 02:09:30.
+# 4. Candles never hold the frontier back: at 02:10 the 1h candles end at 02:00 while the subgraph
+# is at 02:09:30; the ETL goes to the subgraph's head, and the 1h slots of 02:00-02:09 wait for
+# their candle (slots from 20:00 on: the earlier ones read candles before the start). When it
+# arrives (a run at 03:10), the next update folds it into those slots, and
+# the result equals a rebuild.
 { printf 'lake_ss:\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:10; } > held.yaml
-"$bin" -q -c held.yaml raw update || fail "raw update failed"
+"$bin" -q -c held.yaml update || fail "update failed"
 "$bin" -q -c held.yaml describe --format json > describe.json
-grep -q '"held_back_by": *"pdr_ohlcv:binance:BTC/USDT:1h"' describe.json || fail "describe: $(grep -o '"held_back_by"[^,]*' describe.json)"
+grep -q '"held_back_by": *"pdr_' describe.json || fail "describe: $(grep -o '"held_back_by"[^,]*' describe.json)"
+grep -q '"held_back_by": *"pdr_ohlcv' describe.json && fail "a candle stream holds the frontier back"
+[ "$(q held.yaml "SELECT checkpoint_ms FROM predlake_checkpoint")" = 1721959770000 ] || fail "the ETL waited for candles"
 "$bin" -q -c held.yaml describe > describe.txt
 grep -q 'pdr_ohlcv:binance:BTC/USDT:5m' describe.txt || fail "describe lists no candle stream"
+{ printf 'lake_ss:\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_03:10; } > later.yaml
+"$bin" -q -c later.yaml update || fail "the later update failed"
+"$bin" -q -c later.yaml query "SELECT * EXCLUDE (run_id) FROM bronze_pdr_slots ORDER BY ID" --format csv > incremental.csv
+[ "$(q later.yaml "SELECT count(*) FROM bronze_pdr_slots WHERE timeframe = '1h' AND slot >= 1721937600 AND slot * 1000 < 1721962800000 AND trueval_agrees IS NULL AND truevalue IS NOT NULL")" = 0 ] ||
+  fail "1h slots left without their candles"
+"$bin" -q -c later.yaml etl rebuild || fail "rebuild failed"
+"$bin" -q -c later.yaml query "SELECT * EXCLUDE (run_id) FROM bronze_pdr_slots ORDER BY ID" --format csv > rebuilt.csv
+cmp -s incremental.csv rebuilt.csv || { diff incremental.csv rebuilt.csv | head -5 >&2; fail "late candles: incremental differs from rebuild"; }
 
 # 5. lake_ss.ohlcv false: no candles, NULL columns, nothing waits for them.
 { printf 'lake_ss:\n  lake_dir: lake_off\n  st_timestr: 2024-07-25_18:00\n  ohlcv: false\n'; world 2024-07-26_02:10; } > off.yaml

@@ -216,11 +216,17 @@ std::vector<std::string> InputNames(lake::Lake& lake) {
 void Feed(lake::Lake& lake, const std::string& table, int64_t start, int64_t from, int64_t to) {
   if (table.rfind(lake::kOhlcvStreamPrefix, 0) == 0) {
     if (to > from) {
-      Exec(lake, "INSERT INTO pdr_ohlcv SELECT * FROM test_src_pdr_ohlcv WHERE " +
-                     duck::QuoteString(std::string(lake::kOhlcvStreamPrefix)) +
-                     " || exchange || ':' || pair || ':' || timeframe = " +
-                     duck::QuoteString(table) + " AND timestamp >= " + std::to_string(from) +
-                     " AND timestamp < " + std::to_string(to) + " ORDER BY timestamp, ID");
+      // As the fetch stores them: the candles and, in the same transaction, the record of the
+      // change that the next ETL run folds into the slots they decide (candles are late data).
+      const std::string rows =
+          "SELECT * FROM test_src_pdr_ohlcv WHERE " +
+          duck::QuoteString(std::string(lake::kOhlcvStreamPrefix)) +
+          " || exchange || ':' || pair || ':' || timeframe = " + duck::QuoteString(table) +
+          " AND timestamp >= " + std::to_string(from) + " AND timestamp < " + std::to_string(to);
+      Exec(lake, "BEGIN");
+      Exec(lake, "INSERT INTO pdr_ohlcv " + rows + " ORDER BY timestamp, ID");
+      Exec(lake, lake::RecordCandleChangesSql(rows));
+      Exec(lake, "COMMIT");
     }
   } else if (to > from && table == lake::kPredictionsTable.name && HasSourceVersions(lake)) {
     FeedPredictionVersions(lake, from, to);

@@ -78,7 +78,7 @@ TEST(ExchangeTest, RetriesThrottlingWithRetryAfterAndServerErrors) {
   std::vector<std::string> seen;
   std::deque<gql::HttpResponse> answers = {
       {429, R"({"code":-1003,"msg":"Too many requests"})", 7000},
-      {418, R"({"code":-1003,"msg":"banned"})", 300'000},  // capped at max_retry_after_ms
+      {418, R"({"code":-1003,"msg":"banned"})", 90'000},  // waited out whole: within the cap
       {503, "unavailable", std::nullopt},
       {200, "[[1,", std::nullopt},  // malformed
       {200, kTwoCandles, std::nullopt}};
@@ -92,11 +92,85 @@ TEST(ExchangeTest, RetriesThrottlingWithRetryAfterAndServerErrors) {
   EXPECT_EQ(seen.size(), 5u);
   ASSERT_EQ(sleeper.waits.size(), 4u);
   EXPECT_EQ(sleeper.waits[0], 7000);
-  EXPECT_EQ(sleeper.waits[1], policy.max_retry_after_ms);
+  EXPECT_EQ(sleeper.waits[1], 90'000);
   EXPECT_EQ(client.stats().retries, 4);
   EXPECT_EQ(client.stats().retries_by_kind.at("http_429"), 1);
   EXPECT_EQ(client.stats().retries_by_kind.at("http_418"), 1);
   EXPECT_EQ(client.stats().retries_by_kind.at("malformed"), 1);
+}
+
+TEST(ExchangeTest, ABanLongerThanTheCapIsNeverAskedInside) {
+  // Binance lengthens a ban for a client that asks again inside it: a Retry-After longer than the
+  // cap (or than the budget left) ends the request at once, saying how long the exchange asked.
+  for (int status : {418, 429}) {
+    std::vector<std::string> seen;
+    CountingSleeper sleeper;
+    gql::RetryPolicy policy;
+    Client client(std::make_unique<ScriptedTransport>(
+                      std::deque<gql::HttpResponse>{{status, R"({"msg":"banned"})", 300'000},
+                                                    {200, kTwoCandles, std::nullopt}},
+                      &seen),
+                  policy, &sleeper);
+    auto c = client.Klines(Request());
+    ASSERT_FALSE(c.ok()) << status;
+    EXPECT_EQ(seen.size(), 1u) << status;
+    EXPECT_TRUE(sleeper.waits.empty()) << status;
+    ASSERT_TRUE(client.last_failure().blocked_for_ms) << status;
+    EXPECT_EQ(*client.last_failure().blocked_for_ms, 300'000);
+    EXPECT_TRUE(client.last_failure().host_wide);
+    EXPECT_NE(c.status().message().find("asks us to wait 5m"), std::string::npos)
+        << c.status().message();
+  }
+  {
+    // Within the cap but past what the budget has left: the same.
+    std::vector<std::string> seen;
+    CountingSleeper sleeper;
+    gql::RetryPolicy policy;
+    policy.budget_ms = 60'000;
+    Client client(std::make_unique<ScriptedTransport>(
+                      std::deque<gql::HttpResponse>{{429, "slow down", 90'000}}, &seen),
+                  policy, &sleeper);
+    ASSERT_FALSE(client.Klines(Request()).ok());
+    EXPECT_EQ(seen.size(), 1u);
+    ASSERT_TRUE(client.last_failure().blocked_for_ms);
+  }
+}
+
+TEST(ExchangeTest, TheServerTimeIsReadAndChecked) {
+  std::vector<std::string> seen;
+  CountingSleeper sleeper;
+  gql::RetryPolicy policy;
+  policy.jitter_seed = 1;
+  Client client(
+      std::make_unique<ScriptedTransport>(
+          std::deque<gql::HttpResponse>{{200, R"({"serverTime":"soon"})", std::nullopt},
+                                        {200, R"({"serverTime":1721865600123})", std::nullopt}},
+          &seen),
+      policy, &sleeper);
+  auto t = client.ServerTimeMs();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(*t, 1721865600123);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], "/api/v3/time");
+  EXPECT_FALSE(ParseServerTime("[]").ok());
+  EXPECT_FALSE(ParseServerTime(R"({"serverTime":-5})").ok());
+}
+
+TEST(ExchangeTest, ARestrictedLocationFailsEveryStreamAtOnce) {
+  std::vector<std::string> seen;
+  CountingSleeper sleeper;
+  Client client(
+      std::make_unique<ScriptedTransport>(
+          std::deque<gql::HttpResponse>{
+              {451, R"({"code":0,"msg":"Service unavailable from a restricted location"})",
+               std::nullopt}},
+          &seen),
+      {}, &sleeper);
+  auto c = client.Klines(Request());
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(client.last_failure().host_wide);
+  EXPECT_EQ(client.last_failure().http_status, 451);
 }
 
 TEST(ExchangeTest, ABadSymbolFailsAtOnceAndServerErrorsGiveUp) {

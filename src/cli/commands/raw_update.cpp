@@ -33,6 +33,7 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
   ASSIGN_OR_RETURN(options.exchange, MakeExchangeFactory(ctx));
   options.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
   options.now_ms = ctx.now_ms();
+  options.ohlcv_gap_after_ms = ctx.config().lake.ohlcv_gap_after_ms;
   options.chunk_ms = ctx.config().lake.checkpoint_period_ms;
   options.note_later_start = !ctx.StartIsRelative();
   options.at_step = jobs::RawFaultHook(etl::FaultInjection::FromEnv());

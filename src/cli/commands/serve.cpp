@@ -48,6 +48,7 @@ Status RunUpdateLoop(Context& ctx, int64_t every_ms, int64_t start_ms,
   ASSIGN_OR_RETURN(request.exchange, MakeExchangeFactory(ctx));
   request.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
   request.ohlcv = ctx.config().lake.ohlcv;
+  request.ohlcv_gap_after_ms = ctx.config().lake.ohlcv_gap_after_ms;
   request.retry = FetchRetryPolicy(ctx);
   request.fallback_source = ctx.config().lake.feed_source;
   request.chunk_ms = ctx.config().lake.checkpoint_period_ms;

@@ -108,6 +108,7 @@ Status Update(Context& ctx, const UpdateOptions& o) {
   ASSIGN_OR_RETURN(request.exchange, MakeExchangeFactory(ctx));
   request.ohlcv_exchange = ctx.config().lake.ohlcv_exchange;
   request.ohlcv = ctx.config().lake.ohlcv;
+  request.ohlcv_gap_after_ms = ctx.config().lake.ohlcv_gap_after_ms;
   request.retry = FetchRetryPolicy(ctx);
   request.fallback_source = ctx.config().lake.feed_source;
   request.cancel = &Context::EnableCancellation();

@@ -2,8 +2,10 @@
 -- slot s compares the closes of the candles opening at s - 2E and s - E (E = seconds_per_epoch) of
 -- the slot's (source, pair, timeframe); it rose when the later close is higher, and a tie cancels
 -- the round. The outcome is an event at s * 1000 (when the later candle closes): known at F when
--- s * 1000 < F and both candles are stored (the candle watermarks are inputs of the frontier, so
--- every candle before F is). Then it moves last_event_timestamp to s * 1000 at least, so that a
+-- s * 1000 < F and both candles are stored. Candles are late data (they never hold the frontier
+-- back): a slot built before its candles arrive gets the outcome from the run that follows their
+-- arrival (events.sql reads predlake_candle_changes), so the columns always equal what the stored
+-- candles say. Setting the outcome moves last_event_timestamp to s * 1000 at least, so that a
 -- rollback to before s recomputes it. trueval_agrees compares it with the on-chain trueval (NULL
 -- when either is unknown; a trueval on a tie disagrees). With OHLCV = 0 the columns stay NULL.
 -- Parameters: F, OHLCV.

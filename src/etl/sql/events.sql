@@ -2,9 +2,11 @@
 -- the window's submissions of the slot (count of new predictions, the stake they add or a
 -- re-submission changes, latest time), its earliest trueval event,
 -- and the live slots still pending whose cancellation deadline falls in the window (a time-driven
--- event with no row of its own), and (OHLCV = 1) the live slots whose exchange outcome becomes
--- known in the window: slot * 1000 in [C, F) with the candle that closes at the slot stored (also
--- time-driven; candle_slots.sql computes the outcome). Parameters: C, F, CUT, OHLCV.
+-- event with no row of its own), and (OHLCV = 1) the live slots whose exchange outcome may have
+-- changed: those whose outcome time slot * 1000 falls in [C, F) with the candle that closes at the
+-- slot stored (time-driven), and those before C that read a candle stored or corrected since the
+-- last publish (predlake_candle_changes: candles are late data, docs/ohlcv.md). candle_slots.sql
+-- computes the outcome. Parameters: C, F, CUT, OHLCV, cc_lo, cc_hi.
 INSERT INTO etl_stage_slot_events
 WITH preds AS (
   SELECT etl_contract(ID, contract) || '-' || slot AS slot_id, slot,
@@ -40,6 +42,15 @@ candles AS (
       WHERE o.timestamp >= ${C} - 86400000 * 2 AND o.timestamp < ${F}
         AND o.exchange = l.source AND o.pair = l.pair AND o.timeframe = l.timeframe
         AND o.timestamp = (l.slot - l.seconds_per_epoch) * 1000)
+  UNION
+  SELECT l.ID AS slot_id, l.slot
+  FROM bronze_pdr_slots AS l
+  JOIN predlake_candle_changes AS x
+    ON x.exchange = l.source AND x.pair = l.pair AND x.timeframe = l.timeframe
+   AND (l.slot - 2 * l.seconds_per_epoch) * 1000 < x.to_ms
+   AND (l.slot - l.seconds_per_epoch) * 1000 >= x.from_ms
+  WHERE ${OHLCV} = 1 AND l.slot BETWEEN ${cc_lo} AND ${cc_hi} AND l.slot * 1000 < ${C}
+    AND l.timestamp < ${CUT}
 )
 SELECT slot_id, slot,
        coalesce(preds.n_predictions, 0),

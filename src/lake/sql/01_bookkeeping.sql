@@ -77,3 +77,42 @@ CREATE TABLE IF NOT EXISTS predlake_raw_days (
   write_seq BIGINT NOT NULL,
   PRIMARY KEY (table_name, day)
 );
+
+-- Candles stored or corrected since the last ETL publish that consumed them: one row per write and
+-- stream, [from_ms, to_ms) of the candles' open times. Candles are late data for a slot (an
+-- exchange that fails never holds the ETL back), so an `etl update` recomputes the exchange columns
+-- of the built slots these candles decide and deletes the rows in its publish transaction; a
+-- rebuild deletes them too. Written in the candle write's transaction (lake::RecordCandleChangesSql).
+CREATE TABLE IF NOT EXISTS predlake_candle_changes (
+  exchange VARCHAR NOT NULL,
+  pair VARCHAR NOT NULL,
+  timeframe VARCHAR NOT NULL,
+  from_ms BIGINT NOT NULL,
+  to_ms BIGINT NOT NULL
+);
+
+-- The health of each candle stream (pdr_ohlcv:<exchange>:<pair>:<timeframe>), as its last fetch
+-- left it: `ok`, `failing` (the last fetch failed; retried every run) or `set_aside` (the exchange
+-- cannot serve it: a pair it does not list, a name that is not a pair; retried after a day). A
+-- failing stream never stops the subgraph tables (docs/ohlcv.md).
+CREATE TABLE IF NOT EXISTS predlake_ohlcv_streams (
+  stream VARCHAR PRIMARY KEY,
+  status VARCHAR NOT NULL,
+  error VARCHAR,
+  failing_since_ms BIGINT,
+  last_ok_ms BIGINT,
+  updated_at_ms BIGINT NOT NULL,
+  run_id BIGINT
+);
+
+-- Candles the exchange never served although their stream goes on after them: a stream's watermark
+-- stops at a missing candle, which every run asks for again, until the candle has been closed for
+-- lake_ss.ohlcv_gap_after by the exchange's clock; then it is recorded here as a known gap and the
+-- watermark moves past it (docs/ohlcv.md).
+CREATE TABLE IF NOT EXISTS predlake_candle_gaps (
+  stream VARCHAR NOT NULL,
+  open_ms BIGINT NOT NULL,
+  recorded_at_ms BIGINT NOT NULL,
+  run_id BIGINT,
+  PRIMARY KEY (stream, open_ms)
+);

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "common/time.hpp"
+
 namespace predlake::exchange {
 namespace {
 
@@ -156,6 +158,15 @@ Result<std::vector<Candle>> ParseKlines(std::string_view body) {
   return out;
 }
 
+Result<int64_t> ParseServerTime(std::string_view body) {
+  nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("serverTime") ||
+      !doc["serverTime"].is_number_integer() || doc["serverTime"].get<int64_t>() <= 0) {
+    return Status::Source("the answer is not {\"serverTime\": <unix ms>}: " + Excerpt(body));
+  }
+  return doc["serverTime"].get<int64_t>();
+}
+
 Client::Client(std::unique_ptr<Transport> transport, gql::RetryPolicy policy, Sleeper* sleeper)
     : transport_(std::move(transport)),
       policy_(std::move(policy)),
@@ -172,10 +183,19 @@ int64_t Client::BackoffMs(int retry) {
 }
 
 Result<std::vector<Candle>> Client::Klines(const KlinesRequest& request) {
-  const std::string path = KlinesPathAndQuery(request);
+  return GetParsed<std::vector<Candle>>(KlinesPathAndQuery(request), ParseKlines);
+}
+
+Result<int64_t> Client::ServerTimeMs() {
+  return GetParsed<int64_t>(std::string(kTimePath), ParseServerTime);
+}
+
+template <typename T, typename Parse>
+Result<T> Client::GetParsed(const std::string& path, Parse parse) {
   const std::string context = transport_->Describe() + ": GET " + path;
   int64_t waited_ms = 0;
   int transport_failures = 0;
+  failure_ = Failure{};
   for (int attempt = 1;; ++attempt) {
     if (ExchangeStopped(stop_)) return Status::Cancelled(context + ": stopped");
     ++stats_.requests;
@@ -183,6 +203,7 @@ Result<std::vector<Candle>> Client::Klines(const KlinesRequest& request) {
     std::string kind;
     std::optional<int64_t> retry_after;
     bool limited = false;  // counts against transport_attempts
+    failure_ = Failure{true, 0, std::nullopt};
     auto response = transport_->Get(path);
     if (!response.ok()) {
       if (response.status().code() == StatusCode::kCancelled) return response.status();
@@ -191,30 +212,46 @@ Result<std::vector<Candle>> Client::Klines(const KlinesRequest& request) {
       limited = true;
     } else if (response->status == 429 || response->status == 418) {
       // Binance: 429 = request weight exceeded, 418 = banned for ignoring 429s; both say how long.
+      // Asking again before then lengthens the ban, so the wait is never shortened.
+      failure_.http_status = response->status;
       error = "HTTP " + std::to_string(response->status) + " " + Excerpt(response->body);
       kind = "http_" + std::to_string(response->status);
-      retry_after = response->retry_after_ms;
+      retry_after = response->retry_after_ms.value_or(policy_.max_retry_after_ms);
+      if (*retry_after > policy_.max_retry_after_ms ||
+          waited_ms + *retry_after > policy_.budget_ms) {
+        failure_.blocked_for_ms = *retry_after;
+        return Status::Source(context + ": " + error + " (the exchange asks us to wait " +
+                              FormatDuration(*retry_after) + ")");
+      }
     } else if (response->status >= 500) {
+      failure_.http_status = response->status;
       error = "HTTP " + std::to_string(response->status) + " " + Excerpt(response->body);
       kind = "http";
       limited = true;
     } else if (response->status != 200) {
       // A bad symbol or interval (400 {"code":-1121,"msg":"Invalid symbol."}) fails the same way
-      // every time.
+      // every time; so does 451 (a location the exchange does not serve), for every request.
+      failure_.http_status = response->status;
+      failure_.host_wide = response->status == 451 || response->status == 403 ||
+                           response->status == 401 || response->status == 404 ||
+                           response->status == 405;
       return Status::Source(context + ": HTTP " + std::to_string(response->status) + " " +
                             Excerpt(response->body));
     } else {
-      auto candles = ParseKlines(response->body);
-      if (candles.ok()) return candles;
-      error = candles.status().message();
+      failure_.http_status = 200;
+      Result<T> parsed = parse(response->body);
+      if (parsed.ok()) {
+        failure_ = Failure{};
+        return parsed;
+      }
+      error = parsed.status().message();
       kind = "malformed";
       limited = true;
     }
     if (limited) ++transport_failures;
     const bool out_of_attempts = (limited && transport_failures >= policy_.transport_attempts) ||
                                  (policy_.max_attempts > 0 && attempt >= policy_.max_attempts);
-    int64_t wait =
-        retry_after ? std::min(*retry_after, policy_.max_retry_after_ms) : BackoffMs(attempt);
+    int64_t wait = retry_after ? *retry_after : BackoffMs(attempt);
     if (out_of_attempts || waited_ms + wait > policy_.budget_ms) {
       return Status::Source(context + ": " + error + " (after " + std::to_string(attempt) +
                             (attempt == 1 ? " attempt)" : " attempts)"));

@@ -27,6 +27,8 @@ namespace predlake::exchange {
 // Binance's limit on candles per klines request.
 inline constexpr int kMaxKlines = 1000;
 inline constexpr std::string_view kKlinesPath = "/api/v3/klines";
+// The exchange's clock: {"serverTime": 1499827319559} (unix ms). Candles are final by this clock.
+inline constexpr std::string_view kTimePath = "/api/v3/time";
 
 // One GET of a path and query against the exchange. A non-OK Result means no answer came (kSource);
 // any HTTP status is an answer. Implementations need not be thread-safe; use one per thread.
@@ -79,8 +81,21 @@ Result<KlinesRequest> ParseKlinesPathAndQuery(std::string_view path_and_query);
 // A klines body: an array of [openTime, "open", "high", "low", "close", "volume", closeTime, ...].
 // kSource naming the first bad entry (a price that is not a plain decimal, a missing field).
 Result<std::vector<Candle>> ParseKlines(std::string_view body);
+// The serverTime of a /api/v3/time body; kSource naming what is wrong.
+Result<int64_t> ParseServerTime(std::string_view body);
 // True for a plain non-negative decimal ("43012.01000000"), the only text stored as a price.
 bool IsPlainDecimal(std::string_view text);
+
+// What the last failed request of a Client met, so that its caller can tell what to set aside: one
+// stream (the exchange refuses this request: 400 "Invalid symbol.") or every stream of the host (it
+// is unreachable, answers 5xx or garbage, or blocks us: 418, 429, 451).
+struct Failure {
+  bool host_wide = false;
+  int http_status = 0;  // 0: no answer
+  // 418/429: how long the exchange asked us to wait (Retry-After), when that was longer than the
+  // retry budget or lake_ss's cap allowed waiting; no request may reach it before then.
+  std::optional<int64_t> blocked_for_ms;
+};
 
 struct ClientStats {
   int64_t requests = 0;
@@ -97,18 +112,28 @@ class Client {
     transport_->SetStopFlag(stop);
   }
   // The candles of the request, in open-time order. Retried as the header says; on failure kSource
-  // "<describe>: GET /api/v3/klines?...: <what happened> (after N attempts)", kCancelled when
-  // stopped.
+  // "<describe>: GET /api/v3/klines?...: <what happened> (after N attempts)" (and last_failure()
+  // says what it was), kCancelled when stopped.
   Result<std::vector<Candle>> Klines(const KlinesRequest& request);
+  // The exchange's clock (GET /api/v3/time), retried and failing like Klines.
+  Result<int64_t> ServerTimeMs();
+  // A 418 or 429 whose Retry-After is longer than the policy's max_retry_after_ms, or than what is
+  // left of its budget, is never waited out in part and asked again inside the ban: the request
+  // fails at once with last_failure().blocked_for_ms set.
+  const Failure& last_failure() const { return failure_; }
   const ClientStats& stats() const { return stats_; }
 
  private:
+  // GETs `path` until `parse` accepts a 200 body, as Klines describes.
+  template <typename T, typename Parse>
+  Result<T> GetParsed(const std::string& path, Parse parse);
   int64_t BackoffMs(int retry);
   std::unique_ptr<Transport> transport_;
   gql::RetryPolicy policy_;
   Sleeper* sleeper_;
   const std::atomic<bool>* stop_ = nullptr;
   ClientStats stats_;
+  Failure failure_;
   std::mt19937_64 rng_;
 };
 

@@ -78,29 +78,29 @@ Result<std::unique_ptr<Server>> Server::Start(std::shared_ptr<const Engine> engi
   impl->http.Post(
       ".*", [raw](const httplib::Request& req, httplib::Response& res) { raw->Handle(req, res); });
   // The simulated exchange (Binance's klines), with the subgraph's fault draws.
-  impl->http.Get(std::string(exchange::kKlinesPath), [raw](const httplib::Request& req,
-                                                           httplib::Response& res) {
-    const uint64_t n = raw->requests.fetch_add(1);
-    const config::SimFaults& faults = raw->engine->config().faults;
-    const FaultKind kind = DecideFault(faults, n);
-    if (kind == FaultKind::kTimeout) {
-      std::unique_lock<std::mutex> lock(raw->mu);
-      raw->stop_cv.wait_for(lock, std::chrono::milliseconds(raw->options.fault_delay_ms),
-                            [raw] { return raw->stop_requested.load(); });
-    }
-    std::string target = req.path;
-    std::string query;
-    for (const auto& [key, value] : req.params) {
-      query += (query.empty() ? "?" : "&") + key + "=" + value;
-    }
-    gql::HttpResponse answer =
-        ApplyFault(kind, faults, n, raw->engine->HandleExchange(target + query));
-    res.status = answer.status;
-    if (answer.retry_after_ms) {
-      res.set_header("Retry-After", std::to_string((*answer.retry_after_ms + 999) / 1000));
-    }
-    res.set_content(answer.body, "application/json");
-  });
+  impl->http.Get(
+      "/api/v3/(klines|time)", [raw](const httplib::Request& req, httplib::Response& res) {
+        const uint64_t n = raw->requests.fetch_add(1);
+        const config::SimFaults& faults = raw->engine->config().faults;
+        const FaultKind kind = DecideFault(faults, n);
+        if (kind == FaultKind::kTimeout) {
+          std::unique_lock<std::mutex> lock(raw->mu);
+          raw->stop_cv.wait_for(lock, std::chrono::milliseconds(raw->options.fault_delay_ms),
+                                [raw] { return raw->stop_requested.load(); });
+        }
+        std::string target = req.path;
+        std::string query;
+        for (const auto& [key, value] : req.params) {
+          query += (query.empty() ? "?" : "&") + key + "=" + value;
+        }
+        gql::HttpResponse answer =
+            ApplyFault(kind, faults, n, raw->engine->HandleExchange(target + query));
+        res.status = answer.status;
+        if (answer.retry_after_ms) {
+          res.set_header("Retry-After", std::to_string((*answer.retry_after_ms + 999) / 1000));
+        }
+        res.set_content(answer.body, "application/json");
+      });
   impl->http.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         res.status = 500;

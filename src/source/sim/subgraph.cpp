@@ -119,6 +119,9 @@ gql::HttpResponse Engine::HandleExchange(std::string_view path_and_query) const 
     nlohmann::json body = {{"code", code}, {"msg", msg}};
     return gql::HttpResponse{400, body.dump(), std::nullopt};
   };
+  if (path_and_query.substr(0, path_and_query.find('?')) == exchange::kTimePath) {
+    return gql::HttpResponse{200, nlohmann::json({{"serverTime", NowMs()}}).dump(), std::nullopt};
+  }
   auto request = exchange::ParseKlinesPathAndQuery(path_and_query);
   if (!request.ok()) return bad(-1100, request.status().message());
   const int feed = world_->FeedBySymbol(request->symbol, request->interval);

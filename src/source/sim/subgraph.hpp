@@ -63,8 +63,8 @@ class Engine {
   // The simulated now in unix ms (the clock's with a live clock).
   int64_t NowMs() const;
   // Answers one GET of the simulated exchange (`/api/v3/klines?...`, Binance's shape and limits):
-  // the closed and the current candle of the feed, 400 with Binance's error body for a bad symbol,
-  // interval or parameter. Thread-safe.
+  // the closed and the current candle of the feed; `/api/v3/time`: {"serverTime": NowMs()}; 400
+  // with Binance's error body for a bad symbol, interval or parameter. Thread-safe.
   gql::HttpResponse HandleExchange(std::string_view path_and_query) const;
   const World& world() const { return *world_; }
   const config::SimConfig& config() const { return config_; }
