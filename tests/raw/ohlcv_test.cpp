@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "fake_exchange.hpp"
 #include "raw_test_util.hpp"
 
 namespace predlake::raw {
@@ -246,6 +247,194 @@ TEST(RawOhlcvTest, AnExchangeThatFailsNeverStopsTheSubgraph) {
                               "t"),
       6);
   ExpectCandlesEqualTruth(*lake, *engine);
+}
+
+int64_t CountOf(lake::Lake& lake, const std::string& sql) {
+  auto n = lake.conn().QueryInt(sql, "test count");
+  EXPECT_TRUE(n.ok()) << n.status().message();
+  return n.ok() ? n->value_or(-1) : -1;
+}
+
+TEST(RawOhlcvTest, AMissingCandleHoldsTheWatermarkUntilItComesOrBecomesAKnownGap) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  // A hole in the middle (03:00) and a short answer at the end (the last final candle, 05:55).
+  state->missing["BTCUSDT5m"] = {Ms("2024-07-25_03:00"), Ms("2024-07-25_05:55")};
+  const std::string btc = "pdr_ohlcv:binance:BTC/USDT:5m";
+  auto run = [&](int64_t gap_after_ms) {
+    UpdateOptions o =
+        CandleOptions(world, Ms("2024-07-26"), &sleep, rawtest::FakeExchangeFactory(engine, state));
+    o.ohlcv_gap_after_ms = gap_after_ms;
+    auto r = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->ohlcv : OhlcvReport{};
+  };
+  // The watermark stops at the first missing candle; the candles after it are stored all the same.
+  run(86'400'000);
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, btc), Ms("2024-07-25_03:00"));
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, "pdr_ohlcv:binance:ETH/USDT:5m"), Ms("2024-07-25_06:00"));
+  EXPECT_EQ(CountOf(*lake,
+                    "SELECT count(*) FROM pdr_ohlcv WHERE pair = 'BTC/USDT' AND timeframe = "
+                    "'5m'"),
+            72 - 2);
+  // Asked again: still missing, nothing moves.
+  run(86'400'000);
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, btc), Ms("2024-07-25_03:00"));
+  // Missing for longer than ohlcv_gap_after (3 h after it closed, against 1 h): the middle one
+  // becomes a known gap and the watermark moves on to the end's, which closed 2.5 minutes ago.
+  auto gaps = run(3'600'000);
+  EXPECT_EQ(gaps.gaps_recorded, 1);
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, btc), Ms("2024-07-25_05:55"));
+  EXPECT_EQ(CountOf(*lake, "SELECT count(*) FROM predlake_candle_gaps WHERE stream = '" + btc +
+                               "' AND open_ms = " + std::to_string(Ms("2024-07-25_03:00"))),
+            1);
+  // The exchange serves both at last: the end's is stored and the watermark reaches the end; the
+  // known gap's candle is stored too (by the overlap or a later window: here, none asks for it).
+  state->missing.clear();
+  run(3'600'000);
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, btc), Ms("2024-07-25_06:00"));
+  EXPECT_EQ(CountOf(*lake,
+                    "SELECT count(*) FROM pdr_ohlcv WHERE pair = 'BTC/USDT' AND timeframe = "
+                    "'5m' AND timestamp = " +
+                        std::to_string(Ms("2024-07-25_05:55"))),
+            1);
+}
+
+TEST(RawOhlcvTest, OnlyCandlesFinalByTheExchangesClockAreStoredAndRevisionsAreCorrected) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  // The exchange's clock is 10 minutes behind ours: by it, 05:52:30 less the margin; the last
+  // final 5m candle opens at 05:45 (closes 05:50).
+  state->clock_offset_ms = -10 * 60'000;
+  // And it still answers an interim close for the last of them.
+  state->revised["BTCUSDT5m"][Ms("2024-07-25_05:45")] = "1.5";
+  auto factory = rawtest::FakeExchangeFactory(engine, state);
+  auto r = rawtest::RunUpdate(*lake, CandleOptions(world, Ms("2024-07-26"), &sleep, factory),
+                              rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, "pdr_ohlcv:binance:BTC/USDT:5m"), Ms("2024-07-25_05:50"));
+  EXPECT_EQ(CountOf(*lake,
+                    "SELECT count(*) FROM pdr_ohlcv WHERE timeframe = '5m' AND timestamp "
+                    ">= " +
+                        std::to_string(Ms("2024-07-25_05:50"))),
+            0);
+  EXPECT_EQ(CountOf(*lake, "SELECT count(*) FROM pdr_ohlcv WHERE close = 1.5"), 1);
+  // The run stored candles: every change is recorded for the ETL.
+  EXPECT_GT(CountOf(*lake, "SELECT count(*) FROM predlake_candle_changes"), 0);
+  ASSERT_TRUE(lake->conn().Execute("DELETE FROM predlake_candle_changes", "t").ok());
+  // The next run re-reads the newest stored candles: the revised close is corrected, recorded as
+  // a change of that candle alone, and counted.
+  state->revised.clear();
+  state->clock_offset_ms = 0;
+  auto again = rawtest::RunUpdate(*lake, CandleOptions(world, Ms("2024-07-26"), &sleep, factory),
+                                  rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->ohlcv.counts.rows_updated, 1);
+  EXPECT_EQ(CountOf(*lake, "SELECT count(*) FROM pdr_ohlcv WHERE close = 1.5"), 0);
+  EXPECT_EQ(CountOf(*lake,
+                    "SELECT count(*) FROM predlake_candle_changes WHERE pair = 'BTC/USDT' "
+                    "AND timeframe = '5m' AND from_ms <= " +
+                        std::to_string(Ms("2024-07-25_05:45")) + " AND to_ms > " +
+                        std::to_string(Ms("2024-07-25_05:45"))),
+            1);
+  ExpectCandlesEqualTruth(*lake, *engine);
+}
+
+TEST(RawOhlcvTest, ABanIsHonouredAcrossRuns) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  state->refuse =
+      gql::HttpResponse{418, R"({"code":-1003,"msg":"Way too many requests; IP banned"})", 600'000};
+  auto at = [&](const std::string& now) {
+    world.now = now;
+    auto engine = rawtest::MakeEngine(world);
+    auto r = rawtest::RunUpdate(
+        *lake, CandleOptions(world, Ms(now), &sleep, rawtest::FakeExchangeFactory(engine, state)),
+        rawtest::SimFactory(engine), nullptr);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : UpdateReport{};
+  };
+  // One request, no wait inside the 10-minute ban, and its end kept in the lake.
+  auto first = at("2024-07-25_06:00");
+  EXPECT_EQ(state->requests, 1);
+  EXPECT_EQ(sleep.total.load(), 0);
+  ASSERT_TRUE(first.ohlcv.blocked_until_ms);
+  EXPECT_EQ(*first.ohlcv.blocked_until_ms, Ms("2024-07-25_06:10"));
+  ASSERT_EQ(first.warnings.size(), 1u);
+  EXPECT_NE(first.warnings[0].find("2024-07-25T06:10:00"), std::string::npos) << first.warnings[0];
+  // A run five minutes later (cron) sends nothing and says until when.
+  auto second = at("2024-07-25_06:05");
+  EXPECT_EQ(state->requests, 1);
+  ASSERT_EQ(second.warnings.size(), 1u);
+  EXPECT_NE(second.warnings[0].find("not to be called before 2024-07-25T06:10:00"),
+            std::string::npos)
+      << second.warnings[0];
+  EXPECT_EQ(second.ohlcv.failures.size(), 6u);
+  // After the ban, it asks again and gets everything.
+  state->refuse.reset();
+  auto third = at("2024-07-25_06:12");
+  EXPECT_GT(state->requests, 1);
+  EXPECT_TRUE(third.ohlcv.failures.empty());
+  EXPECT_EQ(rawtest::WatermarkOf(*lake, "pdr_ohlcv:binance:BTC/USDT:5m"), Ms("2024-07-25_06:10"));
+}
+
+TEST(RawOhlcvTest, AStreamTheExchangeCannotServeIsSetAsideAlone) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  state->unlisted = {"SOLUSDT"};
+  auto r = rawtest::RunUpdate(
+      *lake,
+      CandleOptions(world, Ms(world.now), &sleep, rawtest::FakeExchangeFactory(engine, state)),
+      rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ohlcv.failures.size(), 2u);
+  for (const OhlcvStreamFailure& f : r->ohlcv.failures) {
+    EXPECT_TRUE(f.set_aside);
+    EXPECT_NE(f.stream.find("SOL/USDT"), std::string::npos);
+    EXPECT_NE(f.error.find("Invalid symbol."), std::string::npos) << f.error;
+  }
+  EXPECT_EQ(r->warnings.size(), 2u);
+  EXPECT_EQ(CountOf(*lake,
+                    "SELECT count(*) FROM predlake_ohlcv_streams WHERE status = "
+                    "'set_aside'"),
+            2);
+  EXPECT_EQ(CountOf(*lake, "SELECT count(*) FROM predlake_ohlcv_streams WHERE status = 'ok'"), 4);
+  EXPECT_GT(CountOf(*lake, "SELECT count(*) FROM pdr_ohlcv WHERE pair = 'ETH/USDT'"), 0);
+
+  // A name that is no pair at all (a token called "Test Token", Cyrillic letters) is set aside
+  // before any request for it.
+  std::vector<OhlcvStream> odd = {
+      {"binance", "Test Token", "5m", lake::OhlcvStreamName("binance", "Test Token", "5m")},
+      {"binance", "ВТС/USDT", "5m", lake::OhlcvStreamName("binance", "ВТС/USDT", "5m")},
+      {"binance", "BTC/USDT", "7q", lake::OhlcvStreamName("binance", "BTC/USDT", "7q")}};
+  OhlcvOptions o;
+  o.start_ms = Ms(world.start);
+  o.end_ms = Ms(world.now);
+  o.now_ms = Ms(world.now);
+  o.sleeper = &sleep;
+  OhlcvReport report;
+  const int before = state->requests;
+  ASSERT_TRUE(
+      FetchOhlcv(*lake, 99, odd, o, rawtest::FakeExchangeFactory(engine, state), report).ok());
+  EXPECT_EQ(state->requests, before + 1);  // the clock only
+  ASSERT_EQ(report.failures.size(), 3u);
+  for (const OhlcvStreamFailure& f : report.failures) EXPECT_TRUE(f.set_aside) << f.stream;
+  EXPECT_EQ(report.warnings.size(), 3u);
 }
 
 TEST(RawOhlcvTest, ImportsPdrBackendOhlcvParquetFiles) {
