@@ -58,6 +58,11 @@ inline constexpr std::string_view kMetaDeploymentChangedAtMs = "deployment_chang
 // that already had rows: until a rebuild publishes, the built tables are not what a rebuild would
 // make, so `etl update` rebuilds them and rollbacks refuse. Deleted by a rebuild's publish.
 inline constexpr std::string_view kMetaRebuildRequired = "etl_rebuild_required";
+// The time (unix ms) before which no request may reach the exchange (it asked so with a 418 or a
+// 429 whose Retry-After the run could not wait out), and why; kept across runs so that the next
+// run (from cron, minutes later) does not ask before it either (docs/ohlcv.md).
+inline constexpr std::string_view kMetaExchangeBlockedUntil = "ohlcv_blocked_until_ms";
+inline constexpr std::string_view kMetaExchangeBlockedWhy = "ohlcv_blocked_why";
 
 // The raw tables (kRawTables, in the order they are fetched and reported) and every other table
 // name are defined in lake/tables.hpp.

@@ -1,6 +1,7 @@
 #include "ops/describe.hpp"
 
 #include <charconv>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
@@ -127,6 +128,50 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     w.mark = mark;
     d.watermarks.push_back(std::move(w));
   }
+  {
+    // A lake no writer of this version has opened yet lacks the health tables: no health then.
+    ASSIGN_OR_RETURN(auto health_tables,
+                     conn.QueryInt("SELECT count(*) FROM duckdb_tables() WHERE table_name IN "
+                                   "('predlake_ohlcv_streams', 'predlake_candle_gaps', "
+                                   "'predlake_candle_changes')",
+                                   "describe candle streams"));
+    const bool has_health = health_tables.value_or(0) == 3;
+    std::map<std::string, CandleStreamSummary> streams;
+    for (const auto& [name, mark] : marks) {
+      if (name.rfind(lake::kOhlcvStreamPrefix, 0) != 0) continue;
+      streams[name].stream = name;
+      streams[name].mark = mark;
+    }
+    if (has_health) {
+      ASSIGN_OR_RETURN(
+          auto health,
+          QueryText(conn,
+                    "SELECT s.stream, s.status, s.error, s.failing_since_ms, s.last_ok_ms, "
+                    "count(g.open_ms), min(g.open_ms) FROM predlake_ohlcv_streams AS s LEFT JOIN "
+                    "predlake_candle_gaps AS g ON g.stream = s.stream GROUP BY ALL ORDER BY 1",
+                    "describe candle streams"));
+      auto int_of = [](const std::optional<std::string>& v) -> std::optional<int64_t> {
+        if (!v) return std::nullopt;
+        return std::stoll(*v);
+      };
+      for (auto& row : health.rows) {
+        CandleStreamSummary& c = streams[row[0].value_or("")];
+        c.stream = row[0].value_or("");
+        c.status = row[1];
+        c.error = row[2];
+        c.failing_since_ms = int_of(row[3]);
+        c.last_ok_ms = int_of(row[4]);
+        c.known_gaps = int_of(row[5]).value_or(0);
+        c.first_gap_ms = int_of(row[6]);
+      }
+      ASSIGN_OR_RETURN(auto pending, conn.QueryInt("SELECT count(*) FROM predlake_candle_changes",
+                                                   "describe candle streams"));
+      d.pending_candle_changes = pending.value_or(0);
+    }
+    for (auto& [name, c] : streams) d.candle_streams.push_back(std::move(c));
+    ASSIGN_OR_RETURN(auto blocked, MetaInt(conn, std::string(lake::kMetaExchangeBlockedUntil)));
+    if (blocked && *blocked > lake.NowMs()) d.exchange_blocked_until_ms = blocked;
+  }
   for (const TableRef& t : tables) {
     if (t.name != kContractsTable) continue;
     ASSIGN_OR_RETURN(
@@ -204,6 +249,25 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
     }
   }
   WriteBlankingNulls(out, std::move(marks), width);
+
+  if (!d.candle_streams.empty()) {
+    out << "\nCandle streams (late data for the slots: they never hold the frontier back; "
+           "docs/ohlcv.md)\n";
+    ResultSet streams;
+    streams.columns = {"stream", "status", "watermark", "failing_since", "known_gaps", "error"};
+    streams.numeric = {false, false, false, false, true, false};
+    for (const CandleStreamSummary& c : d.candle_streams) {
+      streams.rows.push_back(
+          {c.stream, c.status ? c.status : std::optional<std::string>("not fetched"),
+           c.mark ? std::optional<std::string>(FormatTime(c.mark->watermark_ms)) : std::nullopt,
+           IsoOrNull(c.failing_since_ms), std::to_string(c.known_gaps), c.error});
+    }
+    WriteBlankingNulls(out, std::move(streams), width);
+    if (d.exchange_blocked_until_ms) {
+      out << "The exchange asked not to be called before "
+          << FormatTime(*d.exchange_blocked_until_ms) << ": no candle request is sent until then\n";
+    }
+  }
 
   out << "\nFeeds (metadata from: nft = the data NFT; otherwise per field: token.name, "
          "secondsPerEpoch, config = lake_ss.feed_source)\n";
@@ -302,6 +366,21 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
                      {"metadata_from", TextJson(f.metadata_from)}});
   }
   j["feeds"] = std::move(feeds);
+  nlohmann::ordered_json streams = nlohmann::ordered_json::array();
+  for (const CandleStreamSummary& c : d.candle_streams) {
+    streams.push_back({{"stream", c.stream},
+                       {"status", TextJson(c.status)},
+                       {"watermark_ms", c.mark ? nlohmann::ordered_json(c.mark->watermark_ms)
+                                               : nlohmann::ordered_json(nullptr)},
+                       {"error", TextJson(c.error)},
+                       {"failing_since_ms", OptJson(c.failing_since_ms)},
+                       {"last_ok_ms", OptJson(c.last_ok_ms)},
+                       {"known_gaps", c.known_gaps},
+                       {"first_gap_ms", OptJson(c.first_gap_ms)}});
+  }
+  j["candle_streams"] = std::move(streams);
+  j["exchange_blocked_until_ms"] = OptJson(d.exchange_blocked_until_ms);
+  j["pending_candle_changes"] = d.pending_candle_changes;
   if (d.checkpoint) {
     j["checkpoint"] = {{"start_ms", d.checkpoint->start_ms},
                        {"checkpoint_ms", d.checkpoint->checkpoint_ms},

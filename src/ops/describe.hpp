@@ -30,6 +30,19 @@ struct WatermarkSummary {
   std::optional<lake::Watermark> mark;  // nullopt: never fetched or imported
 };
 
+// The health of one candle stream (docs/ohlcv.md): what its last fetch left in
+// predlake_ohlcv_streams, and its known gaps.
+struct CandleStreamSummary {
+  std::string stream;  // "pdr_ohlcv:binance:BTC/USDT:5m"
+  std::optional<lake::Watermark> mark;
+  std::optional<std::string> status;  // ok | failing | set_aside; nullopt: never fetched
+  std::optional<std::string> error;
+  std::optional<int64_t> failing_since_ms;
+  std::optional<int64_t> last_ok_ms;
+  int64_t known_gaps = 0;
+  std::optional<int64_t> first_gap_ms;  // the oldest known gap's open time
+};
+
 // One feed of pdr_contracts and where its metadata came from (raw::Contract::metadata_from:
 // "nft", or which fallback gave each field).
 struct FeedSummary {
@@ -53,12 +66,18 @@ struct Description {
   // ("pdr_ohlcv:binance:BTC/USDT:5m") by name.
   std::vector<WatermarkSummary> watermarks;
   std::vector<FeedSummary> feeds;  // pdr_contracts, by pair, timeframe, contract
+  // The candle streams by name, and the time before which the exchange asked not to be called
+  // (a ban kept across runs), when that is still ahead of the lake's clock.
+  std::vector<CandleStreamSummary> candle_streams;
+  std::optional<int64_t> exchange_blocked_until_ms;
+  // Candle writes the ETL has not folded into the built slots yet.
+  int64_t pending_candle_changes = 0;
   std::optional<lake::Checkpoint> checkpoint;
   // Set while an upgrade's new built columns wait for a rebuild (lake::kMetaRebuildRequired: what
   // was added); nullopt otherwise.
   std::optional<std::string> rebuild_required;
-  // The frontier of the raw tables the ETL reads (etl::kInputTables, and the candle streams) and
-  // the one holding it back.
+  // The frontier of the raw tables the ETL reads (etl::kInputTables; candle streams never hold it
+  // back) and the one holding it back.
   etl::Frontier frontier;
   // Update events waiting for a row that is not built (etl::Waiting); empty before the first ETL
   // run.

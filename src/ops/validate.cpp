@@ -97,6 +97,10 @@ class Checker {
   Status WaitingUpdatesMaintained();
   Status OrphanStagingTables();
   Status TruevalVsExchange();
+  Status OhlcvStreamsBehind();
+  Status CandleGaps();
+  Status SourcesSetAside();
+  Status RawTablesNeverFetched();
 
   CheckResult& Add(std::string name, std::string description) {
     CheckResult c;
@@ -938,6 +942,132 @@ Status Checker::TruevalVsExchange() {
               "slot, ID");
 }
 
+// How far a candle stream may trail the subgraph's frontier before ohlcv_streams_behind reports it:
+// a 1h stream trails it by up to an hour and a candle by the finality margin; more than this is an
+// exchange that has failed for hours.
+constexpr int64_t kStreamBehindMs = 6 * 3'600'000;
+
+// The candle streams as rows of (stream, exchange, pair, timeframe, start_ms, watermark_ms, tf),
+// tf the timeframe's milliseconds (NULL for one the exchange has no such unit for).
+constexpr std::string_view kCandleStreamsSql =
+    "SELECT table_name AS stream, split_part(table_name, ':', 2) AS exchange, "
+    "split_part(table_name, ':', 3) AS pair, split_part(table_name, ':', 4) AS timeframe, "
+    "start_ms, watermark_ms, TRY_CAST(left(split_part(table_name, ':', 4), -1) AS BIGINT) * "
+    "CASE right(split_part(table_name, ':', 4), 1) WHEN 's' THEN 1000 WHEN 'm' THEN 60000 "
+    "WHEN 'h' THEN 3600000 WHEN 'd' THEN 86400000 END AS tf "
+    "FROM predlake_watermarks WHERE table_name LIKE 'pdr_ohlcv:%'";
+
+Status Checker::OhlcvStreamsBehind() {
+  CheckResult& check =
+      Add("ohlcv_streams_behind",
+          "candle streams more than 6 hours behind the subgraph's frontier: the exchange has "
+          "failed for that long (the error says why; docs/ohlcv.md); their slots lack the "
+          "exchange columns until the candles arrive (count: streams)");
+  if (!Find("predlake_ohlcv_streams")) {
+    Skip(check, "this lake has not been written by this version yet");
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(auto built_with, lake_.GetMeta(etl::kMetaBuiltWithOhlcv));
+  if (built_with && *built_with == "off") {
+    Skip(check, "lake_ss.ohlcv is false");
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(etl::Frontier f, etl::ComputeFrontier(lake_));
+  if (!f.frontier_ms) {
+    Skip(check, "no frontier yet");
+    return Status::Ok();
+  }
+  return Fill(check,
+              "SELECT w.stream, coalesce(s.status, 'not fetched') AS status, "
+              "strftime(make_timestamp(w.watermark_ms * 1000), '%Y-%m-%dT%H:%M:%SZ') AS watermark, "
+              "strftime(make_timestamp(s.failing_since_ms * 1000), '%Y-%m-%dT%H:%M:%SZ') AS "
+              "failing_since, s.error FROM (" +
+                  std::string(kCandleStreamsSql) +
+                  ") AS w LEFT JOIN predlake_ohlcv_streams AS s ON s.stream = w.stream WHERE "
+                  "coalesce(s.status, '') <> 'set_aside' AND w.watermark_ms < " +
+                  std::to_string(*f.frontier_ms - kStreamBehindMs),
+              "stream");
+}
+
+Status Checker::CandleGaps() {
+  CheckResult& check =
+      Add("candle_gaps",
+          "candles missing below their stream's watermark that are not recorded as known gaps "
+          "(the watermark must never pass a candle that should exist) (count: candles)");
+  if (!Find("predlake_candle_gaps")) {
+    Skip(check, "this lake has not been written by this version yet");
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(auto known, conn_.QueryInt("SELECT count(*) FROM predlake_candle_gaps",
+                                              "validate " + check.name));
+  if (known.value_or(0) > 0) {
+    check.note = std::to_string(*known) +
+                 " known gaps (candles the exchange never served; `describe` lists them)";
+  }
+  return Fill(
+      check,
+      "WITH s AS (" + std::string(kCandleStreamsSql) +
+          "), e AS (SELECT stream, exchange, pair, timeframe, unnest(range((start_ms + tf - "
+          "1) // tf * tf, watermark_ms, tf)) AS open_ms FROM s WHERE tf > 0) "
+          "SELECT e.stream, e.open_ms, strftime(make_timestamp(e.open_ms * 1000), "
+          "'%Y-%m-%dT%H:%M:%SZ') AS open FROM e WHERE NOT EXISTS (SELECT 1 FROM "
+          "pdr_ohlcv AS o WHERE o.exchange = e.exchange AND o.pair = e.pair AND "
+          "o.timeframe = e.timeframe AND o.timestamp = e.open_ms) AND NOT EXISTS (SELECT "
+          "1 FROM predlake_candle_gaps AS g WHERE g.stream = e.stream AND g.open_ms = "
+          "e.open_ms)",
+      "stream, open_ms");
+}
+
+Status Checker::SourcesSetAside() {
+  CheckResult& check =
+      Add("sources_set_aside",
+          "parts of a source set aside so that the rest goes on (docs/ohlcv.md, docs/raw.md): "
+          "candle streams the exchange cannot serve, and contracts the last fetch could not use "
+          "(count: streams and contracts)");
+  std::vector<std::string> parts;
+  if (Find("predlake_ohlcv_streams")) {
+    parts.push_back(
+        "SELECT 'candle stream' AS kind, stream AS name, error AS why FROM "
+        "predlake_ohlcv_streams WHERE status = 'set_aside'");
+  }
+  // The contracts the newest fetch skipped (raw::UpdateReport::skipped_contracts, in its detail).
+  parts.push_back(
+      "SELECT 'contract' AS kind, c ->> '$.id' AS name, c ->> '$.reason' AS why FROM (SELECT "
+      "unnest(CAST(detail -> '$.skipped_contracts' AS JSON[])) AS c FROM (SELECT detail FROM "
+      "predlake_runs WHERE status = 'succeeded' AND command IN ('update', 'raw update') AND "
+      "detail IS NOT NULL ORDER BY run_id DESC LIMIT 1) WHERE json_type(detail -> "
+      "'$.skipped_contracts') = 'ARRAY')");
+  RETURN_IF_ERROR(FillParts(check, parts, "kind, name", CheckStatus::kInfo));
+  // Nothing set aside is a pass: the line then says so plainly.
+  if (check.count == 0) check.status = CheckStatus::kPass;
+  return Status::Ok();
+}
+
+Status Checker::RawTablesNeverFetched() {
+  CheckResult& check = Add("raw_tables_never_fetched",
+                           "raw tables without a watermark after the newest run failed: the "
+                           "lake holds no data of them (count: tables)");
+  ASSIGN_OR_RETURN(
+      auto last,
+      QueryText(conn_, "SELECT status, error FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
+                "validate " + check.name));
+  if (last.rows.empty() || last.rows[0][0].value_or("") == "succeeded" ||
+      last.rows[0][0].value_or("") == "running") {
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(auto marks, lake_.Watermarks());
+  check.examples.columns = {"table_name", "last_run_error"};
+  for (std::string_view table : lake::kRawTables) {
+    if (marks.count(std::string(table))) continue;
+    ++check.count;
+    if (static_cast<int>(check.examples.rows.size()) < options_.max_examples) {
+      check.examples.rows.push_back({std::string(table), last.rows[0][1]});
+    }
+  }
+  check.status = check.count > 0 ? CheckStatus::kFail : CheckStatus::kPass;
+  return Status::Ok();
+}
+
 Result<ValidationReport> Checker::Run() {
   // The whole-lake checks group and join every ID: capped, DuckDB spills to disk (beside the lake
   // file) instead of growing with the lake.
@@ -962,6 +1092,10 @@ Result<ValidationReport> Checker::Run() {
   RETURN_IF_ERROR(WaitingUpdatesMaintained());
   RETURN_IF_ERROR(OrphanStagingTables());
   RETURN_IF_ERROR(TruevalVsExchange());
+  RETURN_IF_ERROR(OhlcvStreamsBehind());
+  RETURN_IF_ERROR(CandleGaps());
+  RETURN_IF_ERROR(SourcesSetAside());
+  RETURN_IF_ERROR(RawTablesNeverFetched());
   return std::move(report_);
 }
 

@@ -233,9 +233,9 @@ Status RecordStreams(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvSt
   }
   if (report.blocked_until_ms) {
     RETURN_IF_ERROR(
-        lake.SetMeta(kMetaExchangeBlockedUntil, std::to_string(*report.blocked_until_ms)));
+        lake.SetMeta(lake::kMetaExchangeBlockedUntil, std::to_string(*report.blocked_until_ms)));
     std::string why = report.failures.empty() ? std::string() : report.failures.front().error;
-    RETURN_IF_ERROR(lake.SetMeta(kMetaExchangeBlockedWhy, why));
+    RETURN_IF_ERROR(lake.SetMeta(lake::kMetaExchangeBlockedWhy, why));
   }
   return tx.Commit();
 }
@@ -276,11 +276,11 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
 
   // A ban or Retry-After an earlier run met is honoured: no request before it ends.
   {
-    ASSIGN_OR_RETURN(auto until, lake.GetMeta(kMetaExchangeBlockedUntil));
+    ASSIGN_OR_RETURN(auto until, lake.GetMeta(lake::kMetaExchangeBlockedUntil));
     if (until) {
       const int64_t until_ms = std::stoll(*until);
       if (options.now_ms < until_ms) {
-        ASSIGN_OR_RETURN(auto why, lake.GetMeta(kMetaExchangeBlockedWhy));
+        ASSIGN_OR_RETURN(auto why, lake.GetMeta(lake::kMetaExchangeBlockedWhy));
         fail_rest(0, "the exchange asked not to be called before " + FormatTime(until_ms) +
                          (why && !why->empty() ? " (" + *why + ")" : std::string()));
         return finish();

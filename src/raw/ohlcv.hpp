@@ -78,12 +78,6 @@ struct OhlcvReport {
   std::vector<std::string> warnings;
 };
 
-// predlake_meta keys: the time (unix ms) before which no request may reach the exchange (it asked
-// so with a 418 or 429), and why; kept across runs so that the next run (from cron, minutes
-// later) does not ask before it either.
-inline constexpr std::string_view kMetaExchangeBlockedUntil = "ohlcv_blocked_until_ms";
-inline constexpr std::string_view kMetaExchangeBlockedWhy = "ohlcv_blocked_why";
-
 // Fetches every stream of `streams` in turn, on the calling thread. The exchange never stops the
 // run: a stream that fails is set aside for this run, named in report.failures and in one warning
 // line, and recorded in predlake_ohlcv_streams (its candles are late data that the ETL folds in

@@ -97,7 +97,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 16u);
+  ASSERT_EQ(report.checks.size(), 20u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -113,7 +113,7 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 13 checks passed (3 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 17 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -612,6 +612,46 @@ TEST_F(ValidateTest, TruevalsThatDisagreeWithTheExchangeFire) {
   EXPECT_EQ(c.examples.rows[0][8], "down");
 }
 
+TEST_F(ValidateTest, CandleStreamsBehindOrWithHolesFireAndKnownGapsAreNoted) {
+  // A 5m stream covering the fixture's first hour with every candle but 00:10 stored, and a 1h
+  // stream whose exchange has failed since long before the frontier.
+  const int64_t start = 1721952000000;  // 2024-07-26T00:00:00Z
+  const std::string five = "pdr_ohlcv:binance:BTC/USDT:5m";
+  const std::string hour = "pdr_ohlcv:binance:ETH/USDT:1h";
+  Corrupt(
+      "INSERT INTO pdr_ohlcv SELECT 'binance|BTC/USDT|5m|' || t, 'binance', 'BTC/USDT', "
+      "'5m', t, 1, 1, 1, 1, 1 FROM range(" +
+      std::to_string(start) + ", " + std::to_string(start + 3'600'000) +
+      ", 300000) AS r(t) WHERE t <> " + std::to_string(start + 600'000) +
+      "; INSERT INTO predlake_watermarks VALUES ('" + five + "', " + std::to_string(start) + ", " +
+      std::to_string(start + 3'600'000) + ", 1, 0), ('" + hour + "', " +
+      std::to_string(start - 86'400'000) + ", " + std::to_string(start - 86'400'000) +
+      ", 1, 0); INSERT INTO predlake_ohlcv_streams VALUES ('" + hour +
+      "', 'failing', 'fake exchange: HTTP 451 restricted location', 1, NULL, 2, 1), ('" +
+      "pdr_ohlcv:binance:SOL/USDT:5m', 'set_aside', 'HTTP 400 Invalid symbol.', 1, NULL, 2, 1)");
+  ValidationReport report = Run();
+  const CheckResult& gaps = Get(report, "candle_gaps");
+  EXPECT_EQ(gaps.status, CheckStatus::kFail);
+  EXPECT_EQ(gaps.count, 1);
+  ASSERT_EQ(gaps.examples.rows.size(), 1u);
+  EXPECT_EQ(gaps.examples.rows[0][1], std::to_string(start + 600'000));
+  const CheckResult& behind = Get(report, "ohlcv_streams_behind");
+  EXPECT_EQ(behind.status, CheckStatus::kFail);
+  EXPECT_EQ(behind.count, 1);
+  ASSERT_EQ(behind.examples.rows.size(), 1u);
+  EXPECT_EQ(behind.examples.rows[0][0], hour);
+  EXPECT_NE(behind.examples.rows[0][4].value_or("").find("451"), std::string::npos);
+  const CheckResult& aside = Get(report, "sources_set_aside");
+  EXPECT_EQ(aside.status, CheckStatus::kInfo);
+  EXPECT_EQ(aside.count, 1);
+  // Recorded as a known gap, the hole is no fault any more; the note counts it.
+  Corrupt("INSERT INTO predlake_candle_gaps VALUES ('" + five + "', " +
+          std::to_string(start + 600'000) + ", 5, 1)");
+  ValidationReport known = Run();
+  EXPECT_EQ(Get(known, "candle_gaps").status, CheckStatus::kPass);
+  EXPECT_NE(Get(known, "candle_gaps").note.find("1 known gaps"), std::string::npos);
+}
+
 TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   Corrupt("DELETE FROM predlake_watermarks WHERE table_name = 'pdr_slots'");
   ValidationReport report = Run();
@@ -620,7 +660,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 16u);
+  ASSERT_EQ(j["checks"].size(), 20u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -629,7 +669,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
   EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
   EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
-  EXPECT_NE(Text(report).find("validate: 1 of 13 checks failed: raw_rows_outside_watermark"),
+  EXPECT_NE(Text(report).find("validate: 1 of 17 checks failed: raw_rows_outside_watermark"),
             std::string::npos);
 }
 
@@ -652,6 +692,25 @@ TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
   }
   EXPECT_EQ(Get(report, "slot_gaps").status, CheckStatus::kPass);
   EXPECT_NE(Text(report).find("(3 informational, 6 skipped)"), std::string::npos) << Text(report);
+}
+
+TEST(Validate, AFailedRunThatFetchedNothingIsNoCleanLake) {
+  // The subgraph failed before any table was stored: validate must not say "all checks passed".
+  TempDir dir;
+  {
+    auto lake = OpenWriter(dir.path());
+    ASSERT_NE(lake, nullptr);
+    auto run = lake->BeginRun("update");
+    ASSERT_TRUE(run.ok());
+    (void)run->Fail(Status::Source("reading the indexed head: HTTP 503"));
+  }
+  ValidationReport report = ValidateDir(dir.path());
+  const CheckResult& c = Get(report, "raw_tables_never_fetched");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 5);
+  ASSERT_FALSE(c.examples.rows.empty());
+  EXPECT_NE(c.examples.rows[0][1].value_or("").find("HTTP 503"), std::string::npos);
+  EXPECT_EQ(report.Failed(), std::vector<std::string>{"raw_tables_never_fetched"});
 }
 
 TEST(Validate, NewEmptyLakePasses) {
