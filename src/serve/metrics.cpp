@@ -134,6 +134,38 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
     out += fmt::format("predlake_table_rows{{table=\"{}\"}} {}\n", MetricLabel(t.value("name", "")),
                        t.value("rows", int64_t{0}));
   }
+  if (f.contains("candle_streams") && f["candle_streams"].is_array() &&
+      !f["candle_streams"].empty()) {
+    // The exchange never stops the lake (docs/ohlcv.md); these say when it has failed.
+    out +=
+        "# HELP predlake_ohlcv_stream_up 1 when the candle stream's last fetch succeeded.\n"
+        "# TYPE predlake_ohlcv_stream_up gauge\n";
+    for (const Json& c : f["candle_streams"]) {
+      out += fmt::format("predlake_ohlcv_stream_up{{stream=\"{}\",status=\"{}\"}} {}\n",
+                         MetricLabel(c.value("stream", "")), MetricLabel(c.value("status", "")),
+                         c.value("status", "") == "ok" ? 1 : 0);
+    }
+    if (f["frontier_ms"].is_number()) {
+      const int64_t frontier_ms = f["frontier_ms"].get<int64_t>();
+      out +=
+          "# HELP predlake_ohlcv_stream_behind_seconds How far the candle stream's watermark "
+          "trails the subgraph's frontier.\n"
+          "# TYPE predlake_ohlcv_stream_behind_seconds gauge\n";
+      for (const Json& c : f["candle_streams"]) {
+        out += fmt::format(
+            "predlake_ohlcv_stream_behind_seconds{{stream=\"{}\"}} {}\n",
+            MetricLabel(c.value("stream", "")),
+            Seconds(std::max<int64_t>(frontier_ms - c.value("watermark_ms", int64_t{0}), 0)));
+      }
+    }
+    out +=
+        "# HELP predlake_candle_gaps Candles the exchange never served (known gaps).\n"
+        "# TYPE predlake_candle_gaps gauge\n";
+    for (const Json& c : f["candle_streams"]) {
+      out += fmt::format("predlake_candle_gaps{{stream=\"{}\"}} {}\n",
+                         MetricLabel(c.value("stream", "")), c.value("known_gaps", int64_t{0}));
+    }
+  }
   // Waiting updates cost a scan of the lake: once per snapshot (Warm() does it ahead).
   std::optional<std::vector<std::pair<std::string, int64_t>>> waiting = WaitingOnce(*view.entry);
   if (waiting) {

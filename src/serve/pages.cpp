@@ -905,6 +905,27 @@ Result<Json> SnapshotFacts(lake::Lake& lake, const exports::Snapshot& s) {
   } else {
     f["holding_back"] = nullptr;
   }
+  // The candle streams' health (docs/ohlcv.md): a failing exchange never stops the lake, so the
+  // header and /metrics say which streams lack candles, since when and why.
+  ASSIGN_OR_RETURN(
+      duck::QueryResult streams,
+      lake.conn().Query(
+          "SELECT w.table_name, coalesce(s.status, 'not fetched'), w.watermark_ms, s.error, "
+          "s.failing_since_ms, (SELECT count(*) FROM predlake_candle_gaps AS g WHERE g.stream = "
+          "w.table_name) FROM predlake_watermarks AS w LEFT JOIN predlake_ohlcv_streams AS s ON "
+          "s.stream = w.table_name WHERE w.table_name LIKE 'pdr_ohlcv:%' ORDER BY 1",
+          "serve: the candle streams"));
+  Json candle_streams = Json::array();
+  for (const auto& row : streams.ToText()) {
+    candle_streams.push_back(
+        {{"stream", row[0].value_or("")},
+         {"status", row[1].value_or("")},
+         {"watermark_ms", std::stoll(row[2].value_or("0"))},
+         {"error", row[3] ? Json(*row[3]) : Json(nullptr)},
+         {"failing_since", row[4] ? Json(FormatTime(std::stoll(*row[4]))) : Json(nullptr)},
+         {"known_gaps", std::stoll(row[5].value_or("0"))}});
+  }
+  f["candle_streams"] = std::move(candle_streams);
   ASSIGN_OR_RETURN(
       duck::QueryResult last,
       lake.conn().Query("SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms) "

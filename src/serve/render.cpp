@@ -203,6 +203,35 @@ void RenderFreshness(const Page& page, std::string& out) {
          HtmlEscape(FreshnessText(f, "holding_back")) + "</span></span> ";
   out += "<span class=\"pl-fact\">Last run <span data-field=\"last_run\">" + HtmlEscape(last_run) +
          "</span></span> ";
+  if (f.contains("candle_streams") && f["candle_streams"].is_array() &&
+      !f["candle_streams"].empty()) {
+    // A failing exchange never stops the lake (docs/ohlcv.md): say which streams lack candles.
+    const Json& streams = f["candle_streams"];
+    int64_t failing = 0, aside = 0;
+    std::string first_error, since;
+    for (const Json& c : streams) {
+      const std::string status = c.value("status", "");
+      if (status == "ok") continue;
+      (status == "set_aside" ? aside : failing) += 1;
+      if (first_error.empty() && c["error"].is_string())
+        first_error = c["error"].get<std::string>();
+      if (since.empty() && c["failing_since"].is_string()) {
+        since = c["failing_since"].get<std::string>();
+      }
+    }
+    const int64_t total = static_cast<int64_t>(streams.size());
+    std::string text;
+    if (failing == 0 && aside == 0) {
+      text = fmt::format("all {} streams ok", total);
+    } else {
+      text = fmt::format("{} of {} streams failing", failing, total);
+      if (aside > 0) text += fmt::format(", {} set aside", aside);
+      if (!since.empty()) text += " since " + since;
+      if (!first_error.empty()) text += ": " + first_error.substr(0, 160);
+    }
+    out += std::string("<span class=\"pl-fact") + (failing + aside > 0 ? " pl-warn" : "") +
+           "\">Candles <span data-field=\"candle_streams\">" + HtmlEscape(text) + "</span></span> ";
+  }
   out += "<span class=\"pl-fact\">Snapshot <span data-field=\"snapshot_run\">run " +
          std::to_string(f.value("snapshot_run", int64_t{0})) +
          "</span>, age <span data-field=\"snapshot_age\">" + HtmlEscape(age_text) +

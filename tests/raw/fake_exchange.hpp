@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "raw/ohlcv.hpp"
 #include "source/exchange/exchange.hpp"
 #include "source/sim/subgraph.hpp"
 #include "source/sim/transport.hpp"

@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "../raw/fake_exchange.hpp"
 #include "../raw/raw_test_util.hpp"
 #include "jobs/update.hpp"
 #include "serve/pages.hpp"
@@ -582,6 +583,45 @@ TEST_F(ServeWorld, SnapshotWithoutTheGoldColumnsGivesTheSameNumbers) {
     EXPECT_EQ(a["tables"], b["tables"]) << path;
     EXPECT_EQ(a["charts"], b["charts"]) << path;
   }
+}
+
+TEST(ServeCandles, AFailingExchangeShowsInTheHeaderAndMetrics) {
+  // An exchange this host cannot use (451): the lake is built and exported all the same, and the
+  // dashboard's header and /metrics say which candle streams fail and why.
+  TempDir dir;
+  auto world = raw::rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
+  auto engine = raw::rawtest::MakeEngine(world);
+  auto state = std::make_shared<raw::rawtest::FakeExchangeState>();
+  state->refuse = gql::HttpResponse{
+      451, R"({"code":0,"msg":"Service unavailable from a restricted location"})", std::nullopt};
+  raw::rawtest::NoSleep sleep;
+  jobs::UpdateRequest r;
+  r.writer.lake_dir = dir.path();
+  r.writer.export_after = exports::ExportOptions{};
+  r.start_ms = Ms(world.start);
+  r.end_ms = [](int64_t now_ms) -> Result<int64_t> { return now_ms; };
+  r.factory = raw::rawtest::SimFactory(engine);
+  r.exchange = raw::rawtest::FakeExchangeFactory(engine, state);
+  r.sleeper = &sleep;
+  auto report = jobs::Update(r, Ms(world.now));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ServeOptions o;
+  o.lake_dir = dir.path();
+  FixedClock clock{Ms("2024-07-25_06:05")};
+  o.clock = &clock;
+  Response m = Answer(o, "/metrics", {});
+  ASSERT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("predlake_ohlcv_stream_up{stream=\"pdr_ohlcv:binance:BTC/USDT:5m\","
+                        "status=\"failing\"} 0"),
+            std::string::npos)
+      << m.body;
+  EXPECT_NE(m.body.find("predlake_ohlcv_stream_behind_seconds{stream=\"pdr_ohlcv:binance:BTC/"
+                        "USDT:5m\"}"),
+            std::string::npos);
+  Response page = Answer(o, "/", {});
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("6 of 6 streams failing"), std::string::npos);
+  EXPECT_NE(page.body.find("restricted location"), std::string::npos);
 }
 
 TEST(ServeNoSnapshot, PagesAndHealthzAre503) {
