@@ -111,6 +111,11 @@ Result<Preparsed> Preparse(const std::vector<std::string>& args,
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.empty() || a[0] != '-' || a == "-" || a == "--") break;
+    // `predlake --version`, as other tools spell it, is the version command.
+    if (a == "--version") {
+      p.args[i] = "version";
+      return Preparse(p.args, specs);
+    }
     if (a == "-c" || a == "--config" || a.rfind("--config=", 0) == 0) saw_config = true;
     if (a == "-n" || a == "--network" || a.rfind("--network=", 0) == 0) saw_network = true;
     if (IsGlobalValueOption(a)) {
@@ -208,7 +213,10 @@ std::string RootHelp(const std::vector<CommandSpec>& specs) {
       << "  -n, --network NAME    " << config::KnownNetworks()
       << " (default: lake_ss.network, else sim)\n"
       << "  --log-format FORMAT   text or json (one JSON object per line on stderr)\n"
-      << "  -h, --help            this help; 'predlake COMMAND --help' for a command's options\n\n"
+      << "  -h, --help            this help; 'predlake help COMMAND' (or 'predlake COMMAND "
+         "--help')\n"
+      << "                        for a command's options\n"
+      << "  --version             predlake's and DuckDB's versions (as 'predlake version')\n\n"
       << "Commands:\n";
   size_t width = 0;
   for (const CommandSpec& spec : specs) {
@@ -411,6 +419,9 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
   app.add_option("--log-format", g.log_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.fallthrough();
+  // One command per line: the words after it are its own, even one that names another command
+  // (`predlake help update`).
+  app.require_subcommand(0, 1);
 
   // Every command's RunFn stays alive while CLI11 holds its options' targets.
   std::map<std::string, CLI::App*> nodes;

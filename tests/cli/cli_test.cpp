@@ -232,11 +232,68 @@ TEST_F(CliTest, DeclaredOptionKinds) {
 TEST_F(CliTest, RealRegistryHasFrameworkCommandsInOrder) {
   Outcome o = Exec({"-h"});
   EXPECT_EQ(o.rc, 0);
-  size_t show = o.out.find("config show");
-  size_t version = o.out.find("version ");
+  size_t show = o.out.find("\n  config show ");
+  size_t version = o.out.find("\n  version ");
   ASSERT_NE(show, std::string::npos);
   ASSERT_NE(version, std::string::npos);
   EXPECT_LT(show, version);
+}
+
+// `predlake help [COMMAND]` prints what `predlake [COMMAND] --help` does, for every path of the
+// command table, commands and groups alike.
+TEST_F(CliTest, HelpCommandPrintsEachPathsHelp) {
+  Outcome root = Exec({"--help"});
+  ASSERT_EQ(root.rc, 0);
+  Outcome o = Exec({"help"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, root.out);
+  for (const CommandSpec& spec : AllCommands()) {
+    std::vector<std::string> words;
+    std::istringstream in(spec.path);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<std::string> with_flag = words;
+    with_flag.push_back("--help");
+    Outcome expected = Exec(with_flag);
+    ASSERT_EQ(expected.rc, 0) << spec.path;
+    ASSERT_THAT(expected.out, HasSubstr(spec.help)) << spec.path;
+    words.insert(words.begin(), "help");
+    o = Exec(words);
+    EXPECT_EQ(o.rc, 0) << spec.path << ": " << o.err;
+    EXPECT_EQ(o.out, expected.out) << spec.path;
+    EXPECT_EQ(o.err, "") << spec.path;
+  }
+  // Global options go before it, as before any command; its own help is there too.
+  o = Exec({"-q", "help", "raw", "update"});
+  EXPECT_EQ(o.out, Exec({"raw", "update", "--help"}).out);
+  o = Exec({"help", "--help"});
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_THAT(o.out, HasSubstr("COMMAND"));
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"help", "frobnicate"}, {"help", "raw", "frobnicate"}, {"help", "raw", "update", "x"}}) {
+    o = Exec(bad);
+    EXPECT_EQ(o.rc, 2) << bad.back();
+    EXPECT_EQ(o.out, "") << bad.back();
+    EXPECT_TRUE(OneLine(o.err)) << o.err;
+    EXPECT_THAT(o.err, HasSubstr("unknown command")) << bad.back();
+  }
+}
+
+// `predlake --version` is `predlake version`, wherever the global options put it.
+TEST_F(CliTest, VersionFlagIsTheVersionCommand) {
+  Outcome version = Exec({"version"});
+  ASSERT_EQ(version.rc, 0) << version.err;
+  EXPECT_THAT(version.out, StartsWith("predlake "));
+  EXPECT_THAT(version.out, HasSubstr("\nDuckDB "));
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--version"}, {"-q", "--version"}, {"-c", "missing.yaml", "--version"}}) {
+    Outcome o = Exec(args);
+    EXPECT_EQ(o.rc, 0) << args.back() << ": " << o.err;
+    EXPECT_EQ(o.out, version.out);
+  }
+  Outcome o = Exec({"--version", "describe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(Exec({"--help"}).out, HasSubstr("--version"));
 }
 
 TEST_F(CliTest, NoCommandIsUsageError) {
