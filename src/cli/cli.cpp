@@ -256,7 +256,7 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
       ASSIGN_OR_RETURN(init.config, config::LoadConfig(g.config_path));
       // Printed at once, before anything else can fail (a typo may be why it does).
       Result<LogFormat> format = ParseLogFormat(g.log_format);
-      Logger warn_log(*io.err, format.ok() ? *format : LogFormat::kText, g.quiet);
+      Logger warn_log(*io.err, format.ok() ? *format : LogFormat::kText, g.quiet, false, io.clock);
       for (const std::string& warning : init.config.warnings) warn_log.Warn(warning);
     }
   }
@@ -311,7 +311,7 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
 }
 
 void PrintError(const Io& io, LogFormat format, const std::string& message) {
-  Logger(*io.err, format, false).Error(OneLine(message));
+  Logger(*io.err, format, false, false, io.clock).Error(OneLine(message));
 }
 
 // An integer in [lo, hi]. Validators see the text before CLI11 converts it, so this one also

@@ -527,8 +527,12 @@ TEST_F(CliTest, JsonLogFormat) {
   EXPECT_EQ(o.rc, 3);
   ASSERT_TRUE(OneLine(o.err)) << o.err;
   nlohmann::json j = nlohmann::json::parse(o.err);
+  EXPECT_EQ(j["time"], "2027-01-15T08:00:00.000Z");  // the injected wall clock
   EXPECT_EQ(j["level"], "error");
   EXPECT_EQ(j["msg"], "Binder Error: no such column LINE 1: x");
+  // An error found before the command runs carries it too.
+  o = ExecTest({"--log-format", "json", "probe", "--count", "x"});
+  EXPECT_EQ(nlohmann::json::parse(o.err)["time"], "2027-01-15T08:00:00.000Z");
 
   o = ExecTest({"--log-format=json", "frobnicate"});
   EXPECT_EQ(o.rc, 2);
