@@ -179,7 +179,8 @@ TEST_F(CliTest, CommandTableIsWellFormed) {
                             [&](const std::string& c) { return c.rfind(g + " ", 0) == 0; }))
         << "group " << g << " has no command";
   }
-  EXPECT_EQ(commands.front(), "update");  // DESIGN.md section 5's order starts with it
+  // docs/design.md's command list starts with it.
+  EXPECT_EQ(commands.front(), "update");
   EXPECT_EQ(commands.back(), "version");
   // `predlake --help` lists exactly the commands, in the table's order.
   Outcome o = Exec({"--help"});
@@ -558,6 +559,24 @@ TEST_F(CliTest, ConfigShowOrigins) {
   EXPECT_THAT(o.out, HasSubstr("\nlake_ss.fin_timestr,now,default\n"));
   EXPECT_THAT(o.out, HasSubstr("\nsim_ss.indexing_lag,2m,ppss.yaml:5\n"));
   EXPECT_THAT(o.out, HasSubstr("\nsim_ss.pairs,\"BTC/USDT, ETH/USDT,"));
+  // The window as resolved against now (sim_ss.now's default pins it).
+  EXPECT_THAT(o.out, HasSubstr("\nstart,2024-07-01T00:00:00Z,lake_ss.st_timestr (ppss.yaml:3)\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nend,2024-07-26T02:00:00Z,lake_ss.fin_timestr (default)\n"));
+  WriteFile("relative.yaml",
+            "lake_ss:\n  st_timestr: 2 days ago\n  fin_timestr: 2024-07-25_12:30\n");
+  o = Exec({"-c", "relative.yaml", "config", "show", "--format", "csv"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_THAT(o.out,
+              HasSubstr("\nstart,2024-07-24T02:00:00Z,lake_ss.st_timestr (relative.yaml:2)\n"));
+  EXPECT_THAT(o.out,
+              HasSubstr("\nend,2024-07-25T12:30:00Z,lake_ss.fin_timestr (relative.yaml:3)\n"));
+  // A start that cannot be (here: after the end) is the config error a writer would give.
+  WriteFile("late.yaml", "lake_ss:\n  st_timestr: 2024-07-26\n  fin_timestr: 2024-07-25\n");
+  o = Exec({"-c", "late.yaml", "config", "show"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("late.yaml:2"));
 
   o = Exec({"config", "show", "--format", "json"});
   ASSERT_EQ(o.rc, 0) << o.err;
