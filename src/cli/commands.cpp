@@ -1,6 +1,6 @@
-// The command table: every command and group, in the order `predlake --help` lists them (DESIGN.md
-// section 5). Each handler is defined in src/cli/commands/<stem>.cpp (the four ETL jobs in
-// etl_jobs.cpp).
+// The command table: every command and group, in the order `predlake --help` lists them
+// (docs/design.md section 5). Each handler is defined in src/cli/commands/<stem>.cpp (the four ETL
+// jobs in etl_jobs.cpp).
 #include "cli/command.hpp"
 
 namespace predlake::cli {

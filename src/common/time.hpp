@@ -1,4 +1,4 @@
-// Time strings and durations (DESIGN.md section 5). All times are UTC unix milliseconds.
+// Time strings and durations (docs/design.md section 5). All times are UTC unix milliseconds.
 #pragma once
 
 #include <chrono>
