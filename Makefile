@@ -1,5 +1,7 @@
 # Thin wrapper over CMake. `make test` and `make demo` install what is missing first (scripts/install_deps.sh).
 JOBS ?= $(shell nproc)
+# `make install` puts bin/predlake and its lib/predlake/libduckdb.so under PREFIX.
+PREFIX ?= /usr/local
 BUILD_DIR ?= build/release
 DEBUG_DIR ?= build/debug
 SAN_DIR ?= build/sanitize
@@ -8,15 +10,17 @@ CMAKE_FLAGS ?=
 # keeps its generator.
 GENERATOR = $(if $(wildcard $(1)/CMakeCache.txt),,$(if $(shell command -v ninja),-G Ninja,))
 
-.PHONY: all release debug sanitize deps test test-release test-sanitize demo bench format clean
+.PHONY: all release configure debug sanitize deps test test-release test-sanitize demo install bench format clean
 
 all: release
 
 deps:
 	@./scripts/install_deps.sh
 
-release: deps
+configure: deps
 	@cmake -S . -B $(BUILD_DIR) $(call GENERATOR,$(BUILD_DIR)) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
+release: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 debug: deps
@@ -43,11 +47,19 @@ test-sanitize: sanitize
 
 test: test-release test-sanitize
 
-demo: release
+# The demo runs the binary only: it builds that target, not the test suites.
+demo: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target predlake
 	./$(BUILD_DIR)/predlake update
 	./$(BUILD_DIR)/predlake describe
 	./$(BUILD_DIR)/predlake -q export
 	@echo "The dashboard: ./$(BUILD_DIR)/predlake serve   # then open http://127.0.0.1:8050/"
+
+# The binary, with the DuckDB library it runs with in PREFIX/lib/predlake (the installed binary's
+# rpath), so that `predlake ...` works from PATH without the source tree.
+install: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target predlake
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 bench: release
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target benchmarks

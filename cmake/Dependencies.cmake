@@ -12,7 +12,6 @@ set_target_properties(duckdb PROPERTIES
   IMPORTED_NO_SONAME ON
   INTERFACE_INCLUDE_DIRECTORIES ${PREDLAKE_DUCKDB_DIR}/include)
 set(CMAKE_BUILD_RPATH ${PREDLAKE_DUCKDB_DIR}/lib)
-set(CMAKE_INSTALL_RPATH ${PREDLAKE_DUCKDB_DIR}/lib)
 
 find_package(yaml-cpp REQUIRED)
 find_package(nlohmann_json REQUIRED)

@@ -19,8 +19,12 @@ fi
 command -v npm >/dev/null || { echo "fetch_duckdb: npm is required to fetch DuckDB (apt-get install npm)" >&2; exit 1; }
 mkdir -p "$cache"
 fetch() {  # package, tarball, sha256
-  if [ -f "$cache/$2" ] && echo "$3  $cache/$2" | sha256sum -c --status; then return 0; fi
+  if [ -f "$cache/$2" ] && echo "$3  $cache/$2" | sha256sum -c --status; then
+    echo "fetch_duckdb: $1 from the cache, $cache/$2 (its sha256 checked)" >&2
+    return 0
+  fi
   rm -f "$cache/$2"
+  echo "fetch_duckdb: downloading $1 from the npm registry (npm pack) into $cache, then checking its sha256" >&2
   (cd "$cache" && npm pack --silent "$1" >/dev/null)
   if ! echo "$3  $cache/$2" | sha256sum -c --status; then
     echo "fetch_duckdb: sha256 mismatch for $1 ($cache/$2); refusing to use it" >&2

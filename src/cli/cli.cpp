@@ -111,6 +111,11 @@ Result<Preparsed> Preparse(const std::vector<std::string>& args,
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.empty() || a[0] != '-' || a == "-" || a == "--") break;
+    // `predlake --version`, as other tools spell it, is the version command.
+    if (a == "--version") {
+      p.args[i] = "version";
+      return Preparse(p.args, specs);
+    }
     if (a == "-c" || a == "--config" || a.rfind("--config=", 0) == 0) saw_config = true;
     if (a == "-n" || a == "--network" || a.rfind("--network=", 0) == 0) saw_network = true;
     if (IsGlobalValueOption(a)) {
@@ -208,7 +213,10 @@ std::string RootHelp(const std::vector<CommandSpec>& specs) {
       << "  -n, --network NAME    " << config::KnownNetworks()
       << " (default: lake_ss.network, else sim)\n"
       << "  --log-format FORMAT   text or json (one JSON object per line on stderr)\n"
-      << "  -h, --help            this help; 'predlake COMMAND --help' for a command's options\n\n"
+      << "  -h, --help            this help; 'predlake help COMMAND' (or 'predlake COMMAND "
+         "--help')\n"
+      << "                        for a command's options\n"
+      << "  --version             predlake's and DuckDB's versions (as 'predlake version')\n\n"
       << "Commands:\n";
   size_t width = 0;
   for (const CommandSpec& spec : specs) {
@@ -248,7 +256,7 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
       ASSIGN_OR_RETURN(init.config, config::LoadConfig(g.config_path));
       // Printed at once, before anything else can fail (a typo may be why it does).
       Result<LogFormat> format = ParseLogFormat(g.log_format);
-      Logger warn_log(*io.err, format.ok() ? *format : LogFormat::kText, g.quiet);
+      Logger warn_log(*io.err, format.ok() ? *format : LogFormat::kText, g.quiet, false, io.clock);
       for (const std::string& warning : init.config.warnings) warn_log.Warn(warning);
     }
   }
@@ -303,7 +311,7 @@ Result<Context::Init> Resolve(const Globals& g, bool config_explicit, const Comm
 }
 
 void PrintError(const Io& io, LogFormat format, const std::string& message) {
-  Logger(*io.err, format, false).Error(OneLine(message));
+  Logger(*io.err, format, false, false, io.clock).Error(OneLine(message));
 }
 
 // An integer in [lo, hi]. Validators see the text before CLI11 converts it, so this one also
@@ -411,6 +419,9 @@ int Run(const std::vector<std::string>& args, const Io& io, const std::vector<Co
   app.add_option("--log-format", g.log_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.fallthrough();
+  // One command per line: the words after it are its own, even one that names another command
+  // (`predlake help update`).
+  app.require_subcommand(0, 1);
 
   // Every command's RunFn stays alive while CLI11 holds its options' targets.
   std::map<std::string, CLI::App*> nodes;

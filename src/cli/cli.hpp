@@ -1,5 +1,5 @@
 // The command line: parses global flags, dispatches to a registered subcommand (cli/command.hpp),
-// and turns every failure into one line on stderr and an exit status (DESIGN.md section 5).
+// and turns every failure into one line on stderr and an exit status (docs/design.md section 5).
 #pragma once
 
 #include <ostream>

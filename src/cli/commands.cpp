@@ -1,6 +1,6 @@
-// The command table: every command and group, in the order `predlake --help` lists them (DESIGN.md
-// section 5). Each handler is defined in src/cli/commands/<stem>.cpp (the four ETL jobs in
-// etl_jobs.cpp).
+// The command table: every command and group, in the order `predlake --help` lists them
+// (docs/design.md section 5). Each handler is defined in src/cli/commands/<stem>.cpp (the four ETL
+// jobs in etl_jobs.cpp).
 #include "cli/command.hpp"
 
 namespace predlake::cli {
@@ -21,6 +21,7 @@ RunFn ServeCommand(OptionSet& args);
 RunFn SimServeCommand(OptionSet& args);
 RunFn SimDumpCommand(OptionSet& args);
 RunFn ConfigShowCommand(OptionSet& args);
+RunFn HelpCommand(OptionSet& args);
 RunFn VersionCommand(OptionSet& args);
 
 const std::vector<CommandSpec>& AllCommands() {
@@ -62,8 +63,10 @@ const std::vector<CommandSpec>& AllCommands() {
        SimDumpCommand},
       {"config", "the configuration", nullptr},
       {"config show", "print every resolved setting and where it came from", ConfigShowCommand},
-      {"version", "print predlake's and DuckDB's versions", VersionCommand,
+      {"help", "print the help of COMMAND (a command or group), or predlake's", HelpCommand,
        /*needs_config=*/false},
+      {"version", "print predlake's and DuckDB's versions (also: predlake --version)",
+       VersionCommand, /*needs_config=*/false},
   };
   return commands;
 }

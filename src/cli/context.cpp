@@ -75,7 +75,8 @@ Status ConfigValueError(const config::Config& cfg, const std::string& key, const
 }  // namespace
 
 Context::Context(Init init)
-    : init_(std::move(init)), log_(*init_.err, init_.log_format, init_.quiet, init_.verbose) {}
+    : init_(std::move(init)),
+      log_(*init_.err, init_.log_format, init_.quiet, init_.verbose, init_.clock) {}
 
 Result<int64_t> Context::ParseTimeArg(std::string_view text, std::string_view what) const {
   Result<int64_t> t = ParseTime(text, now_ms());

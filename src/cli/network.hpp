@@ -1,4 +1,4 @@
-// How commands reach the subgraph of the chosen network (DESIGN.md section 2, "Networks").
+// How commands reach the subgraph of the chosen network (docs/design.md section 2, "Networks").
 #pragma once
 
 #include "cli/command.hpp"

@@ -16,6 +16,7 @@ void Logger::Log(LogLevel level, std::string_view message, const LogFields& fiel
   std::string line;
   if (format_ == LogFormat::kJson) {
     nlohmann::ordered_json j;
+    j["time"] = FormatTimeMs(clock_ != nullptr ? clock_->NowMs() : SystemClock().NowMs());
     j["level"] = level == LogLevel::kDebug  ? "debug"
                  : level == LogLevel::kInfo ? "info"
                  : level == LogLevel::kWarn ? "warn"

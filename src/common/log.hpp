@@ -1,6 +1,6 @@
 // Minimal logging for commands: informational lines, warnings and errors on one stream (stderr), as
-// text
-// (`predlake: message`) or as one JSON object per line (`--log-format json`).
+// text (`predlake: message`) or as one JSON object per line (`--log-format json`), which starts
+// with the time it was written.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.hpp"
+#include "common/time.hpp"
 
 namespace predlake {
 
@@ -26,11 +27,14 @@ using LogFields = std::vector<std::pair<std::string, std::string>>;
 
 // Writes log lines to `out` (not owned; must outlive the Logger). kDebug lines are written only by
 // a verbose logger (`-v`); quiet loggers drop kInfo lines; warnings and errors are always written.
-// Each line is written whole under a mutex, so the Logger is thread-safe.
+// A JSON line's first member is `"time"`: `clock`'s now as ISO-8601 UTC with milliseconds
+// (`2024-07-26T01:00:00.000Z`); `clock` (not owned; must outlive the Logger) defaults to the
+// system's. Each line is written whole under a mutex, so the Logger is thread-safe.
 class Logger {
  public:
-  Logger(std::ostream& out, LogFormat format, bool quiet, bool verbose = false)
-      : out_(out), format_(format), quiet_(quiet), verbose_(verbose) {}
+  Logger(std::ostream& out, LogFormat format, bool quiet, bool verbose = false,
+         const Clock* clock = nullptr)
+      : out_(out), format_(format), quiet_(quiet), verbose_(verbose), clock_(clock) {}
 
   void Log(LogLevel level, std::string_view message, const LogFields& fields = {});
   void Debug(std::string_view message, const LogFields& fields = {}) {
@@ -55,6 +59,7 @@ class Logger {
   LogFormat format_;
   bool quiet_;
   bool verbose_;
+  const Clock* clock_;
   std::mutex mu_;
 };
 

@@ -23,7 +23,7 @@ enum class StatusCode {
   kInternal,    // a bug, or a failure injected by a test: exit 70 (EX_SOFTWARE)
 };
 
-// The process exit status for a code (DESIGN.md section 5).
+// The process exit status for a code (docs/design.md section 5).
 int ExitStatusFor(StatusCode code);
 
 class [[nodiscard]] Status {

@@ -273,6 +273,12 @@ Result<int64_t> ParseDuration(std::string_view text) {
   return *n * unit_ms;
 }
 
+std::string FormatTimeMs(int64_t ms) {
+  std::string out = FormatTime(ms);
+  if (out.size() == 20) out.insert(19, ".000");  // whole seconds: YYYY-MM-DDTHH:MM:SSZ
+  return out;
+}
+
 std::string FormatTime(int64_t ms) {
   using namespace std::chrono;
   sys_time<milliseconds> tp{milliseconds{ms}};

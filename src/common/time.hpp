@@ -1,4 +1,4 @@
-// Time strings and durations (DESIGN.md section 5). All times are UTC unix milliseconds.
+// Time strings and durations (docs/design.md section 5). All times are UTC unix milliseconds.
 #pragma once
 
 #include <chrono>
@@ -26,6 +26,9 @@ Result<int64_t> ParseDuration(std::string_view text);
 
 // Formats unix ms as `2024-07-26T01:00:00Z`, or with `.123` when the milliseconds are not zero.
 std::string FormatTime(int64_t ms);
+// The same with the milliseconds always (`2024-07-26T01:00:00.000Z`): one width, so that such times
+// sort as text (log lines).
+std::string FormatTimeMs(int64_t ms);
 
 // Formats a duration in ms as its shortest exact unit string (`5m`, `1500ms`).
 std::string FormatDuration(int64_t ms);

@@ -77,7 +77,7 @@ struct SimFaults {
   uint64_t seed = 1;
 };
 
-// sim_ss: the simulated network (DESIGN.md section 7).
+// sim_ss: the simulated network (docs/design.md section 7).
 struct SimConfig {
   uint64_t seed = 42;
   std::string now =

@@ -119,8 +119,9 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
                                         options.st_ms.value_or(frontier.latest_start_ms));
   std::string backfill_note;
   if (checkpoint && options.st_ms) {
-    // The start moved earlier and every input table has been backfilled to it (rule 7 extended):
-    // the built tables are rebuilt from raw from the new start, the exact one-shot build.
+    // The start moved earlier and every input table has been backfilled to it (docs/design.md
+    // rule 7, extended): the built tables are rebuilt from raw from the new start, the exact
+    // one-shot build.
     const int64_t covered = std::max(frontier.latest_start_ms, *options.st_ms);
     if (covered < checkpoint->start_ms) {
       backfill_note = "the start moved earlier from " + FormatTime(checkpoint->start_ms) + " to " +

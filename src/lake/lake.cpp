@@ -354,8 +354,20 @@ uint64_t SchemaHash(std::string_view text, uint64_t hash = 14695981039346656037u
 // such a lake still gets the full check.
 constexpr std::string_view kMetaSchemaFingerprint = "schema_fingerprint";
 
-// The fingerprint of this build's schema text and the catalog as it is now.
-Result<std::string> SchemaFingerprint(duck::Connection& conn, const std::string& build_schema) {
+// The schema text of a build: each DDL step's name and text, in order, then the built columns it
+// appends.
+std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string>>& steps) {
+  std::string text;
+  for (const auto& [name, sql] : steps) text.append(name).append("\n").append(sql);
+  for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
+    text.append(column.table).append(".").append(column.name).append(" ");
+    text.append(SqlTypeName(column.type)).append("\n");
+  }
+  return text;
+}
+
+// The catalog's tables, columns and constraints as they are now, one line each.
+Result<std::string> CatalogText(duck::Connection& conn) {
   // Every table and column of the lake (names, order, types, nullability, defaults) and every
   // constraint: what EnsureSchema's DDL and column checks look at.
   ASSIGN_OR_RETURN(auto columns,
@@ -378,6 +390,11 @@ Result<std::string> SchemaFingerprint(duck::Connection& conn, const std::string&
     for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
     catalog.push_back('\n');
   }
+  return catalog;
+}
+
+// The fingerprint of a build's schema text and a catalog.
+std::string SchemaFingerprint(std::string_view build_schema, std::string_view catalog) {
   char out[40];
   std::snprintf(out, sizeof(out), "%d:%016llx:%016llx", kSchemaVersion,
                 static_cast<unsigned long long>(SchemaHash(build_schema)),
@@ -388,8 +405,8 @@ Result<std::string> SchemaFingerprint(duck::Connection& conn, const std::string&
 }  // namespace
 
 Status Lake::EnsureSchema(bool has_meta) {
-  // The source tables' DDL is generated from lake/tables.hpp and takes the place of a file
-  // 02_raw_tables.sql between the bookkeeping (01_) and the built tables (03_).
+  // The source tables' DDL is generated from lake/tables.hpp, as the step 02_raw_tables between
+  // the bookkeeping (01_) and the built tables (03_).
   std::vector<std::pair<std::string, std::string>> steps;
   for (const auto& [name, sql] : EmbeddedSql()) steps.emplace_back(name, sql);
   std::string source_ddl;
@@ -397,20 +414,25 @@ Status Lake::EnsureSchema(bool has_meta) {
   steps.emplace_back("02_raw_tables", std::move(source_ddl));
   std::sort(steps.begin(), steps.end());
   // What this build's check would do: its DDL and the built columns it appends.
-  std::string build_schema;
-  for (const auto& [name, sql] : steps) build_schema.append(name).append("\n").append(sql);
-  for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
-    build_schema.append(column.table).append(".").append(column.name).append(" ");
-    build_schema.append(SqlTypeName(column.type)).append("\n");
-  }
+  const std::string build_schema = BuildSchemaText(steps);
   // A lake the same build last checked, unchanged since: nothing to create or append. The
   // fingerprint covers the catalog, so a table or column changed behind predlake's back (or
   // missing) still gets the full check below.
   if (has_meta) {
     ASSIGN_OR_RETURN(auto recorded, GetMeta(kMetaSchemaFingerprint));
     if (recorded) {
-      ASSIGN_OR_RETURN(std::string now, SchemaFingerprint(*conn_, build_schema));
+      ASSIGN_OR_RETURN(std::string catalog, CatalogText(*conn_));
+      const std::string now = SchemaFingerprint(build_schema, catalog);
       if (now == *recorded) return Status::Ok();
+      // Builds up to b9fde48 also embedded an empty file 02_raw_tables.sql: a step of its own in
+      // their schema text that ran nothing. A lake such a build checked, whose schema is the one
+      // this build would create, needs no check either; only its record is brought up to date.
+      auto with_empty_step = steps;
+      with_empty_step.emplace_back("02_raw_tables", "");
+      std::sort(with_empty_step.begin(), with_empty_step.end());
+      if (SchemaFingerprint(BuildSchemaText(with_empty_step), catalog) == *recorded) {
+        return SetMeta(kMetaSchemaFingerprint, now);
+      }
     }
   }
   ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(*conn_));
@@ -434,8 +456,8 @@ Status Lake::EnsureSchema(bool has_meta) {
   RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('created_at_ms', '" +
                                      std::to_string(clock_->NowMs()) + "') ON CONFLICT DO NOTHING",
                                  "record creation time"));
-  ASSIGN_OR_RETURN(std::string fingerprint, SchemaFingerprint(*conn_, build_schema));
-  RETURN_IF_ERROR(SetMeta(kMetaSchemaFingerprint, fingerprint));
+  ASSIGN_OR_RETURN(std::string catalog, CatalogText(*conn_));
+  RETURN_IF_ERROR(SetMeta(kMetaSchemaFingerprint, SchemaFingerprint(build_schema, catalog)));
   return tx.Commit();
 }
 

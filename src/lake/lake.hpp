@@ -255,8 +255,8 @@ class Lake {
   Mode mode() const { return mode_; }
   int64_t NowMs() const { return clock_->NowMs(); }
 
-  // ---- Watermarks (rule 1). Readers see committed state; writers call the setters inside the
-  // transaction that stores the rows the watermark covers.
+  // ---- Watermarks (docs/design.md rule 1). Readers see committed state; writers call the setters
+  // inside the transaction that stores the rows the watermark covers.
   Result<std::map<std::string, Watermark>> Watermarks();
   Result<std::optional<Watermark>> GetWatermark(std::string_view table);
   Status SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id);
@@ -265,7 +265,7 @@ class Lake {
   Status SetWatermarks(const std::vector<std::pair<std::string, Watermark>>& watermarks,
                        int64_t run_id);
 
-  // ---- The ETL checkpoint (rule 3). nullopt before the first ETL run.
+  // ---- The ETL checkpoint (docs/design.md rule 3). nullopt before the first ETL run.
   Result<std::optional<Checkpoint>> GetCheckpoint();
   Status SetCheckpoint(const Checkpoint& checkpoint, int64_t run_id);
   Status ClearCheckpoint();

@@ -2,7 +2,7 @@
 // timeframe) of the feeds the lake knows, each with its own watermark row
 // (lake::OhlcvStreamName), fetched from the watermark to the last closed candle in pages of at
 // most 1000 candles, every page stored in the transaction that advances its stream's watermark
-// (DESIGN rules 1 and 2).
+// (docs/design.md rules 1 and 2).
 #pragma once
 
 #include <atomic>

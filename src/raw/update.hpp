@@ -1,6 +1,6 @@
 // `raw update`: fetches every raw table from its watermark up to min(end, the subgraph's indexed
 // head), five tables at once, storing each page exactly once together with the watermark it
-// justifies (DESIGN.md rules 1 and 2; docs/raw.md explains the approach).
+// justifies (docs/design.md rules 1 and 2; docs/raw.md explains the approach).
 #pragma once
 
 #include <atomic>

@@ -179,7 +179,8 @@ TEST_F(CliTest, CommandTableIsWellFormed) {
                             [&](const std::string& c) { return c.rfind(g + " ", 0) == 0; }))
         << "group " << g << " has no command";
   }
-  EXPECT_EQ(commands.front(), "update");  // DESIGN.md section 5's order starts with it
+  // docs/design.md's command list starts with it.
+  EXPECT_EQ(commands.front(), "update");
   EXPECT_EQ(commands.back(), "version");
   // `predlake --help` lists exactly the commands, in the table's order.
   Outcome o = Exec({"--help"});
@@ -232,11 +233,68 @@ TEST_F(CliTest, DeclaredOptionKinds) {
 TEST_F(CliTest, RealRegistryHasFrameworkCommandsInOrder) {
   Outcome o = Exec({"-h"});
   EXPECT_EQ(o.rc, 0);
-  size_t show = o.out.find("config show");
-  size_t version = o.out.find("version ");
+  size_t show = o.out.find("\n  config show ");
+  size_t version = o.out.find("\n  version ");
   ASSERT_NE(show, std::string::npos);
   ASSERT_NE(version, std::string::npos);
   EXPECT_LT(show, version);
+}
+
+// `predlake help [COMMAND]` prints what `predlake [COMMAND] --help` does, for every path of the
+// command table, commands and groups alike.
+TEST_F(CliTest, HelpCommandPrintsEachPathsHelp) {
+  Outcome root = Exec({"--help"});
+  ASSERT_EQ(root.rc, 0);
+  Outcome o = Exec({"help"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, root.out);
+  for (const CommandSpec& spec : AllCommands()) {
+    std::vector<std::string> words;
+    std::istringstream in(spec.path);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<std::string> with_flag = words;
+    with_flag.push_back("--help");
+    Outcome expected = Exec(with_flag);
+    ASSERT_EQ(expected.rc, 0) << spec.path;
+    ASSERT_THAT(expected.out, HasSubstr(spec.help)) << spec.path;
+    words.insert(words.begin(), "help");
+    o = Exec(words);
+    EXPECT_EQ(o.rc, 0) << spec.path << ": " << o.err;
+    EXPECT_EQ(o.out, expected.out) << spec.path;
+    EXPECT_EQ(o.err, "") << spec.path;
+  }
+  // Global options go before it, as before any command; its own help is there too.
+  o = Exec({"-q", "help", "raw", "update"});
+  EXPECT_EQ(o.out, Exec({"raw", "update", "--help"}).out);
+  o = Exec({"help", "--help"});
+  EXPECT_EQ(o.rc, 0);
+  EXPECT_THAT(o.out, HasSubstr("COMMAND"));
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"help", "frobnicate"}, {"help", "raw", "frobnicate"}, {"help", "raw", "update", "x"}}) {
+    o = Exec(bad);
+    EXPECT_EQ(o.rc, 2) << bad.back();
+    EXPECT_EQ(o.out, "") << bad.back();
+    EXPECT_TRUE(OneLine(o.err)) << o.err;
+    EXPECT_THAT(o.err, HasSubstr("unknown command")) << bad.back();
+  }
+}
+
+// `predlake --version` is `predlake version`, wherever the global options put it.
+TEST_F(CliTest, VersionFlagIsTheVersionCommand) {
+  Outcome version = Exec({"version"});
+  ASSERT_EQ(version.rc, 0) << version.err;
+  EXPECT_THAT(version.out, StartsWith("predlake "));
+  EXPECT_THAT(version.out, HasSubstr("\nDuckDB "));
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--version"}, {"-q", "--version"}, {"-c", "missing.yaml", "--version"}}) {
+    Outcome o = Exec(args);
+    EXPECT_EQ(o.rc, 0) << args.back() << ": " << o.err;
+    EXPECT_EQ(o.out, version.out);
+  }
+  Outcome o = Exec({"--version", "describe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(Exec({"--help"}).out, HasSubstr("--version"));
 }
 
 TEST_F(CliTest, NoCommandIsUsageError) {
@@ -470,8 +528,12 @@ TEST_F(CliTest, JsonLogFormat) {
   EXPECT_EQ(o.rc, 3);
   ASSERT_TRUE(OneLine(o.err)) << o.err;
   nlohmann::json j = nlohmann::json::parse(o.err);
+  EXPECT_EQ(j["time"], "2027-01-15T08:00:00.000Z");  // the injected wall clock
   EXPECT_EQ(j["level"], "error");
   EXPECT_EQ(j["msg"], "Binder Error: no such column LINE 1: x");
+  // An error found before the command runs carries it too.
+  o = ExecTest({"--log-format", "json", "probe", "--count", "x"});
+  EXPECT_EQ(nlohmann::json::parse(o.err)["time"], "2027-01-15T08:00:00.000Z");
 
   o = ExecTest({"--log-format=json", "frobnicate"});
   EXPECT_EQ(o.rc, 2);
@@ -497,6 +559,24 @@ TEST_F(CliTest, ConfigShowOrigins) {
   EXPECT_THAT(o.out, HasSubstr("\nlake_ss.fin_timestr,now,default\n"));
   EXPECT_THAT(o.out, HasSubstr("\nsim_ss.indexing_lag,2m,ppss.yaml:5\n"));
   EXPECT_THAT(o.out, HasSubstr("\nsim_ss.pairs,\"BTC/USDT, ETH/USDT,"));
+  // The window as resolved against now (sim_ss.now's default pins it).
+  EXPECT_THAT(o.out, HasSubstr("\nstart,2024-07-01T00:00:00Z,lake_ss.st_timestr (ppss.yaml:3)\n"));
+  EXPECT_THAT(o.out, HasSubstr("\nend,2024-07-26T02:00:00Z,lake_ss.fin_timestr (default)\n"));
+  WriteFile("relative.yaml",
+            "lake_ss:\n  st_timestr: 2 days ago\n  fin_timestr: 2024-07-25_12:30\n");
+  o = Exec({"-c", "relative.yaml", "config", "show", "--format", "csv"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  EXPECT_THAT(o.out,
+              HasSubstr("\nstart,2024-07-24T02:00:00Z,lake_ss.st_timestr (relative.yaml:2)\n"));
+  EXPECT_THAT(o.out,
+              HasSubstr("\nend,2024-07-25T12:30:00Z,lake_ss.fin_timestr (relative.yaml:3)\n"));
+  // A start that cannot be (here: after the end) is the config error a writer would give.
+  WriteFile("late.yaml", "lake_ss:\n  st_timestr: 2024-07-26\n  fin_timestr: 2024-07-25\n");
+  o = Exec({"-c", "late.yaml", "config", "show"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_TRUE(OneLine(o.err)) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("late.yaml:2"));
 
   o = Exec({"config", "show", "--format", "json"});
   ASSERT_EQ(o.rc, 0) << o.err;

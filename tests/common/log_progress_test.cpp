@@ -40,9 +40,36 @@ TEST(LoggerTest, DebugLinesOnlyWhenVerbose) {
   EXPECT_EQ(text.str(), "predlake: retry 1 in 500ms (throttled): x\n");
   EXPECT_TRUE(verbose.verbose());
   std::ostringstream json;
-  Logger verbose_json(json, LogFormat::kJson, false, true);
+  FixedClock clock(1'721'955'600'000);  // 2024-07-26T01:00:00Z
+  Logger verbose_json(json, LogFormat::kJson, false, true, &clock);
   verbose_json.Debug("d");
-  EXPECT_EQ(json.str(), "{\"level\":\"debug\",\"msg\":\"d\"}\n");
+  EXPECT_EQ(json.str(),
+            "{\"time\":\"2024-07-26T01:00:00.000Z\",\"level\":\"debug\",\"msg\":\"d\"}\n");
+}
+
+// A JSON line starts with the time it was written: the injected clock's, with milliseconds always;
+// the system's by default.
+TEST(LoggerTest, JsonLinesCarryTheTime) {
+  std::ostringstream out;
+  FixedClock clock(1'721'955'600'042);
+  Logger log(out, LogFormat::kJson, false, false, &clock);
+  log.Warn("w");
+  EXPECT_EQ(out.str(),
+            "{\"time\":\"2024-07-26T01:00:00.042Z\",\"level\":\"warn\",\"msg\":\"w\"}\n");
+
+  std::ostringstream wall;
+  const int64_t before = SystemClock().NowMs();
+  Logger(wall, LogFormat::kJson, false).Info("i");
+  const int64_t after = SystemClock().NowMs();
+  Result<int64_t> at = ParseTime(nlohmann::json::parse(wall.str())["time"].get<std::string>(), 0);
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_GE(*at, before);
+  EXPECT_LE(*at, after);
+
+  // Text lines stay as they were.
+  std::ostringstream text;
+  Logger(text, LogFormat::kText, false, false, &clock).Info("i");
+  EXPECT_EQ(text.str(), "predlake: i\n");
 }
 
 TEST(LoggerTest, JsonOneObjectPerLine) {

@@ -1,8 +1,8 @@
 // Backfill and chunked runs (issue 13): randomised schedules that move lake_ss.st_timestr earlier
 // (and later) between updates, with failures injected at every chunk phase, end equal to a
-// one-shot, one-window build from the earliest start (DESIGN.md rule 7 extended), raw and built
-// tables alike. The seeds: PREDLAKE_BACKFILL_SEEDS (default 3, 1 under sanitizers, decided by the
-// compiler so that CTest lists what runs).
+// one-shot, one-window build from the earliest start (docs/design.md rule 7 extended), raw and
+// built tables alike. The seeds: PREDLAKE_BACKFILL_SEEDS (default 3, 1 under sanitizers, decided by
+// the compiler so that CTest lists what runs).
 #include <gtest/gtest.h>
 
 #include <cstdlib>

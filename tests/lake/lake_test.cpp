@@ -6,10 +6,14 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "lake/embedded_sql.hpp"
+#include "lake/tables.hpp"
 
 namespace predlake::lake {
 namespace {
@@ -43,6 +47,15 @@ class LakeTest : public ::testing::Test {
       for (const auto& row : r->ToText()) out += row[0].value_or("NULL") + " ";
     }
     return out;
+  }
+
+  // The full schema check re-inserts created_at_ms when it is missing; a skipped one does not, so
+  // its row count after deleting it shows which of the two ran.
+  static int64_t CreatedAtRows(Lake& lake) {
+    auto n =
+        lake.conn().QueryInt("SELECT count(*) FROM predlake_meta WHERE key = 'created_at_ms'", "t");
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? n->value_or(0) : -1;
   }
 
   std::string dir_;
@@ -285,14 +298,7 @@ TEST_F(LakeTest, AnOlderLakeWithEmptyGoldTablesGetsTheColumnsWithoutARebuild) {
 }
 
 TEST_F(LakeTest, AnUnchangedLakeSkipsTheSchemaCheckAndAChangedOneGetsIt) {
-  // The full check re-inserts created_at_ms when it is missing; the skipped one does not, which
-  // shows which of the two ran.
-  auto created = [](Lake& lake) {
-    auto n =
-        lake.conn().QueryInt("SELECT count(*) FROM predlake_meta WHERE key = 'created_at_ms'", "t");
-    EXPECT_TRUE(n.ok()) << n.status().message();
-    return n.ok() ? n->value_or(0) : -1;
-  };
+  auto created = [](Lake& lake) { return CreatedAtRows(lake); };
   std::string fingerprint;
   {
     auto lake = OpenWriter();
@@ -338,6 +344,82 @@ TEST_F(LakeTest, AnUnchangedLakeSkipsTheSchemaCheckAndAChangedOneGetsIt) {
       "t");
   ASSERT_TRUE(n.ok()) << n.status().message();
   EXPECT_EQ(**n, 1);
+}
+
+// Builds up to b9fde48 embedded an empty src/lake/sql/02_raw_tables.sql, a step of its own in the
+// schema text their fingerprint hashes. A lake such a build checked has the schema this build
+// creates: its writer skips the check and only brings the record up to date, unless its catalog
+// changed since.
+TEST_F(LakeTest, ALakeCheckedByABuildWithTheEmptyStepSkipsTheSchemaCheck) {
+  // The fingerprint as those builds recorded it: "VERSION:SCHEMA:CATALOG", each hash FNV-1a 64 in
+  // hex, SCHEMA over every DDL step's name and text in name order, then the appended built columns.
+  auto fnv_hex = [](std::string_view text) {
+    uint64_t hash = 14695981039346656037ull;
+    for (unsigned char c : text) {
+      hash ^= c;
+      hash *= 1099511628211ull;
+    }
+    char out[17];
+    std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(hash));
+    return std::string(out);
+  };
+  auto schema_text = [](bool with_empty_step) {
+    std::vector<std::pair<std::string, std::string>> steps;
+    for (const auto& [name, sql] : EmbeddedSql()) steps.emplace_back(name, sql);
+    std::string source_ddl;
+    for (const TableDef* table : kSourceTableDefs) source_ddl += CreateTableSql(*table);
+    steps.emplace_back("02_raw_tables", source_ddl);
+    if (with_empty_step) steps.emplace_back("02_raw_tables", "");
+    std::sort(steps.begin(), steps.end());
+    std::string text;
+    for (const auto& [name, sql] : steps) text += name + "\n" + sql;
+    for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
+      text += std::string(column.table) + "." + std::string(column.name) + " " +
+              std::string(SqlTypeName(column.type)) + "\n";
+    }
+    return text;
+  };
+  const std::string version = std::to_string(kSchemaVersion) + ":";
+  std::string current, old;
+  auto record_old = [&](Lake& lake) {
+    ASSERT_TRUE(lake.SetMeta("schema_fingerprint", old).ok());
+    ASSERT_TRUE(
+        lake.conn().Execute("DELETE FROM predlake_meta WHERE key = 'created_at_ms'", "t").ok());
+  };
+  {
+    auto lake = OpenWriter();
+    ASSERT_NE(lake, nullptr);
+    auto recorded = lake->GetMeta("schema_fingerprint");
+    ASSERT_TRUE(recorded.ok() && recorded->has_value());
+    current = **recorded;
+    // The text above is the one this build hashes; with the empty step it is the old builds'.
+    ASSERT_EQ(current.substr(0, version.size() + 17), version + fnv_hex(schema_text(false)) + ":");
+    old = version + fnv_hex(schema_text(true)) + current.substr(version.size() + 16);
+    ASSERT_NE(old, current);
+    record_old(*lake);
+  }
+  {
+    auto lake = OpenWriter();  // the old record, the same schema: no check, the record updated
+    ASSERT_NE(lake, nullptr);
+    EXPECT_EQ(CreatedAtRows(*lake), 0);
+    auto recorded = lake->GetMeta("schema_fingerprint");
+    ASSERT_TRUE(recorded.ok() && recorded->has_value());
+    EXPECT_EQ(**recorded, current);
+    record_old(*lake);
+    ASSERT_TRUE(lake->conn().Execute("ALTER TABLE pdr_payouts DROP COLUMN payout", "t").ok());
+  }
+  auto lake = OpenWriter();  // the old record and a column missing since: the full check runs
+  ASSERT_NE(lake, nullptr);
+  EXPECT_EQ(CreatedAtRows(*lake), 1);
+  EXPECT_EQ(Column(*lake,
+                   "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'pdr_payouts' "
+                   "AND column_name = 'payout'"),
+            "1 ");
+  // Recorded anew: this build's schema part, the catalog part of the column's new place.
+  auto recorded = lake->GetMeta("schema_fingerprint");
+  ASSERT_TRUE(recorded.ok() && recorded->has_value());
+  EXPECT_EQ((*recorded)->substr(0, version.size() + 17), current.substr(0, version.size() + 17));
+  EXPECT_NE(**recorded, old);
 }
 
 TEST_F(LakeTest, SecondWriterIsBusyAndNamesTheHolder) {

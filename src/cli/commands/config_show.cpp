@@ -20,6 +20,15 @@ Status Show(Context& ctx, const ConfigShowOptions& o) {
   add("network", ctx.network(), ctx.network_origin().Describe());
   add("now", FormatTime(ctx.now_ms()),
       ctx.now_is_wall_clock() ? "wall clock" : "sim_ss.now (" + ctx.now_origin().Describe() + ")");
+  // The window the lake's commands start from and run up to, resolved against `now` (a start in
+  // the future or not before the end is the config error every writer would report).
+  ASSIGN_OR_RETURN(int64_t start_ms, ctx.StartMs());
+  ASSIGN_OR_RETURN(int64_t end_ms, ctx.FinMs());
+  auto resolved_from = [&](const std::string& key) {
+    return key + " (" + config::OriginOf(cfg, key).Describe() + ")";
+  };
+  add("start", FormatTime(start_ms), resolved_from("lake_ss.st_timestr"));
+  add("end", FormatTime(end_ms), resolved_from("lake_ss.fin_timestr"));
   add("lake_path", ctx.LakePath(), "lake_ss.lake_dir");
   for (const config::ConfigEntry& e : config::Entries(cfg)) {
     add(e.key, e.value, e.origin.Describe());

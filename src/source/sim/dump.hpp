@@ -1,5 +1,5 @@
-// Ground truth: the simulated world's raw tables as the lake should hold them (DESIGN.md section
-// 3), for `predlake sim dump` and for tests that compare the lake against the source.
+// Ground truth: the simulated world's raw tables as the lake should hold them (docs/design.md
+// section 3), for `predlake sim dump` and for tests that compare the lake against the source.
 //
 // A dump is exactly what a complete fetch up to to_ms at the engine's indexed head leaves in the
 // lake: the events with timestamp < min(to_ms, head), where head is the indexed head as the

@@ -1,7 +1,7 @@
 // The simulated subgraph: answers GraphQL requests over the simulated world like ocean-subgraph on
 // The Graph (entities predictPredictions, predictTrueVals, predictPayouts, predictSubscriptions,
-// predictSlots, predictContracts and _meta; DESIGN.md section 2), with its limits (first <= 1000,
-// skip <= 5000) and an indexed head that trails "now" by the configured lag. Nothing with a
+// predictSlots, predictContracts and _meta; docs/design.md section 2), with its limits (first <=
+// 1000, skip <= 5000) and an indexed head that trails "now" by the configured lag. Nothing with a
 // timestamp after the head is visible; mutable entities (slots) show their state as of the head.
 //
 // Sorting: orderBy id | timestamp (| slot for predictSlots), asc or desc; ties are always broken by

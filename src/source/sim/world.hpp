@@ -1,4 +1,4 @@
-// The simulated Predictoor world: feeds, predictoors and every event they produce (DESIGN.md
+// The simulated Predictoor world: feeds, predictoors and every event they produce (docs/design.md
 // section 7).
 //
 // Every event is a pure function of the configuration (seed, start, feeds, predictoors) and of keys
