@@ -58,6 +58,11 @@ inline constexpr std::string_view kMetaDeploymentChangedAtMs = "deployment_chang
 // that already had rows: until a rebuild publishes, the built tables are not what a rebuild would
 // make, so `etl update` rebuilds them and rollbacks refuse. Deleted by a rebuild's publish.
 inline constexpr std::string_view kMetaRebuildRequired = "etl_rebuild_required";
+// The newest indexed head a fetch of this lake has read (block number and its time, unix ms): a
+// later run never reads an older one (a load balancer in front of a lagging node, a rewound
+// subgraph), so that no stored state is replaced by an older one (docs/raw.md).
+inline constexpr std::string_view kMetaHeadBlock = "head_block";
+inline constexpr std::string_view kMetaHeadMs = "head_ms";
 // The time (unix ms) before which no request may reach the exchange (it asked so with a 418 or a
 // 429 whose Retry-After the run could not wait out), and why; kept across runs so that the next
 // run (from cron, minutes later) does not ask before it either (docs/ohlcv.md).

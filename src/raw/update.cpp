@@ -187,6 +187,7 @@ void Record(lake::Run& run, const std::vector<Work>& work, const UpdateReport& r
     }
   }
   detail["retries"] = RetriesJson(retries);
+  if (!report.warnings.empty()) detail["warnings"] = report.warnings;
   detail["smaller_pages"] = smaller_pages;
   if (!report.skipped_contracts.empty()) {
     nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
@@ -450,6 +451,38 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     auto head = FetchHead(client);
     report.head_retries_by_kind = client.stats().retries_by_kind;
     if (!head.ok()) return fail(head.status().WithContext("reading the indexed head"));
+    // Never a head older than one this lake has read: a node behind it (a load balancer in front
+    // of a lagging replica, a rewound subgraph) would answer with older states of the slots. Wait
+    // for it within the retry budget, asking again, or stop without fetching anything.
+    auto recorded_block = lake.GetMeta(lake::kMetaHeadBlock);
+    if (!recorded_block.ok()) return fail(recorded_block.status());
+    int64_t head_behind_waits = 0;
+    if (*recorded_block) {
+      const int64_t newest = std::stoll(**recorded_block);
+      Sleeper& sleeper = options.sleeper != nullptr ? *options.sleeper : DefaultSleeper();
+      int64_t waited_ms = 0;
+      int64_t wait_ms = std::max<int64_t>(options.retry.base_delay_ms, 1);
+      while (head->block < newest) {
+        if (waited_ms + wait_ms > options.retry.budget_ms) {
+          report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
+          return fail(Status::Source(
+              "the subgraph's indexed head (block " + std::to_string(head->block) + ", " +
+              FormatTime(head->timestamp_ms) + ") is behind the newest head this lake has read " +
+              "(block " + std::to_string(newest) + "): a lagging or rewound node; nothing was " +
+              "fetched, so that no stored state goes back (waited " + FormatDuration(waited_ms) +
+              "; run again later, or point the subgraph URL at a node that has caught up)"));
+        }
+        ++head_behind_waits;
+        sleeper.SleepMs(wait_ms, options.cancel);
+        if (options.cancel != nullptr && options.cancel->load()) {
+          return fail(Status::Cancelled("raw update interrupted"));
+        }
+        waited_ms += wait_ms;
+        wait_ms = std::min(wait_ms * 2, std::max<int64_t>(options.retry.max_delay_ms, 1));
+        head = FetchHead(client);
+        if (!head.ok()) return fail(head.status().WithContext("reading the indexed head"));
+      }
+    }
     report.head_ms = head->timestamp_ms;
     report.head_block = head->block;
     report.deployment = head->deployment;
@@ -458,6 +491,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     client.set_min_block(head->block);
     auto fetched = FetchContracts(client, options.fallback_source);
     report.head_retries_by_kind = client.stats().retries_by_kind;
+    if (head_behind_waits > 0) report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
     if (!fetched.ok()) return fail(fetched.status());
     contracts = std::move(fetched).value();
   }
@@ -491,6 +525,21 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
 
   auto marks = lake.Watermarks();
   if (!marks.ok()) return fail(marks.status());
+  {
+    // The head is not older than the lake's newest (above), yet behind what the tables hold: the
+    // head's time went back (a re-indexed deployment). Nothing is fetched past it; say so.
+    int64_t highest = 0;
+    for (const Work& w : work) {
+      auto it = marks->find(w.report.table);
+      if (it != marks->end()) highest = std::max(highest, it->second.watermark_ms);
+    }
+    if (highest > report.head_ms) {
+      report.warnings.push_back("raw update: the subgraph's indexed head " +
+                                FormatTime(report.head_ms) + " is behind the lake's watermarks (" +
+                                FormatTime(highest) +
+                                "): nothing newer is fetched until it passes them");
+    }
+  }
   const int64_t slot_lookback = MaxSlotSettleMs(contracts) + options.slot_margin_ms;
   for (Work& w : work) {
     TableReport& r = w.report;
@@ -525,6 +574,8 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     if (st.ok() && recorded_deployment != report.deployment) {
       st = lake.SetMeta(lake::kMetaDeployment, report.deployment);
     }
+    if (st.ok()) st = lake.SetMeta(lake::kMetaHeadBlock, std::to_string(report.head_block));
+    if (st.ok()) st = lake.SetMeta(lake::kMetaHeadMs, std::to_string(report.head_ms));
     if (st.ok()) st = tx->Commit();
     if (!st.ok()) return fail(st);
   }

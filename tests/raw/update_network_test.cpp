@@ -85,6 +85,70 @@ TEST(RawUpdateNetworkTest, LaggingReplicaAnswersHeadReadsToo) {
   ExpectEqualsDump(*lake, *caught_up);
 }
 
+// Answers the head reads of `behind` (an older node) for the first `stale_heads` of them, then
+// everything from `current`: a load balancer whose lagging replica catches up.
+class RewoundThenCaughtUp final : public gql::Transport {
+ public:
+  RewoundThenCaughtUp(std::shared_ptr<const sim::Engine> behind,
+                      std::shared_ptr<const sim::Engine> current, std::shared_ptr<int> stale_heads)
+      : behind_(std::move(behind)), current_(std::move(current)), stale_(std::move(stale_heads)) {}
+  Result<gql::HttpResponse> Post(const std::string& body) override {
+    if (body.find("_meta") != std::string::npos && *stale_ > 0) {
+      --*stale_;
+      return sim::InProcessTransport(behind_).Post(body);
+    }
+    return sim::InProcessTransport(current_).Post(body);
+  }
+  std::string Describe() const override { return "rewound node"; }
+
+ private:
+  std::shared_ptr<const sim::Engine> behind_, current_;
+  std::shared_ptr<int> stale_;
+};
+
+TEST(RawUpdateNetworkTest, AHeadOlderThanTheLakesIsWaitedForOrRefused) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
+  auto older = world;
+  older.now = "2024-07-25_03:00";
+  auto engine = rawtest::MakeEngine(world);
+  auto rewound = rawtest::MakeEngine(older);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto first = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
+                                  rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto slots = [&]() { return rawtest::LakeRows(*lake, "pdr_slots"); };
+  const auto before = slots();
+  const int64_t mark = WatermarkOf(*lake, "pdr_slots");
+  // A node three hours behind (a rewound subgraph) answers every head read: the run waits within
+  // its budget, then stops with one line, having fetched nothing; no slot goes back.
+  UpdateOptions o = NetworkOptions(world, Ms(world.now), &sleep);
+  o.retry.budget_ms = 60'000;
+  auto refused = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(rewound), nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kSource);
+  EXPECT_NE(refused.status().message().find("behind the newest head this lake has read"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(refused.status().message().find('\n'), std::string::npos);
+  EXPECT_GT(sleep.total.load(), 0);
+  EXPECT_EQ(slots(), before);
+  EXPECT_EQ(WatermarkOf(*lake, "pdr_slots"), mark);
+  // A lagging replica that catches up while the run waits: the run goes on from the newer head.
+  auto stale = std::make_shared<int>(2);
+  TransportFactory balancer = [&](const TransportUse&) -> std::unique_ptr<gql::Transport> {
+    return std::make_unique<RewoundThenCaughtUp>(rewound, engine, stale);
+  };
+  auto waited =
+      rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep), balancer, nullptr);
+  ASSERT_TRUE(waited.ok()) << waited.status().message();
+  EXPECT_EQ(*stale, 0);
+  EXPECT_EQ(waited->head_retries_by_kind.at("head_behind_lake"), 2);
+  EXPECT_EQ(waited->head_block, first->head_block);
+  ExpectEqualsDump(*lake, *engine);
+}
+
 TEST(RawUpdateNetworkTest, ThrottlingBurstsLoseNothing) {
   TempDir dir;
   auto world = rawtest::SmallWorld();
