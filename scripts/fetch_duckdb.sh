@@ -6,8 +6,9 @@
 #                             it must open, update and validate with 1.5.6 and the other way round
 #                             (tests/e2e/duckdb_versions.sh, docs/scale.md)
 # The header comes from duckdb@1.4.4: the `duckdb` npm package ended with 1.4.4 and no npm package ships
-# a newer duckdb.h. DuckDB's C API only adds functions and enum values between releases, so the 1.4.4
-# header declares a subset of 1.5.6's library; the build links every function it calls against it.
+# a newer duckdb.h. 1.5's header declares every function of 1.4.4's with the same signature and keeps its
+# enum values and structs (it only adds), and 1.5.6's library exports every function 1.4.4's does, so
+# the same binary runs on either library (docs/scale.md, "DuckDB 1.5.6 against 1.4.4").
 # Tarballs are cached in ${PREDLAKE_CACHE:-$HOME/.cache/predlake} so a second clone does not download again.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# A lake written by the previous DuckDB release opens, updates and validates with the one predlake links,
-# and the other way round (docs/scale.md, "DuckDB 1.5"). The same binary runs on both libraries: the
-# previous release's libduckdb.so (third_party/duckdb-1.4.4, fetched and hash-checked by
-# scripts/fetch_duckdb.sh for the tests) is put first with LD_LIBRARY_PATH. The lake changes hands
-# after every step, with its write-ahead log pending and after a checkpoint, and ends with the same
-# built tables as a lake that only the linked release wrote.
+# A lake written by the previous DuckDB release opens, updates and validates with the one predlake
+# links, and the other way round (docs/scale.md, "DuckDB 1.5.6 against 1.4.4"). The same binary runs on
+# both libraries: the previous release's libduckdb.so (third_party/duckdb-1.4.4, fetched and
+# hash-checked by scripts/fetch_duckdb.sh for the tests) is put first with LD_LIBRARY_PATH. The lake
+# changes hands after every step, with its write-ahead log pending and after a checkpoint, and ends
+# with the same built tables as a lake that only the linked release wrote.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" duckdb_versions "$@"
 
