@@ -1,10 +1,14 @@
-# DuckDB: fetched and hash-checked by scripts/fetch_duckdb.sh into third_party/duckdb (never committed).
+# DuckDB: fetched and hash-checked by scripts/fetch_duckdb.sh into third_party/duckdb (never committed),
+# with the previous release's library beside it for the tests (third_party/duckdb-<version>). The script
+# runs at every configure (it returns at once when the folders match its pins) and a change of the pins
+# reconfigures, so a tree built against an older pin gets the new library in place (the binaries load it
+# through their run path).
 set(PREDLAKE_DUCKDB_DIR ${PROJECT_SOURCE_DIR}/third_party/duckdb)
-if(NOT EXISTS ${PREDLAKE_DUCKDB_DIR}/lib/libduckdb.so)
-  execute_process(COMMAND ${PROJECT_SOURCE_DIR}/scripts/fetch_duckdb.sh RESULT_VARIABLE fetch_rc)
-  if(NOT fetch_rc EQUAL 0)
-    message(FATAL_ERROR "DuckDB could not be fetched; run scripts/install_deps.sh")
-  endif()
+set(PREDLAKE_DUCKDB_OLD_DIR ${PROJECT_SOURCE_DIR}/third_party/duckdb-1.4.4)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/fetch_duckdb.sh)
+execute_process(COMMAND ${PROJECT_SOURCE_DIR}/scripts/fetch_duckdb.sh RESULT_VARIABLE fetch_rc)
+if(NOT fetch_rc EQUAL 0)
+  message(FATAL_ERROR "DuckDB could not be fetched; run scripts/install_deps.sh")
 endif()
 add_library(duckdb SHARED IMPORTED GLOBAL)
 set_target_properties(duckdb PROPERTIES

@@ -214,8 +214,8 @@ Result<Database> Database::Open(const std::string& path, const Options& options)
   if (options.read_only) ok = ok && set("access_mode", "READ_ONLY");
   if (options.threads > 0) ok = ok && set("threads", std::to_string(options.threads));
   if (!options.memory_limit.empty()) ok = ok && set("memory_limit", options.memory_limit);
-  ok = ok && set("autoinstall_known_extensions", "false") &&
-       set("autoload_known_extensions", "false");
+  ok = ok && set("storage_compatibility_version", kStorageCompatibility) &&
+       set("autoinstall_known_extensions", "false") && set("autoload_known_extensions", "false");
   const bool sealed = options.reach != Reach::kFull;
   if (sealed) {
     ok = ok && set("allow_community_extensions", "false") &&

@@ -86,7 +86,7 @@ using AppenderHandle = Handle<_duckdb_appender, &DestroyAppender>;
 using DataChunkHandle = Handle<_duckdb_data_chunk, &DestroyDataChunk>;
 }  // namespace internal
 
-// DuckDB's own version string (e.g. "v1.4.4").
+// DuckDB's own version string (e.g. "v1.5.6").
 std::string LibraryVersion();
 
 // Quotes an identifier ("a""b") or a string literal ('it''s') for SQL text.
@@ -119,6 +119,12 @@ enum class Reach {
   kSealedReadFiles,
 };
 
+// The storage format of a new database file: the oldest DuckDB release that reads it. DuckDB 1.4.4
+// and 1.5.6 both read and write it (a lake moves between them in either direction, tests/e2e/
+// duckdb_versions.sh); named here so that a later DuckDB with a newer default does not make new
+// lakes unreadable to the previous release.
+inline constexpr const char* kStorageCompatibility = "v0.10.2";
+
 struct Options {
   bool read_only = false;
   int threads = 0;           // 0: DuckDB's default
@@ -133,7 +139,8 @@ class Database {
  public:
   // Opens (creating if allowed) the database at `path` (":memory:" or "" for in-memory). Returns
   // kBusy when another process holds the file's lock, kData when the file is not a DuckDB database
-  // or cannot be opened.
+  // or cannot be opened. A new file is written in kStorageCompatibility's storage format; an
+  // existing one keeps the format it has.
   static Result<Database> Open(const std::string& path, const Options& options = {});
 
   // A new connection; failure is kData "duckdb: cannot connect".

@@ -31,7 +31,8 @@ namespace predlake::lake {
 inline constexpr int kSchemaVersion = 2;
 
 // The tables without a primary key although a column names their rows (ID, run_id): those that
-// gain rows at every run. In DuckDB 1.4 a table with an index never merges the row groups that
+// gain rows at every run. In DuckDB (1.4, and 1.5 unless its experimental vacuum_rebuild_indexes is
+// set) a table with an index never merges the row groups that
 // appends leave at each checkpoint, so each such table grew the lake by about a 256 KB block per
 // checkpoint, and every insert paid for the index (docs/scale.md). The writes keep the names
 // unique instead (raw::InsertNewIdsSql; one writer numbers the runs). Every source table but the

@@ -99,7 +99,7 @@ TEST_F(BinaryTest, Version) {
   Outcome o = Exec({"version"});
   EXPECT_EQ(o.rc, 0) << o.err;
   EXPECT_THAT(o.out, StartsWith("predlake 0."));
-  EXPECT_THAT(o.out, HasSubstr("\nDuckDB v1.4"));
+  EXPECT_THAT(o.out, HasSubstr("\nDuckDB v1.5.6"));
   EXPECT_EQ(Exec({"-c", "missing.yaml", "version"}).rc, 0);
 }
 

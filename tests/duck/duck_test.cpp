@@ -109,6 +109,47 @@ TEST(Duck, SealedDatabaseReachesNothingButItsFile) {
   std::filesystem::remove_all(dir);
 }
 
+// DuckDB refuses to attach a file with a storage version lower than the file's own, so an attach at
+// kStorageCompatibility succeeds exactly when the file is in that format or an older one.
+TEST(Duck, NewFilesAreInTheStorageFormatThePreviousReleaseReadsOldOnesKeepTheirs) {
+  const std::string dir =
+      ::testing::TempDir() + "/predlake_duck_storage_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string ours = dir + "/ours.duckdb";
+  const std::string newer = dir + "/newer.duckdb";
+  {
+    auto db = Database::Open(ours);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    Connection conn = MemoryConnection(*db);
+    ASSERT_TRUE(conn.Execute("CREATE TABLE t AS SELECT 1 AS a", "create").ok());
+    ASSERT_TRUE(conn.Execute("ATTACH " + QuoteString(newer) +
+                                 " AS newer (STORAGE_VERSION 'v1.4.0'); "
+                                 "CREATE TABLE newer.t AS SELECT 2 AS a; DETACH newer",
+                             "create a newer file")
+                    .ok());
+  }
+  {
+    auto db = Database::Open(newer);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    Connection conn = MemoryConnection(*db);
+    ASSERT_TRUE(conn.Execute("INSERT INTO t VALUES (3); CHECKPOINT", "write the newer file").ok());
+  }
+  auto db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok());
+  Connection conn = MemoryConnection(*db);
+  auto attach = [&](const std::string& path) {
+    return conn.Execute("ATTACH " + QuoteString(path) + " AS f (STORAGE_VERSION '" +
+                            kStorageCompatibility + "'); DETACH f",
+                        "attach");
+  };
+  Status st = attach(ours);
+  EXPECT_TRUE(st.ok()) << st.message();
+  st = attach(newer);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cannot be lowered"), std::string::npos) << st.message();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Duck, ErrorsNameTheStepAndAreOneLine) {
   auto db = Database::Open(":memory:");
   ASSERT_TRUE(db.ok());

@@ -104,6 +104,7 @@ section_fetch_messages() {
   lib_tgz="$(sed -n 's/^lib_tgz="\(.*\)"$/\1/p' root/scripts/fetch_duckdb.sh)"
   hdr_pkg="$(sed -n 's/^hdr_pkg="\(.*\)"$/\1/p' root/scripts/fetch_duckdb.sh)"
   hdr_tgz="$(sed -n 's/^hdr_tgz="\(.*\)"$/\1/p' root/scripts/fetch_duckdb.sh)"
+  old_tgz="$(sed -n 's/^old_tgz="\(.*\)"$/\1/p' root/scripts/fetch_duckdb.sh)"
   [ -n "$lib_pkg" ] && [ -n "$lib_tgz" ] && [ -n "$hdr_pkg" ] && [ -n "$hdr_tgz" ] \
     || fail "the script's package pins were not found"
   # An npm whose download is not the pinned tarball: the script says what it downloads, then refuses it.
@@ -119,12 +120,12 @@ section_fetch_messages() {
   [ ! -e root/third_party ] || fail "a refused download was unpacked"
   # The pinned tarballs in the user's cache (the build fetched them): taken from there, and said so.
   user_cache="${PREDLAKE_CACHE:-$HOME/.cache/predlake}"
-  if [ ! -f "$user_cache/$lib_tgz" ] || [ ! -f "$user_cache/$hdr_tgz" ]; then
+  if [ ! -f "$user_cache/$lib_tgz" ] || [ ! -f "$user_cache/$hdr_tgz" ] || [ ! -f "$user_cache/$old_tgz" ]; then
     skip "the pinned tarballs are not in $user_cache"
     return
   fi
   rm -f cache/*
-  ln -s "$user_cache/$lib_tgz" "$user_cache/$hdr_tgz" cache/
+  ln -s "$user_cache/$lib_tgz" "$user_cache/$hdr_tgz" "$user_cache/$old_tgz" cache/
   PATH="$work/fakebin:$PATH" PREDLAKE_CACHE="$work/cache" root/scripts/fetch_duckdb.sh \
     > out.txt 2> err.txt || fail "the cached fetch failed: $(cat err.txt)"
   grep -qx "fetch_duckdb: $lib_pkg from the cache, $work/cache/$lib_tgz (its sha256 checked)" err.txt \
