@@ -84,6 +84,19 @@ run 0 -c one.yaml update
 $(fingerprint a.yaml)
 $(fingerprint one.yaml)"
 
+# `etl rebuild` after a completed backfill uses the new start too (docs/etl.md, "The window"): the
+# backfill by `raw update` alone, then the rebuild from 12:00, equal to the one-shot build.
+config b.yaml blake 2024-07-25_20:00 1000d
+run 0 -c b.yaml update
+config b.yaml blake 2024-07-25_12:00 1000d
+run 0 -c b.yaml raw update
+[ "$(sql b.yaml "SELECT start_ms = epoch_ms(TIMESTAMP '2024-07-25 20:00:00') FROM predlake_checkpoint")" = true ] \
+  || fail "raw update moved the checkpoint's start"
+run 0 -c b.yaml etl rebuild
+grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, .*(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)' err.txt \
+  || fail "etl rebuild after the backfill: $(cat err.txt)"
+[ "$(fingerprint b.yaml)" = "$(fingerprint one.yaml)" ] || fail "etl rebuild after the backfill differs from a one-shot build"
+
 # The start moved later: one line says that nothing changes.
 config a.yaml lake 2024-07-25_18:00 2h
 before="$(fingerprint a.yaml)"
