@@ -98,10 +98,8 @@ bool IsGlobalValueOption(const std::string& a) {
   return a == "-c" || a == "--config" || a == "-n" || a == "--network" || a == "--log-format";
 }
 
-Result<Preparsed> Preparse(const std::vector<std::string>& args,
-                           const std::vector<CommandSpec>& specs) {
+Result<Preparsed> Preparse(std::vector<std::string> args, const std::vector<CommandSpec>& specs) {
   Preparsed p;
-  p.args = args;
   for (const std::string& a : args) {
     if (a == "--") break;
     if (a == "-h" || a == "--help") p.help = true;
@@ -123,6 +121,12 @@ Result<Preparsed> Preparse(const std::vector<std::string>& args,
       ++i;
     }
   }
+  // pdr-backend's `pdr lake raw update ...`: one leading `lake` (no command starts with it) is
+  // dropped.
+  if (i + 1 < args.size() && args[i] == "lake") {
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  p.args = args;
 
   // The longest run of words that is a prefix of a registered path.
   size_t j = i;

@@ -135,8 +135,11 @@ class Context {
   bool StartIsRelative() const;
   Result<int64_t> FinMs() const;
   // kUsage "WHAT: END is not after the start START (lake_ss.st_timestr)" when end_ms <= start_ms:
-  // an explicit end (--to) that leaves nothing to do is a mistake, refused before the lake opens.
-  Status CheckEndAfterStart(int64_t end_ms, int64_t start_ms, std::string_view what) const;
+  // an explicit end (--to) that leaves nothing to do is a mistake, refused before the lake is
+  // written. A lake that records an earlier start keeps it (a later start changes nothing,
+  // ops::RecordedStart): then the end is measured against that one, read from the lake opened
+  // read-only (kBusy after the usual wait while a writer holds it).
+  Status CheckEndAfterStart(int64_t end_ms, int64_t start_ms, std::string_view what);
 
   // The lake folder (lake_ss.lake_dir) and the DuckDB file inside it (<lake_dir>/lake.duckdb).
   const std::string& LakeDir() const { return init_.config.lake.lake_dir; }

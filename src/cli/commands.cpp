@@ -58,8 +58,8 @@ const std::vector<CommandSpec>& AllCommands() {
       {"sim serve", "serve the simulated network's subgraph over HTTP on 127.0.0.1",
        SimServeCommand},
       {"sim dump",
-       "print the simulated network's ground truth for a raw table as CSV (events before --to, "
-       "capped at the indexed head)",
+       "print the simulated network's ground truth for a raw table as CSV "
+       "(rows in [--from, --to), capped at the indexed head)",
        SimDumpCommand},
       {"config", "the configuration", nullptr},
       {"config show", "print every resolved setting and where it came from", ConfigShowCommand},

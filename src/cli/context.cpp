@@ -11,6 +11,8 @@
 #include "cli/command.hpp"
 #include "duck/duck.hpp"
 #include "lake/lake.hpp"
+#include "ops/lake_info.hpp"
+#include "ops/open.hpp"
 
 namespace predlake::cli {
 namespace {
@@ -119,8 +121,24 @@ Result<int64_t> Context::StartMs() const {
   return t;
 }
 
-Status Context::CheckEndAfterStart(int64_t end_ms, int64_t start_ms, std::string_view what) const {
+Status Context::CheckEndAfterStart(int64_t end_ms, int64_t start_ms, std::string_view what) {
   if (end_ms > start_ms) return Status::Ok();
+  std::error_code ec;
+  if (std::filesystem::exists(LakePath(), ec)) {
+    // A start moved later changes nothing: the lake keeps its data, so the end is measured against
+    // the lake's own start when that is earlier. Read-only, so that a refusal leaves the file as
+    // it was.
+    ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
+                     ops::OpenForRead(LakeDir(), ops::BusyRetry(log())));
+    ASSIGN_OR_RETURN(std::optional<int64_t> recorded, ops::RecordedStart(*lake));
+    if (recorded && *recorded < start_ms) {
+      if (end_ms > *recorded) return Status::Ok();
+      return Status::Usage(std::string(what) + ": " + FormatTime(end_ms) +
+                           " is not after the lake's start " + FormatTime(*recorded) +
+                           " (lake_ss.st_timestr " + FormatTime(start_ms) +
+                           " is later and changes nothing): nothing would be done");
+    }
+  }
   return Status::Usage(std::string(what) + ": " + FormatTime(end_ms) + " is not after the start " +
                        FormatTime(start_ms) + " (lake_ss.st_timestr): nothing would be done");
 }

@@ -5,6 +5,16 @@
 
 namespace predlake::ops {
 
+Result<std::optional<int64_t>> RecordedStart(lake::Lake& lake) {
+  std::optional<int64_t> start;
+  auto earlier = [&](int64_t t) { start = start ? std::min(*start, t) : t; };
+  ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
+  for (const auto& [table, mark] : marks) earlier(mark.start_ms);
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  if (checkpoint) earlier(checkpoint->start_ms);
+  return start;
+}
+
 namespace {
 
 bool IsRawTable(std::string_view name) {

@@ -34,6 +34,10 @@ enum class TableKind {
   kStaging,      // an ETL run's scratch tables; present between runs only when a run died
 };
 
+// The earliest start the lake records (its watermarks' and its checkpoint's start_ms), or nullopt
+// when it records none. A start moved later than this changes nothing (docs/runs.md).
+Result<std::optional<int64_t>> RecordedStart(lake::Lake& lake);
+
 // "raw", "snapshot", "built", "bookkeeping", "staging".
 std::string_view TableKindName(TableKind kind);
 

@@ -36,7 +36,8 @@ Result<std::unique_ptr<lake::Lake>> OpenCurrentSnapshot(const std::string& lake_
   }
   // Whole seconds: "130s", not "130123ms".
   const int64_t age = std::max<int64_t>(clock.NowMs() - snapshot.created_at_ms, 0) / 1000 * 1000;
-  log.Warn(why + "; reading the snapshot of run " + std::to_string(snapshot.run_id) + " (made " +
+  // Informational (the reader works, on older data): one line, silenced by -q like other notices.
+  log.Info(why + "; reading the snapshot of run " + std::to_string(snapshot.run_id) + " (made " +
            FormatDuration(age) + " ago at " + FormatTime(snapshot.created_at_ms) + ", " +
            checkpoint + ")");
   return lake;

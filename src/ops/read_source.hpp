@@ -22,12 +22,13 @@ enum class ReadSource {
 // --from-lake / --from-snapshot: at most one; both is kUsage.
 Result<ReadSource> ReadSourceFromFlags(bool from_lake, bool from_snapshot);
 
-// Opens what `source` says for reading. Reading a snapshot is said on `log` (warning, stderr): the
-// snapshot's run, age and checkpoint, and why (the lake is busy, or asked for). `retry` is the
-// wait for a busy lake when no snapshot can stand in (ops::BusyRetry for commands). `clock` gives
-// the snapshot's age. Errors: those of OpenForRead; kData for a missing or damaged snapshot.
-// `reach` seals what is opened (duck::Reach; `query` opens sealed): the lake as OpenSealed does, a
-// snapshot with only its exports folder readable.
+// Opens what `source` says for reading. Reading a snapshot is said on `log` in one informational
+// line (stderr; a quiet log drops it): why (the lake is busy, naming its writer, or asked for), the
+// snapshot's run, age and checkpoint. `retry` is the wait for a busy lake when no snapshot can
+// stand in (ops::BusyRetry for commands). `clock` gives the snapshot's age. Errors: those of
+// OpenForRead; kData for a missing or damaged snapshot. `reach` seals what is opened (duck::Reach;
+// `query` opens sealed): the lake as OpenSealed does, a snapshot with only its exports folder
+// readable.
 Result<std::unique_ptr<lake::Lake>> OpenReader(const std::string& lake_dir, ReadSource source,
                                                const RetryOptions& retry, Logger& log,
                                                const Clock& clock,

@@ -446,6 +446,36 @@ TEST_F(CliTest, PositionalPpssFileAndNetwork) {
   EXPECT_EQ(o.out, "leaf ran\n");
 }
 
+// pdr-backend's `pdr lake COMMAND ...`: a leading `lake` means the same, in either order of the
+// rest, after the global options too.
+TEST_F(CliTest, LeadingLakeIsPdrBackendsGroup) {
+  WriteFile("my.yaml", "lake_ss:\n  lake_dir: mine\n");
+  Outcome o = ExecTest({"lake", "probe", "my.yaml", "sapphire-testnet", "--to", "1 hour ago"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(seen_.config_path, "my.yaml");
+  EXPECT_EQ(seen_.network, "sapphire-testnet");
+  EXPECT_EQ(seen_.to_ms, kWallMs - 3'600'000);
+
+  o = ExecTest({"-q", "lake", "grp", "leaf", "my.yaml", "sim"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, "leaf ran\n");
+
+  o = ExecTest({"-c", "my.yaml", "lake", "grp", "leaf"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_EQ(o.out, "leaf ran\n");
+
+  // Only one, and only in front: `lake` alone or elsewhere is no command.
+  o = ExecTest({"lake"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: unknown command 'lake' (see 'predlake --help')\n");
+  o = ExecTest({"lake", "lake", "probe"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err, "predlake: unknown command 'lake' (see 'predlake --help')\n");
+  o = ExecTest({"grp", "lake", "leaf"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_THAT(o.err, HasSubstr("unknown command 'grp lake'"));
+}
+
 TEST_F(CliTest, PositionalErrors) {
   WriteFile("my.yaml", "");
   Outcome o = ExecTest({"probe", "my.yaml", "nowhere"});

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Backfill and chunked runs through the binary (issue 13): moving lake_ss.st_timestr earlier fetches
-# and rebuilds from the new start (equal to a one-shot build from it), moving it later says that
-# nothing changes, a first update runs in lake_ss.checkpoint_period chunks with one progress line
-# per chunk, a SIGKILL in a chunk loses only that chunk, a run under a small lake_ss.memory_limit
-# builds the same tables, and a bad checkpoint_period or memory_limit is one line naming file:line,
-# exit 2, nothing written.
+# and rebuilds from the new start (equal to a one-shot build from it; `etl rebuild` after a backfill
+# too), moving it later says that nothing changes (an end --to between the lake's start and the
+# later one is work like any other for etl update, etl rebuild, update, update --every and raw
+# update; one not after the lake's start is refused, naming it), a first update runs in
+# lake_ss.checkpoint_period chunks with one progress line per chunk, a SIGKILL in a chunk loses
+# only that chunk, a run under a small lake_ss.memory_limit builds the same tables, and a bad
+# checkpoint_period or memory_limit is one line naming file:line, exit 2, nothing written.
 #
 # backfill.sh PREDLAKE_BINARY
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" backfill "$@"
+loop_pid=""
+on_exit() {
+  if [ -n "$loop_pid" ] && kill -0 "$loop_pid" 2> /dev/null; then
+    kill -TERM "$loop_pid"
+    wait "$loop_pid" || true
+  fi
+}
 
 # sql CONFIG SQL: one value.
 sql() { "$bin" -q -c "$1" query "$2" --format csv | tail -n +2; }
@@ -75,6 +84,19 @@ run 0 -c one.yaml update
 $(fingerprint a.yaml)
 $(fingerprint one.yaml)"
 
+# `etl rebuild` after a completed backfill uses the new start too (docs/etl.md, "The window"): the
+# backfill by `raw update` alone, then the rebuild from 12:00, equal to the one-shot build.
+config b.yaml blake 2024-07-25_20:00 1000d
+run 0 -c b.yaml update
+config b.yaml blake 2024-07-25_12:00 1000d
+run 0 -c b.yaml raw update
+[ "$(sql b.yaml "SELECT start_ms = epoch_ms(TIMESTAMP '2024-07-25 20:00:00') FROM predlake_checkpoint")" = true ] \
+  || fail "raw update moved the checkpoint's start"
+run 0 -c b.yaml etl rebuild
+grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, .*(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)' err.txt \
+  || fail "etl rebuild after the backfill: $(cat err.txt)"
+[ "$(fingerprint b.yaml)" = "$(fingerprint one.yaml)" ] || fail "etl rebuild after the backfill differs from a one-shot build"
+
 # The start moved later: one line says that nothing changes.
 config a.yaml lake 2024-07-25_18:00 2h
 before="$(fingerprint a.yaml)"
@@ -83,6 +105,50 @@ run 0 -c a.yaml update
 grep -q "^predlake: warning: lake_ss.st_timestr 2024-07-25T18:00:00Z is after the lake's start 2024-07-25T12:00:00Z: nothing changes" err.txt \
   || fail "later start line: $(cat err.txt)"
 [ "$(fingerprint a.yaml)" = "$before" ] || fail "a later start changed the lake"
+
+# A later start changes nothing for an end either (docs/runs.md, "A later start"): the lake keeps its
+# data from 12:00, so an end between 12:00 and the later st_timestr (18:00) is work like any other,
+# for etl update, etl rebuild, update, update --every and raw update alike.
+cp_at() { [ "$(sql a.yaml "SELECT checkpoint_ms = epoch_ms(TIMESTAMP '$1') FROM predlake_checkpoint")" = true ]; }
+run 0 -c a.yaml etl drop --from 2024-07-25_14:00
+run 0 -c a.yaml etl update --to 2024-07-25_15:00
+cp_at "2024-07-25 15:00:00" || fail "etl update --to before the later start: $(cat err.txt)"
+run 0 -c a.yaml etl rebuild --to 2024-07-25_16:00
+grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, ' err.txt && cp_at "2024-07-25 16:00:00" \
+  || fail "etl rebuild --to before the later start: $(cat err.txt)"
+run 0 -c a.yaml update --to 2024-07-25_17:00
+cp_at "2024-07-25 17:00:00" || fail "update --to before the later start: $(cat err.txt)"
+"$bin" -c a.yaml update --every 1s --to 2024-07-25_17:30 > loop.out 2> loop.err &
+loop_pid=$!
+for _ in $(seq 1 1200); do
+  grep -q 'checkpoint 2024-07-25T17:30:00Z' loop.err && break
+  kill -0 "$loop_pid" 2> /dev/null || fail "update --every before the later start: $(cat loop.err)"
+  sleep 0.05
+done
+kill -TERM "$loop_pid"
+rc=0
+wait "$loop_pid" || rc=$?
+loop_pid=""
+[ "$rc" -eq 143 ] || fail "update --every before the later start exited $rc: $(cat loop.err)"
+cp_at "2024-07-25 17:30:00" || fail "update --every before the later start: $(cat loop.err)"
+run 0 -c a.yaml raw update --to 2024-07-25_15:00
+grep -q '^predlake: raw update on sim: nothing fetched: every table is at or past the end 2024-07-25T15:00:00Z' err.txt \
+  || fail "raw update --to before the later start: $(cat err.txt)"
+run 0 -c a.yaml update
+[ "$(fingerprint a.yaml)" = "$before" ] || fail "the later start's runs ended with another lake"
+# An end not after the lake's own start is still nothing to do: one line naming that start, exit 2,
+# no run recorded.
+runs_before="$(sql a.yaml "SELECT count(*) FROM predlake_runs")"
+sum="$(md5sum lake/lake.duckdb)"
+for cmd in "etl update" "etl rebuild" "update" "update --every 1s" "raw update"; do
+  # shellcheck disable=SC2086
+  run 2 -c a.yaml $cmd --to 2024-07-25_12:00
+  one_line_error "$cmd --to the lake's start"
+  [ "$(cat err.txt)" = "predlake: --to: 2024-07-25T12:00:00Z is not after the lake's start 2024-07-25T12:00:00Z (lake_ss.st_timestr 2024-07-25T18:00:00Z is later and changes nothing): nothing would be done" ] \
+    || fail "$cmd --to the lake's start: $(cat err.txt)"
+done
+[ "$(sql a.yaml "SELECT count(*) FROM predlake_runs")" = "$runs_before" ] || fail "a refused end recorded a run"
+[ "$(md5sum lake/lake.duckdb)" = "$sum" ] || fail "a refused end changed the lake file"
 
 # A SIGKILL in a later chunk (its publish) loses that chunk only; the rerun equals one window.
 config k.yaml klake 2024-07-25_12:00 3h

@@ -116,11 +116,21 @@ section_readers() {
   run 0 query "SELECT count(*) AS n FROM bronze_pdr_predictions" --format csv
   [ "$(tail -n +2 out.txt)" = "$lake_rows" ] || fail "snapshot rows $(cat out.txt) != $lake_rows"
   grep -q 'is busy.*reading the snapshot of run 2 (made .* ago' err.txt || fail "$(cat err.txt)"
+  [ "$(wc -l < err.txt)" = 1 ] || fail "the snapshot notice is not one line: $(cat err.txt)"
   run 0 runs --format csv
   grep -q '^1,update,succeeded' out.txt || fail "runs from the snapshot: $(cat out.txt)"
+  grep -q 'is busy.*reading the snapshot of run 2 (made .* ago' err.txt || fail "runs: $(cat err.txt)"
   run 0 describe
   grep -q '^bronze_pdr_predictions ' out.txt || fail "describe from the snapshot"
-  grep -q 'reading the snapshot' err.txt || fail "$(cat err.txt)"
+  grep -q 'reading the snapshot of run 2 (made .* ago' err.txt || fail "$(cat err.txt)"
+  # -q: the same answers, and not a word on stderr.
+  run 0 -q query "SELECT count(*) AS n FROM bronze_pdr_predictions" --format csv
+  [ "$(tail -n +2 out.txt)" = "$lake_rows" ] || fail "-q snapshot rows $(cat out.txt) != $lake_rows"
+  for cmd in runs describe; do
+    run 0 -q "$cmd"
+    [ -s out.txt ] || fail "-q $cmd printed nothing"
+    [ ! -s err.txt ] || fail "-q $cmd on the snapshot said: $(cat err.txt)"
+  done
   run 4 query "SELECT 1" --from-lake
   stop_holder
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pdr-backend habits through the binary (docs/operations.md, "pdr-backend habits"): the positional drop
-# time; any network name with web3_pp.<name>.subgraph_url (a local subgraph: `sim serve`); older
+# time; a leading `lake` (`pdr lake raw update ...`); any network name with web3_pp.<name>.subgraph_url (a local subgraph: `sim serve`); older
 # pdr-backend keys ignored; did-you-mean warnings for near misses of our keys; `raw import` of a
 # pdr-backend lake_data/duckdb.db. Expected lines in tests/e2e/expected/habits; UPDATE_EXPECTED=1
 # rewrites them.
@@ -68,6 +68,11 @@ run 2 raw drop ppss.yaml barge-predictoor-bot 2024-07-26 --from 2024-07-26
 grep -v warning err.txt > err1.txt
 check drop_twice.err err1.txt
 [ "$(lake_sum lake)" = "$before" ] || fail "a refused drop changed the lake"
+# ---- pdr-backend's `pdr lake raw update ppss.yaml NETWORK`: a leading `lake` means the same.
+run 0 -q lake raw update ppss.yaml barge-predictoor-bot
+run 0 lake runs ppss.yaml barge-predictoor-bot --limit 1 --format json
+grep -q '"command": "raw update"' out.txt || fail "no raw update run from \`lake raw update\`: $(cat out.txt)"
+[ "$(lake_sum lake)" != "$before" ] || fail "\`lake raw update\` did not fetch the dropped rows again"
 kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
 # ---- A typo inside one of our sections is still an error, with the near miss named.

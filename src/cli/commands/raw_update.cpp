@@ -45,12 +45,15 @@ Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
                        }));
   for (const std::string& warning : report.warnings) ctx.log().Warn(warning);
   for (const std::string& warning : raw::SkippedContractWarnings(report)) ctx.log().Warn(warning);
-  bool any_window = false;
-  for (const raw::TableReport& t : report.tables) any_window |= t.from_ms < t.end_ms;
+  bool any_window = false, any_recorded = false;
+  for (const raw::TableReport& t : report.tables) {
+    any_window |= t.from_ms < t.end_ms;
+    any_recorded |= t.before.watermark_ms != 0;
+  }
   if (any_window) {
     ctx.log().Info("raw update on " + ctx.network() + ": indexed head " +
                    FormatTime(report.head_ms) + ", fetched up to " + FormatTime(report.end_ms));
-  } else if (report.end_ms < start_ms) {
+  } else if (report.end_ms < start_ms && !any_recorded) {
     ctx.log().Info("raw update on " + ctx.network() + ": nothing fetched: the end " +
                    FormatTime(report.end_ms) + " is before the start " + FormatTime(start_ms) +
                    " (lake_ss.st_timestr)");

@@ -52,6 +52,12 @@ std::vector<std::string> DumpColumns(const std::string& table) {
 
 Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to_ms,
                       const std::function<void(const std::vector<std::string>&)>& row) {
+  return ForEachDumpRow(engine, table, engine.world().start_s() * 1000, to_ms, row);
+}
+
+Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t from_ms,
+                      int64_t to_ms,
+                      const std::function<void(const std::vector<std::string>&)>& row) {
   if (DumpColumns(table).empty()) {
     std::string names;
     for (const auto& n : DumpTableNames()) names += (names.empty() ? "" : ", ") + n;
@@ -62,8 +68,10 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   // events of that second, but a fetch stops before it, so that second is never in the lake.
   const int64_t head_s = FloorDiv(engine.HeadMs(), 1000);
   to_ms = std::min(to_ms, head_s * 1000);
-  // Events with ts * 1000 < to_ms, i.e. ts < cut.
+  // Events with from_ms <= ts * 1000 < to_ms, i.e. first <= ts < cut; none before the world's
+  // start.
   const int64_t cut = CeilDiv(to_ms, 1000);
+  const int64_t first_s = std::max(w.start_s(), CeilDiv(from_ms, 1000));
   // Slots are fetched in their state at the head (events up to and including its second).
   const int64_t state_cut = head_s + 1;
   SlotCache cache(w);
@@ -79,9 +87,9 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   const auto& feeds = w.feeds();
 
   if (table == lake::kOhlcvTable.name) {
-    // The candles a complete fetch leaves: from the world's start, every candle of a feed whose
-    // source is the simulated exchange (binance) that opened before min(to_ms, head) and closed
-    // by now.
+    // The candles a complete fetch from from_ms leaves: every candle of a feed whose source is the
+    // simulated exchange (binance) that opened in [from_ms, min(to_ms, head)) and closed by now.
+    // The exchange has candles before the world's start too (the first slots' outcomes need them).
     // Decimals without trailing zeros.
     auto plain = [](std::string s) {
       if (s.find('.') == std::string::npos) return s;
@@ -97,7 +105,8 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
       if (exchange != "binance") continue;
       const int64_t e_ms = f.epoch * 1000;
       const int64_t end = std::min(to_ms, FloorDiv(now_ms, e_ms) * e_ms);
-      for (int64_t a = w.start_s() * 1000; a < end; a += kChunk * 1000) {
+      // The exchange serves nothing before unix time 0 (a startTime must be given, and be >= 0).
+      for (int64_t a = std::max<int64_t>(from_ms, 0); a < end; a += kChunk * 1000) {
         std::vector<exchange::Candle> candles;
         w.CandlesIn(f.index, a, std::min(end, a + kChunk * 1000) - 1, INT32_MAX, candles);
         for (const exchange::Candle& c : candles) {
@@ -123,6 +132,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   if (table == lake::kSlotsTable.name) {
     int64_t first = INT64_MAX;
     for (const Feed& f : feeds) first = std::min(first, f.first_slot);
+    first = std::max(first, first_s);
     for (int64_t a = first; a < cut; a += kChunk) {
       const int64_t e = std::min(cut, a + kChunk);
       for (size_t fi = 0; fi < feeds.size(); ++fi) {
@@ -153,7 +163,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   std::vector<std::pair<int64_t, int64_t>> tvs;
   std::vector<Payout> pays;
   std::vector<Subscription> subs;
-  for (int64_t a = w.start_s(); a < cut; a += kChunk) {
+  for (int64_t a = first_s; a < cut; a += kChunk) {
     const int64_t e = std::min(cut, a + kChunk);
     if (table == lake::kPayoutsTable.name) {
       pays.clear();
@@ -243,12 +253,17 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t to
   return Status::Ok();
 }
 
-Result<DumpTable> DumpRows(const Engine& engine, const std::string& table, int64_t to_ms) {
+Result<DumpTable> DumpRows(const Engine& engine, const std::string& table, int64_t from_ms,
+                           int64_t to_ms) {
   DumpTable t;
   t.columns = DumpColumns(table);
-  RETURN_IF_ERROR(ForEachDumpRow(engine, table, to_ms,
+  RETURN_IF_ERROR(ForEachDumpRow(engine, table, from_ms, to_ms,
                                  [&](const std::vector<std::string>& r) { t.rows.push_back(r); }));
   return t;
+}
+
+Result<DumpTable> DumpRows(const Engine& engine, const std::string& table, int64_t to_ms) {
+  return DumpRows(engine, table, engine.world().start_s() * 1000, to_ms);
 }
 
 void AppendCsvField(std::string& line, const std::string& field) {
@@ -265,6 +280,11 @@ void AppendCsvField(std::string& line, const std::string& field) {
 }
 
 Status Dump(const Engine& engine, const std::string& table, int64_t to_ms, std::ostream& out) {
+  return Dump(engine, table, engine.world().start_s() * 1000, to_ms, out);
+}
+
+Status Dump(const Engine& engine, const std::string& table, int64_t from_ms, int64_t to_ms,
+            std::ostream& out) {
   std::vector<std::string> columns = DumpColumns(table);
   std::string line;
   auto write = [&](const std::vector<std::string>& fields) {
@@ -277,7 +297,7 @@ Status Dump(const Engine& engine, const std::string& table, int64_t to_ms, std::
     out << line;
   };
   if (!columns.empty()) write(columns);
-  RETURN_IF_ERROR(ForEachDumpRow(engine, table, to_ms, write));
+  RETURN_IF_ERROR(ForEachDumpRow(engine, table, from_ms, to_ms, write));
   out.flush();
   if (!out) return Status::Data("sim dump: writing the output failed");
   return Status::Ok();
