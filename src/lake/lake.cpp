@@ -861,6 +861,12 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
           std::to_string(from_ms) + "), updated_at_ms = " + std::to_string(clock_->NowMs()) +
           " WHERE watermark_ms > " + std::to_string(from_ms),
       "move watermarks back"));
+  // The lake forgets what it read from then on, the newest head included: a later fetch may read
+  // a head before it (raw::Update refuses an older head only while the lake holds its data).
+  RETURN_IF_ERROR(conn_->Execute("DELETE FROM predlake_meta WHERE key IN ('" +
+                                     std::string(kMetaHeadBlock) + "', '" +
+                                     std::string(kMetaHeadMs) + "')",
+                                 "forget the newest head"));
   return counts;
 }
 

@@ -101,6 +101,7 @@ class Checker {
   Status CandleGaps();
   Status SourcesSetAside();
   Status RawTablesNeverFetched();
+  Status NegativeAmounts();
 
   CheckResult& Add(std::string name, std::string description) {
     CheckResult c;
@@ -1068,6 +1069,31 @@ Status Checker::RawTablesNeverFetched() {
   return Status::Ok();
 }
 
+Status Checker::NegativeAmounts() {
+  CheckResult& check =
+      Add("negative_amounts",
+          "raw rows with a negative amount (stake, payout, revenue, stake totals, prices): "
+          "on-chain amounts and exchange prices are never below zero (count: rows)");
+  // Every DECIMAL column of the source tables (lake/tables.hpp) is an amount or a price.
+  std::vector<std::string> parts;
+  std::vector<const lake::TableDef*> defs;
+  for (const lake::TableDef& t : lake::kRawTableDefs) defs.push_back(&t);
+  defs.push_back(&lake::kOhlcvTable);
+  for (const lake::TableDef* t : defs) {
+    if (!Find(t->name)) continue;
+    for (const lake::ColumnDef& c : t->columns) {
+      if (c.type != lake::ColumnType::kDecimal) continue;
+      const std::string col = QuoteIdent(std::string(c.name));
+      parts.push_back("SELECT '" + std::string(t->name) + "' AS table_name, ID, '" +
+                      std::string(c.name) + "' AS column_name, CAST(" + col +
+                      " AS VARCHAR) AS value, timestamp FROM " + std::string(t->name) + " WHERE " +
+                      col + " < 0 AND " + RawChanged(t->name));
+    }
+  }
+  NoteIncremental(check, "raw rows from the lowest watermark the runs since left");
+  return FillParts(check, parts, "table_name, timestamp, ID", CheckStatus::kFail);
+}
+
 Result<ValidationReport> Checker::Run() {
   // The whole-lake checks group and join every ID: capped, DuckDB spills to disk (beside the lake
   // file) instead of growing with the lake.
@@ -1096,6 +1122,7 @@ Result<ValidationReport> Checker::Run() {
   RETURN_IF_ERROR(CandleGaps());
   RETURN_IF_ERROR(SourcesSetAside());
   RETURN_IF_ERROR(RawTablesNeverFetched());
+  RETURN_IF_ERROR(NegativeAmounts());
   return std::move(report_);
 }
 

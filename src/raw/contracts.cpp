@@ -79,14 +79,26 @@ std::optional<std::string> DecodeHexText(std::string_view hex) {
 Result<ContractMap> FetchContracts(gql::Client& client, std::string_view fallback_source) {
   ContractMap out;
   std::string last_id;
+  // A server whose largest `first` is smaller (or a page too slow) gets half the page, as the
+  // tables' pages do (raw/fetch.cpp).
+  int page_size = kContractPage;
   for (int page = 1;; ++page) {
     std::string where =
         last_id.empty() ? "" : ", where: {id_gt: " + gql::QuoteGraphqlString(last_id) + "}";
-    std::string query = "{ predictContracts(first: " + std::to_string(kContractPage) +
-                        ", orderBy: id, orderDirection: asc" + where +
-                        ") { id secondsPerEpoch truevalSubmitTimeout token { id name "
-                        "lastPriceValue nft { nftData { key value } } } } }";
-    auto data = client.Query(query);
+    auto query = [&]() {
+      return "{ predictContracts(first: " + std::to_string(page_size) +
+             ", orderBy: id, orderDirection: asc" + where +
+             ") { id secondsPerEpoch truevalSubmitTimeout token { id name "
+             "lastPriceValue nft { nftData { key value } } } } }";
+    };
+    auto data = client.Query(query(), /*shrinkable=*/page_size > 1);
+    while (!data.ok() && page_size > 1 &&
+           (client.last_error_kind() == gql::ErrorKind::kTooLarge ||
+            client.last_error_kind() == gql::ErrorKind::kTimeout)) {
+      page_size = std::max(1, page_size / 2);
+      client.CountSmallerPage();
+      data = client.Query(query(), /*shrinkable=*/page_size > 1);
+    }
     if (!data.ok())
       return data.status().WithContext("predictContracts page " + std::to_string(page));
     auto list = data->find("predictContracts");
@@ -163,7 +175,7 @@ Result<ContractMap> FetchContracts(gql::Client& client, std::string_view fallbac
       last_id = rec["id"].get<std::string>();
       out[c.id] = std::move(c);
     }
-    if (list->size() < static_cast<size_t>(kContractPage)) break;
+    if (list->size() < static_cast<size_t>(page_size)) break;
   }
   return out;
 }

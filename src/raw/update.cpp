@@ -487,6 +487,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     report.head_block = head->block;
     report.deployment = head->deployment;
     report.has_indexing_errors = head->has_indexing_errors;
+    report.head_time_from_data = head->time_from_data;
     // Pinned from here on: a node behind the head would answer with older data.
     client.set_min_block(head->block);
     auto fetched = FetchContracts(client, options.fallback_source);
@@ -494,6 +495,12 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     if (head_behind_waits > 0) report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
     if (!fetched.ok()) return fail(fetched.status());
     contracts = std::move(fetched).value();
+  }
+  if (report.head_time_from_data) {
+    report.warnings.push_back(
+        "raw update: the subgraph's _meta.block.timestamp stayed null at block " +
+        std::to_string(report.head_block) + ": the head's time is its newest event's, " +
+        FormatTime(report.head_ms) + " (docs/raw.md)");
   }
   if (report.has_indexing_errors) {
     report.warnings.push_back(

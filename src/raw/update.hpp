@@ -108,6 +108,7 @@ struct UpdateReport {
   // The deployment recorded before, when this run saw another one (the data may be re-indexed).
   std::optional<std::string> previous_deployment;
   bool has_indexing_errors = false;  // _meta.hasIndexingErrors
+  bool head_time_from_data = false;  // _meta.block.timestamp stayed null (raw::Head)
   // Retries of the head and contracts queries (the tables' are in their reports).
   std::map<std::string, int64_t> head_retries_by_kind;
   // What the caller should tell the user (indexing errors, a changed deployment).

@@ -34,7 +34,7 @@ run 0 -q update
 run 0 validate --incremental
 grep -q 'no earlier incremental run; checking everything' err.txt || fail "first run: $(cat err.txt)"
 grep -q 'incremental:' out.txt && fail "the first run is not a full one"
-tail -1 out.txt | grep -q '^validate: all 17 checks passed' || fail "first run: $(tail -1 out.txt)"
+tail -1 out.txt | grep -q '^validate: all 18 checks passed' || fail "first run: $(tail -1 out.txt)"
 first_mark="$(mark)"
 [ "$(echo "$first_mark" | wc -l)" -eq 2 ] || fail "no mark recorded: $first_mark"
 

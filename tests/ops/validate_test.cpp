@@ -97,7 +97,7 @@ TempDir* ValidateTest::built_ = nullptr;
 TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   ValidationReport report = Run();
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
-  ASSERT_EQ(report.checks.size(), 20u);
+  ASSERT_EQ(report.checks.size(), 21u);
   for (const CheckResult& c : report.checks) {
     EXPECT_NE(c.status, CheckStatus::kSkipped) << c.name << ": " << c.note;
   }
@@ -113,7 +113,7 @@ TEST_F(ValidateTest, CleanFixtureLakePassesEveryCheck) {
   EXPECT_EQ(Get(report, "epochs_without_slot").count, 0);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").status, CheckStatus::kInfo);
   EXPECT_EQ(Get(report, "raw_rows_at_watermark").count, 0);
-  EXPECT_NE(Text(report).find("validate: all 17 checks passed (3 informational)"),
+  EXPECT_NE(Text(report).find("validate: all 18 checks passed (3 informational)"),
             std::string::npos)
       << Text(report);
 }
@@ -652,6 +652,17 @@ TEST_F(ValidateTest, CandleStreamsBehindOrWithHolesFireAndKnownGapsAreNoted) {
   EXPECT_NE(Get(known, "candle_gaps").note.find("1 known gaps"), std::string::npos);
 }
 
+TEST_F(ValidateTest, NegativeAmountsFire) {
+  EXPECT_EQ(Get(Run(), "negative_amounts").status, CheckStatus::kPass);
+  Corrupt(
+      "UPDATE pdr_payouts SET payout = -1 WHERE ID IN (SELECT ID FROM pdr_payouts ORDER BY ID "
+      "LIMIT 2); UPDATE pdr_truevals SET revenue = -1 WHERE ID IN "
+      "(SELECT ID FROM pdr_truevals ORDER BY ID LIMIT 1)");
+  const CheckResult& c = Get(Run(), "negative_amounts");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_EQ(c.count, 3);
+}
+
 TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   Corrupt("DELETE FROM predlake_watermarks WHERE table_name = 'pdr_slots'");
   ValidationReport report = Run();
@@ -660,7 +671,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   auto j = nlohmann::json::parse(out.str());
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(j["failed"], nlohmann::json::array({"raw_rows_outside_watermark"}));
-  ASSERT_EQ(j["checks"].size(), 20u);
+  ASSERT_EQ(j["checks"].size(), 21u);
   const auto& raw = j["checks"][1];
   EXPECT_EQ(raw["name"], "raw_rows_outside_watermark");
   EXPECT_EQ(raw["status"], "fail");
@@ -669,7 +680,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
   EXPECT_TRUE(raw["examples"][0]["timestamp"].is_number_integer());
   EXPECT_TRUE(raw["examples"][0]["watermark_ms"].is_null());
   EXPECT_NE(Text(report).find("(5 of 260 shown)"), std::string::npos);
-  EXPECT_NE(Text(report).find("validate: 1 of 17 checks failed: raw_rows_outside_watermark"),
+  EXPECT_NE(Text(report).find("validate: 1 of 18 checks failed: raw_rows_outside_watermark"),
             std::string::npos);
 }
 

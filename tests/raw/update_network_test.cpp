@@ -3,6 +3,8 @@
 // simulator's truth: nothing lost, nothing duplicated.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "raw/update.hpp"
 #include "raw_test_util.hpp"
 
@@ -198,6 +200,90 @@ TEST(RawUpdateNetworkTest, NullHeadTimestampIsAskedAgain) {
   int64_t smaller = 0;
   StepThrough(*lake, world, NetworkOptions(world, 0, &sleep), retries, smaller);
   EXPECT_GT(retries["null_head_timestamp"], 0);
+}
+
+}  // namespace
+}  // namespace predlake::raw
+
+namespace predlake::raw {
+namespace {
+
+// Wraps the simulator: `{"data": {}}` for the first `empty_heads` head reads, and graph-node's
+// error for a `first` above `max_first` (a server configured below 1000).
+class OddGraphNode final : public gql::Transport {
+ public:
+  OddGraphNode(std::shared_ptr<const sim::Engine> engine, std::shared_ptr<int> empty_heads,
+               int max_first)
+      : inner_(std::move(engine)), empty_(std::move(empty_heads)), max_first_(max_first) {}
+  Result<gql::HttpResponse> Post(const std::string& body) override {
+    if (body.find("hasIndexingErrors") != std::string::npos && *empty_ > 0) {
+      --*empty_;
+      return gql::HttpResponse{200, R"({"data":{}})", std::nullopt};
+    }
+    static const std::regex first(R"(first: *([0-9]+))");
+    for (std::sregex_iterator it(body.begin(), body.end(), first), end; it != end; ++it) {
+      const int n = std::stoi((*it)[1].str());
+      if (n > max_first_) {
+        return gql::HttpResponse{
+            200,
+            R"({"errors":[{"message":"The `first` argument must be between 0 and )" +
+                std::to_string(max_first_) + ", but is " + std::to_string(n) + R"("}]})",
+            std::nullopt};
+      }
+    }
+    return inner_.Post(body);
+  }
+  std::string Describe() const override { return "odd graph-node"; }
+
+ private:
+  sim::InProcessTransport inner_;
+  std::shared_ptr<int> empty_;
+  int max_first_;
+};
+
+TEST(RawUpdateNetworkTest, RarerGraphNodeAnswersAreAdaptedTo) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_04:00");
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto empty = std::make_shared<int>(2);
+  TransportFactory odd = [&](const TransportUse&) -> std::unique_ptr<gql::Transport> {
+    return std::make_unique<OddGraphNode>(engine, empty, 100);
+  };
+  UpdateOptions o = NetworkOptions(world, Ms(world.now), &sleep);
+  o.page_size = 1000;
+  auto r = rawtest::RunUpdate(*lake, o, odd, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*empty, 0);  // both empty answers were asked again
+  int64_t smaller = 0;
+  for (const TableReport& t : r->tables) smaller += t.smaller_pages;
+  EXPECT_GT(smaller, 0);  // pages asked again below the server's largest `first`
+  ExpectEqualsDump(*lake, *engine);
+  for (const TableDef& t : RawTables()) {
+    EXPECT_EQ(WatermarkOf(*lake, std::string(t.name)), Ms(world.now) - world.indexing_lag_ms);
+  }
+}
+
+TEST(RawUpdateNetworkTest, AHeadTimestampThatStaysNullIsTakenFromTheData) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_04:00");
+  world.faults.null_head_timestamp = 1.0;
+  auto engine = rawtest::MakeEngine(world);
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto r = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
+                              rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // The newest event's time: not after the real head, and close to it (predictions every epoch).
+  EXPECT_LE(r->head_ms, engine->HeadMs());
+  EXPECT_GT(r->head_ms, engine->HeadMs() - 10 * 60 * 1000);
+  ASSERT_FALSE(r->warnings.empty());
+  EXPECT_NE(r->warnings[0].find("stayed null"), std::string::npos) << r->warnings[0];
+  for (const TableDef& t : RawTables()) {
+    EXPECT_EQ(WatermarkOf(*lake, std::string(t.name)), r->head_ms) << t.name;
+  }
+  ExpectEqualsDump(*lake, *engine);
 }
 
 }  // namespace

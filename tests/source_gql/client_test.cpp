@@ -175,8 +175,11 @@ TEST(ClientTest, ClassifiesGraphNodeErrors) {
             ErrorKind::kBehind);
   EXPECT_EQ(ClassifyGraphqlError("Type `PredictPrediction` has no field `nope`"),
             ErrorKind::kPermanent);
-  EXPECT_EQ(ClassifyGraphqlError("The `first` argument must be between 0 and 1000, but is 5000"),
-            ErrorKind::kPermanent);
+  // A server whose largest `first` is below ours: the page is asked again smaller.
+  EXPECT_EQ(ClassifyGraphqlError("The `first` argument must be between 0 and 100, but is 1000"),
+            ErrorKind::kTooLarge);
+  // A deployment being switched: transient.
+  EXPECT_EQ(ClassifyGraphqlError("deployment `QmAbc` does not exist"), ErrorKind::kStore);
   EXPECT_EQ(ClassifyGraphqlError("whatever"), ErrorKind::kOtherGraphql);
 }
 

@@ -52,6 +52,12 @@ ErrorKind ClassifyGraphqlError(std::string_view message) {
       has("database unavailable")) {
     return ErrorKind::kStore;
   }
+  // A deployment being switched or re-assigned answers "deployment ... does not exist" for a
+  // moment: transient, like a store error.
+  if (has("deployment") && has("does not exist")) return ErrorKind::kStore;
+  // A server whose largest `first` is below ours ("The `first` argument must be between 0 and 100,
+  // but is 1000"): the page is asked again smaller, down to what it allows.
+  if (has("`first` argument must be between")) return ErrorKind::kTooLarge;
   if (has("has no field") || has("Unknown argument") || has("Invalid value") ||
       has("must be between") || has("does not exist") || has("Failed to decode") ||
       has("Null value resolved for non-null field") || has("Unknown type")) {
