@@ -172,6 +172,13 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     ASSIGN_OR_RETURN(auto blocked, MetaInt(conn, std::string(lake::kMetaExchangeBlockedUntil)));
     if (blocked && *blocked > lake.NowMs()) d.exchange_blocked_until_ms = blocked;
   }
+  {
+    ASSIGN_OR_RETURN(auto aside, QueryText(conn, std::string(kContractsSetAsideSql),
+                                           "describe contracts set aside"));
+    for (auto& row : aside.rows) {
+      d.contracts_set_aside.emplace_back(row[1].value_or(""), row[2].value_or(""));
+    }
+  }
   for (const TableRef& t : tables) {
     if (t.name != kContractsTable) continue;
     ASSIGN_OR_RETURN(
@@ -283,6 +290,15 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
     WriteBlankingNulls(out, std::move(feeds), width);
   }
 
+  if (!d.contracts_set_aside.empty()) {
+    out << "\nContracts set aside by the last fetch (their events are stored; docs/raw.md)\n";
+    ResultSet aside;
+    aside.columns = {"contract", "why"};
+    aside.numeric = {false, false};
+    for (const auto& [id, why] : d.contracts_set_aside) aside.rows.push_back({id, why});
+    WriteBlankingNulls(out, std::move(aside), width);
+  }
+
   out << "\n";
   if (d.checkpoint) {
     out << "Checkpoint       " << TimeAndMs(d.checkpoint->checkpoint_ms) << ", built from "
@@ -381,6 +397,11 @@ void WriteDescriptionJson(std::ostream& out, const Description& d) {
   j["candle_streams"] = std::move(streams);
   j["exchange_blocked_until_ms"] = OptJson(d.exchange_blocked_until_ms);
   j["pending_candle_changes"] = d.pending_candle_changes;
+  nlohmann::ordered_json aside = nlohmann::ordered_json::array();
+  for (const auto& [id, why] : d.contracts_set_aside) {
+    aside.push_back({{"contract", id}, {"why", why}});
+  }
+  j["contracts_set_aside"] = std::move(aside);
   if (d.checkpoint) {
     j["checkpoint"] = {{"start_ms", d.checkpoint->start_ms},
                        {"checkpoint_ms", d.checkpoint->checkpoint_ms},

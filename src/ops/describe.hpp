@@ -70,6 +70,8 @@ struct Description {
   // (a ban kept across runs), when that is still ahead of the lake's clock.
   std::vector<CandleStreamSummary> candle_streams;
   std::optional<int64_t> exchange_blocked_until_ms;
+  // Contracts the newest fetch set aside (their events are stored; docs/raw.md): id and why.
+  std::vector<std::pair<std::string, std::string>> contracts_set_aside;
   // Candle writes the ETL has not folded into the built slots yet.
   int64_t pending_candle_changes = 0;
   std::optional<lake::Checkpoint> checkpoint;

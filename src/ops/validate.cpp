@@ -1032,12 +1032,7 @@ Status Checker::SourcesSetAside() {
         "predlake_ohlcv_streams WHERE status = 'set_aside'");
   }
   // The contracts the newest fetch skipped (raw::UpdateReport::skipped_contracts, in its detail).
-  parts.push_back(
-      "SELECT 'contract' AS kind, c ->> '$.id' AS name, c ->> '$.reason' AS why FROM (SELECT "
-      "unnest(CAST(detail -> '$.skipped_contracts' AS JSON[])) AS c FROM (SELECT detail FROM "
-      "predlake_runs WHERE status = 'succeeded' AND command IN ('update', 'raw update') AND "
-      "detail IS NOT NULL ORDER BY run_id DESC LIMIT 1) WHERE json_type(detail -> "
-      "'$.skipped_contracts') = 'ARRAY')");
+  parts.push_back(std::string(kContractsSetAsideSql));
   RETURN_IF_ERROR(FillParts(check, parts, "kind, name", CheckStatus::kInfo));
   // Nothing set aside is a pass: the line then says so plainly.
   if (check.count == 0) check.status = CheckStatus::kPass;

@@ -76,6 +76,30 @@ std::optional<std::string> DecodeHexText(std::string_view hex) {
   return out;
 }
 
+std::string UnstorableText(std::string_view text) {
+  if (text.size() > kMaxFeedFieldBytes) {
+    return "is " + std::to_string(text.size()) + " bytes long (at most " +
+           std::to_string(kMaxFeedFieldBytes) + ")";
+  }
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > text.size()) return "is not valid UTF-8";
+    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
+    for (size_t k = 1; k < n; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc >> 6) != 0x2) return "is not valid UTF-8";
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    const bool overlong =
+        (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return "is not valid UTF-8";
+    if (cp < 0x20 || cp == 0x7f) return "holds a control character";
+    i += n;
+  }
+  return "";
+}
+
 Result<ContractMap> FetchContracts(gql::Client& client, std::string_view fallback_source) {
   ContractMap out;
   std::string last_id;
@@ -110,8 +134,16 @@ Result<ContractMap> FetchContracts(gql::Client& client, std::string_view fallbac
       RecordReader r(rec);
       Contract c;
       c.id = Lower(r.String("id"));
-      c.seconds_per_epoch = r.Int("secondsPerEpoch");
-      c.trueval_submit_timeout = r.Int("truevalSubmitTimeout");
+      // A setting that is no int64 sets this contract aside, not the whole fetch.
+      std::string odd_setting;
+      auto setting = [&](const char* field) -> int64_t {
+        RecordReader one(rec);
+        const int64_t v = one.Int(field);
+        if (!one.ok() && odd_setting.empty()) odd_setting = one.status().message();
+        return one.ok() ? v : 0;
+      };
+      c.seconds_per_epoch = setting("secondsPerEpoch");
+      c.trueval_submit_timeout = setting("truevalSubmitTimeout");
       std::optional<std::string> token_name;
       if (const nlohmann::json* name = r.Find("token.name"); name && name->is_string()) {
         token_name = name->get<std::string>();
@@ -163,7 +195,22 @@ Result<ContractMap> FetchContracts(gql::Client& client, std::string_view fallbac
         source_from = MetadataOrigin::kConfig;
       }
       c.metadata_from = MetadataFrom(pair_from, timeframe_from, source_from);
-      if (c.seconds_per_epoch <= 0) {
+      // Fields that cannot be stored (not UTF-8, a megabyte long, control characters) are
+      // dropped, so that the contract's events are stored without them, and set it aside.
+      std::string odd_field;
+      for (auto [name, field] : {std::pair{"pair", &c.pair}, std::pair{"timeframe", &c.timeframe},
+                                 std::pair{"source", &c.source}}) {
+        if (!*field) continue;
+        const std::string why = UnstorableText(**field);
+        if (why.empty()) continue;
+        if (odd_field.empty()) odd_field = std::string(name) + " " + why;
+        field->reset();
+      }
+      if (!odd_setting.empty()) {
+        c.unusable = odd_setting;
+      } else if (!odd_field.empty()) {
+        c.unusable = odd_field;
+      } else if (c.seconds_per_epoch <= 0) {
         c.unusable = "secondsPerEpoch is " + std::to_string(c.seconds_per_epoch) +
                      " (its settings are not indexed yet)";
       } else if (c.trueval_submit_timeout < 0) {

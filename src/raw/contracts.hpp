@@ -47,6 +47,13 @@ inline constexpr std::string_view kDefaultFeedSource = "binance";
 
 using ContractMap = std::map<std::string, Contract, std::less<>>;  // by id
 
+// The longest pair, timeframe or source a feed may have (real ones are a dozen bytes).
+inline constexpr size_t kMaxFeedFieldBytes = 64;
+// Why `text` cannot be a feed's pair, timeframe or source ("is not valid UTF-8", "is N bytes long
+// ...", "holds a control character"), or "" when it can. FetchContracts sets a contract aside
+// (Contract::unusable) with such a field, which it drops, so that its events are stored without it.
+std::string UnstorableText(std::string_view text);
+
 // Decodes a hex-encoded UTF-8 value ("0x4254432f55534454" -> "BTC/USDT"); nullopt when `hex` is not
 // 0x followed by an even number of hex digits.
 std::optional<std::string> DecodeHexText(std::string_view hex);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 
 #include "raw/schema.hpp"
 
@@ -51,6 +52,10 @@ std::string RecordReader::String(std::string_view path) {
 int64_t RecordReader::Int(std::string_view path) {
   const nlohmann::json* v = Require(path);
   if (v == nullptr) return 0;
+  if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    Fail(path, "should be an integer, got " + v->dump() + ", beyond int64");
+    return 0;
+  }
   if (v->is_number_integer()) return v->get<int64_t>();
   if (v->is_string()) {
     const std::string& s = v->get_ref<const std::string&>();

@@ -376,3 +376,58 @@ TEST(RawUpdateMetaTest, DeploymentIsRecordedAndAChangeReported) {
 
 }  // namespace
 }  // namespace predlake::raw
+
+namespace predlake::raw {
+namespace {
+
+TEST(RawUpdateErrorsTest, AContractWhoseOwnFieldsCannotBeStoredIsSetAsideAlone) {
+  // Three contracts of the world answered oddly: NFT data that is not UTF-8, a secondsPerEpoch
+  // beyond int64, a megabyte-long token name in place of a pair. Each is set aside with one
+  // warning naming why; its events are stored (without the field); every other contract goes on.
+  Fixture f;
+  std::vector<std::string> odd;
+  auto edit = [&odd](const std::string& request, gql::HttpResponse& response) {
+    if (request.find("predictContracts") == std::string::npos || response.status != 200) return;
+    nlohmann::json doc = nlohmann::json::parse(response.body);
+    auto& list = doc["data"]["predictContracts"];
+    if (!list.is_array() || list.size() < 4) return;
+    odd = {list[0]["id"], list[1]["id"], list[2]["id"]};
+    for (auto& kv : list[0]["token"]["nft"]["nftData"]) {
+      if (kv["key"] == std::string(lake::kNftPairKey)) kv["value"] = "0x42ff2f55";  // "B\xff/U"
+    }
+    list[1]["secondsPerEpoch"] = "99999999999999999999";
+    list[2]["token"]["nft"] = nullptr;
+    list[2]["token"]["name"] = std::string(1 << 20, 'x');
+    response.body = doc.dump();
+  };
+  auto r = f.Run(edit);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(odd.size(), 3u);
+  std::map<std::string, std::string> why;
+  for (const UpdateReport::Skipped& s : r->skipped_contracts) why[s.id] = s.reason;
+  EXPECT_NE(why[odd[0]].find("pair is not valid UTF-8"), std::string::npos) << why[odd[0]];
+  EXPECT_NE(why[odd[1]].find("secondsPerEpoch"), std::string::npos) << why[odd[1]];
+  EXPECT_NE(why[odd[2]].find("pair is 1048576 bytes long"), std::string::npos) << why[odd[2]];
+  EXPECT_EQ(SkippedContractWarnings(*r).size(), r->skipped_contracts.size());
+  // The others are stored; the odd ones' events too, without the field that cannot be.
+  EXPECT_EQ(r->contracts + static_cast<int64_t>(r->skipped_contracts.size()),
+            **f.lake->conn().QueryInt("SELECT count(DISTINCT contract) FROM pdr_predictions", "t"));
+  EXPECT_EQ(**f.lake->conn().QueryInt("SELECT count(*) FROM pdr_predictions WHERE contract = '" +
+                                          odd[0] + "' AND pair IS NULL",
+                                      "t"),
+            **f.lake->conn().QueryInt(
+                "SELECT count(*) FROM pdr_predictions WHERE contract = '" + odd[0] + "'", "t"));
+  EXPECT_GT(**f.lake->conn().QueryInt(
+                "SELECT count(*) FROM pdr_predictions WHERE contract = '" + odd[0] + "'", "t"),
+            0);
+  EXPECT_EQ(**f.lake->conn().QueryInt("SELECT count(*) FROM pdr_contracts WHERE ID IN ('" + odd[0] +
+                                          "', '" + odd[1] + "', '" + odd[2] + "')",
+                                      "t"),
+            0);
+  for (std::string_view t : lake::kRawTables) {
+    EXPECT_EQ(rawtest::WatermarkOf(*f.lake, std::string(t)), r->head_ms) << t;
+  }
+}
+
+}  // namespace
+}  // namespace predlake::raw
