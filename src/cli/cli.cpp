@@ -111,8 +111,8 @@ Result<Preparsed> Preparse(std::vector<std::string> args, const std::vector<Comm
     if (a.empty() || a[0] != '-' || a == "-" || a == "--") break;
     // `predlake --version`, as other tools spell it, is the version command.
     if (a == "--version") {
-      p.args[i] = "version";
-      return Preparse(p.args, specs);
+      args[i] = "version";
+      return Preparse(std::move(args), specs);
     }
     if (a == "-c" || a == "--config" || a.rfind("--config=", 0) == 0) saw_config = true;
     if (a == "-n" || a == "--network" || a.rfind("--network=", 0) == 0) saw_network = true;

@@ -51,9 +51,11 @@ struct OhlcvOptions {
 // A candle is final once the exchange's clock (GET /api/v3/time) is this far past its close: an
 // exchange may revise the candle that just closed for a moment. Never our clock.
 inline constexpr int64_t kCandleFinalityMarginMs = 30'000;
-// Each run reads the newest stored candles of a stream again, this many, and corrects the ones the
-// exchange now answers differently (a change the ETL folds into the slots they decide).
-inline constexpr int kCandleOverlap = 3;
+// Each run reads the newest stored candle of a stream again (this many) and corrects it when the
+// exchange now answers it differently (a change the ETL folds into the slots it decides). One: a
+// candle is stored only once final by the exchange's clock, and a revision after that is rare and
+// of the newest.
+inline constexpr int kCandleOverlap = 1;
 
 // A stream whose candles this run could not fetch (the lake records it in predlake_ohlcv_streams).
 struct OhlcvStreamFailure {
