@@ -139,7 +139,11 @@ interrupted="$(grep -o ',update,[a-z]*,' runs.csv | head -1 | cut -d, -f3)"
 case "$interrupted" in aborted|succeeded) ;; *) fail "interrupted run: '$interrupted': $(cat runs.csv)" ;; esac
 # The interrupted lake is consistent already (rows at a watermark are informational), and the next run
 # picks up where the interrupted one stopped.
-"$bin" -q validate > validate.out || fail "validate right after an interrupted run: $(cat validate.out)"
+# A signal that lands before the first table was stored (a slow build) leaves tables without a
+# watermark after an aborted run: validate says so (raw_tables_never_fetched) and nothing else.
+"$bin" -q validate > validate.out ||
+  tail -1 validate.out | grep -Eq '^validate: 1 of [0-9]+ checks failed: raw_tables_never_fetched( |$)' ||
+  fail "validate right after an interrupted run: $(cat validate.out)"
 "$bin" -q update || fail "update after the interrupted loop"
 "$bin" -q validate > validate.out || fail "validate after an interrupted run: $(cat validate.out)"
 echo "ops_loop: the run interrupted by SIGTERM: $interrupted"
