@@ -658,7 +658,8 @@ TEST_F(ValidateTest, NegativeAmountsFire) {
       "UPDATE pdr_payouts SET payout = -1 WHERE ID IN (SELECT ID FROM pdr_payouts ORDER BY ID "
       "LIMIT 2); UPDATE pdr_truevals SET revenue = -1 WHERE ID IN "
       "(SELECT ID FROM pdr_truevals ORDER BY ID LIMIT 1)");
-  const CheckResult& c = Get(Run(), "negative_amounts");
+  ValidationReport report = Run();
+  const CheckResult& c = Get(report, "negative_amounts");
   EXPECT_EQ(c.status, CheckStatus::kFail);
   EXPECT_EQ(c.count, 3);
 }
