@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/backoff.hpp"
+
 namespace predlake::ops {
 
 namespace {
@@ -21,10 +23,8 @@ bool IsFatal(const Status& st, int64_t runs_done) {
 }  // namespace
 
 int64_t BackoffMs(int64_t every_ms, int64_t failures, int64_t max_backoff_ms) {
-  const int64_t cap = std::max(every_ms, max_backoff_ms);
-  int64_t wait = std::max<int64_t>(every_ms, 1);
-  for (int64_t i = 0; i < failures && wait < cap; ++i) wait *= 2;
-  return std::min(wait, cap);
+  return Backoff::CeilingMs(std::max<int64_t>(every_ms, 1), std::max(every_ms, max_backoff_ms),
+                            failures + 1);
 }
 
 Status RunEvery(const LoopOptions& options, const std::function<Status()>& run,

@@ -234,13 +234,25 @@ Result<std::unique_ptr<gql::Transport>> MakeTransport(const TransportFactory& fa
   }
 }
 
+// What every query after the head is pinned to: the head's block and deployment (gql::Client's
+// set_min_block and set_deployment).
+struct HeadPin {
+  int64_t block = 0;
+  std::string deployment;
+};
+
+void PinClient(gql::Client& client, const HeadPin& pin) {
+  client.set_min_block(pin.block);
+  client.set_deployment(pin.deployment);
+}
+
 // What a fetcher thread needs; a copy, so that the writer may change the Work meanwhile.
 struct FetchJob {
   const FetchSpec* spec = nullptr;
   std::string table;
   int64_t from_ms = 0;
   int64_t end_ms = 0;
-  int64_t min_block = 0;  // the head's block, which every page is pinned to
+  HeadPin pin;  // every page is pinned to the head's block and deployment
 };
 
 // Fetches one table's window into `queue`. Runs on its own thread; never throws. `stats` is
@@ -266,7 +278,7 @@ void FetchTable(size_t index, FetchJob job, const ContractMap& contracts,
       }
       gql::Client client(std::move(transport).value(), policy, options.sleeper);
       client.set_stop_flag(&stop);
-      client.set_min_block(job.min_block);
+      PinClient(client, job.pin);
       Pager pager(*job.spec, contracts, job.from_ms, job.end_ms, options.page_size);
       while (!pager.done() && !stop.load()) {
         auto page = pager.Next(client);
@@ -343,15 +355,15 @@ Status StoreBatch(lake::Lake& lake, Stager& stager, const std::vector<Item>& bat
 // w.start_ms is target_ms; on failure it is the start of the last chunk stored.
 Status BackfillTable(lake::Lake& lake, Stager& stager, Work& w, int64_t target_ms,
                      const ContractMap& contracts, const UpdateOptions& options,
-                     const TransportFactory& factory, int64_t run_id, int stream, int64_t min_block,
-                     Progress* progress) {
+                     const TransportFactory& factory, int64_t run_id, int stream,
+                     const HeadPin& pin, Progress* progress) {
   TableReport& r = w.report;
   r.backfill_from_ms = target_ms;
   ASSIGN_OR_RETURN(std::unique_ptr<gql::Transport> transport,
                    MakeTransport(factory, {run_id, stream}));
   gql::Client client(std::move(transport), options.retry, options.sleeper);
   client.set_stop_flag(options.cancel);
-  client.set_min_block(min_block);
+  PinClient(client, pin);
   const int64_t chunk = std::max<int64_t>(1, options.chunk_ms);
   const int64_t chunks_total = (w.start_ms - target_ms + chunk - 1) / chunk;
   while (w.start_ms > target_ms) {
@@ -488,8 +500,9 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     report.deployment = head->deployment;
     report.has_indexing_errors = head->has_indexing_errors;
     report.head_time_from_data = head->time_from_data;
-    // Pinned from here on: a node behind the head would answer with older data.
-    client.set_min_block(head->block);
+    // Pinned from here on: a node behind the head would answer with older data, another
+    // deployment with other data.
+    PinClient(client, {head->block, head->deployment});
     auto fetched = FetchContracts(client, options.fallback_source);
     report.head_retries_by_kind = client.stats().retries_by_kind;
     if (head_behind_waits > 0) report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
@@ -605,13 +618,14 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
                                 FormatTime(*earliest) + "; only an earlier start backfills)");
     }
   }
+  const HeadPin head_pin{report.head_block, report.deployment};
   // The backfill first, one table after another: a chunk's rows are held until it commits.
   for (size_t i = 0; i < work.size(); ++i) {
     Work& w = work[i];
     if (!w.recorded) continue;
     if (options.start_ms >= w.start_ms) continue;
     Status st = BackfillTable(lake, *stager, w, options.start_ms, contracts, options, factory,
-                              run.id(), static_cast<int>(i) + 1, report.head_block, progress);
+                              run.id(), static_cast<int>(i) + 1, head_pin, progress);
     if (!st.ok()) return fail(st);
   }
 
@@ -622,7 +636,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   std::vector<gql::ClientStats> stats(work.size());
   for (size_t i = 0; i < work.size(); ++i) {
     FetchJob job{work[i].spec, work[i].report.table, work[i].report.from_ms, work[i].report.end_ms,
-                 report.head_block};
+                 head_pin};
     threads.emplace_back(FetchTable, i, std::move(job), std::cref(contracts), std::cref(options),
                          std::cref(factory), run.id(), std::cref(stop), std::ref(queue),
                          std::ref(stats[i]));

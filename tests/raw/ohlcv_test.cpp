@@ -389,6 +389,31 @@ TEST(RawOhlcvTest, ABanIsHonouredAcrossRuns) {
   EXPECT_EQ(rawtest::WatermarkOf(*lake, "pdr_ohlcv:binance:BTC/USDT:5m"), Ms("2024-07-25_06:10"));
 }
 
+TEST(RawOhlcvTest, TheRequestWeightStaysUnderTheExchangesLimit) {
+  TempDir dir;
+  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
+  auto lake = rawtest::OpenLake(dir.path());
+  rawtest::NoSleep sleep;
+  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  // Seven requests (the clock and six streams) of a quarter of the limit each: asking on without
+  // reading the weight would pass the limit at the fifth and meet a 429.
+  state->weight_per_request = exchange::kRequestWeightPerMinute / 4;
+  state->slept_ms = &sleep.total;
+  auto engine = rawtest::MakeEngine(world);
+  auto r = rawtest::RunUpdate(
+      *lake,
+      CandleOptions(world, Ms(world.now), &sleep, rawtest::FakeExchangeFactory(engine, state)),
+      rawtest::SimFactory(engine), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(state->over_limit, 0);
+  EXPECT_TRUE(r->ohlcv.failures.empty());
+  EXPECT_GE(state->requests, 7);
+  // One whole window waited per four requests, no more.
+  EXPECT_EQ(sleep.total.load(), (state->requests - 1) / 4 * exchange::kWeightWindowMs);
+  EXPECT_EQ(r->ohlcv.retries_by_kind["weight_pause"], (state->requests - 1) / 4);
+  ExpectCandlesEqualTruth(*lake, *engine);
+}
+
 TEST(RawOhlcvTest, AStreamTheExchangeCannotServeIsSetAsideAlone) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");

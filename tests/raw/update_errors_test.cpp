@@ -336,6 +336,43 @@ TEST(RawUpdateErrorsTest, AFailedFetchRecordsWhatItDid) {
 namespace predlake::raw {
 namespace {
 
+TEST(RawUpdateMetaTest, ADeploymentSwitchedDuringARunStopsThatRun) {
+  Fixture f;
+  // Every page is pinned to the head's deployment too: once the name points at another deployment
+  // (after a few pages), the run stops there with one line naming both.
+  auto pages = std::make_shared<int>(0);
+  auto switched = [pages](const std::string& request, gql::HttpResponse& response) {
+    if (request.find(gql::kPinMetaAlias) == std::string::npos) return;
+    EXPECT_NE(request.find("deployment block"), std::string::npos) << request;
+    if (++*pages <= 3) return;
+    nlohmann::json doc = nlohmann::json::parse(response.body);
+    doc["data"][gql::kPinMetaAlias]["deployment"] = "QmNew";
+    response.body = doc.dump();
+  };
+  auto first = f.Run(switched);
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), StatusCode::kSource);
+  EXPECT_NE(first.status().message().find(
+                "deployment changed during the run, from predlake-sim to QmNew"),
+            std::string::npos)
+      << first.status().message();
+  EXPECT_EQ(f.LastRunStatus().rfind("failed: ", 0), 0u) << f.LastRunStatus();
+  // The next run reads the new deployment at its head and completes, saying that it changed.
+  auto second = f.Run([](const std::string& request, gql::HttpResponse& response) {
+    nlohmann::json doc = nlohmann::json::parse(response.body);
+    if (request.find("hasIndexingErrors") != std::string::npos) {
+      doc["data"]["_meta"]["deployment"] = "QmNew";
+    } else if (doc["data"].contains(gql::kPinMetaAlias)) {
+      doc["data"][gql::kPinMetaAlias]["deployment"] = "QmNew";
+    }
+    response.body = doc.dump();
+  });
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->deployment, "QmNew");
+  EXPECT_EQ(second->previous_deployment, "predlake-sim");
+  EXPECT_EQ(**f.lake->GetMeta(lake::kMetaDeployment), "QmNew");
+}
+
 TEST(RawUpdateMetaTest, DeploymentIsRecordedAndAChangeReported) {
   Fixture f;
   auto first = f.Run([](const std::string&, gql::HttpResponse&) {});
@@ -347,10 +384,13 @@ TEST(RawUpdateMetaTest, DeploymentIsRecordedAndAChangeReported) {
 
   // The subgraph name now points at another deployment, which has indexing errors.
   auto second = f.Run([](const std::string& request, gql::HttpResponse& response) {
-    if (request.find("hasIndexingErrors") == std::string::npos) return;
     nlohmann::json doc = nlohmann::json::parse(response.body);
-    doc["data"]["_meta"]["deployment"] = "QmNew";
-    doc["data"]["_meta"]["hasIndexingErrors"] = true;
+    if (request.find("hasIndexingErrors") != std::string::npos) {
+      doc["data"]["_meta"]["deployment"] = "QmNew";
+      doc["data"]["_meta"]["hasIndexingErrors"] = true;
+    } else if (doc["data"].contains(gql::kPinMetaAlias)) {
+      doc["data"][gql::kPinMetaAlias]["deployment"] = "QmNew";
+    }
     response.body = doc.dump();
   });
   ASSERT_TRUE(second.ok()) << second.status().message();

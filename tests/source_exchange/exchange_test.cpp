@@ -173,6 +173,69 @@ TEST(ExchangeTest, ARestrictedLocationFailsEveryStreamAtOnce) {
   EXPECT_EQ(client.last_failure().http_status, 451);
 }
 
+gql::HttpResponse Weighted(int status, std::string body, int64_t used) {
+  gql::HttpResponse r{status, std::move(body), std::nullopt};
+  r.headers.emplace_back(std::string(kUsedWeightHeader), std::to_string(used));
+  return r;
+}
+
+TEST(ExchangeTest, ANearlyUsedRequestWeightWaitsForTheNextWindow) {
+  std::vector<std::string> seen;
+  CountingSleeper sleeper;
+  Client client(std::make_unique<ScriptedTransport>(
+                    std::deque<gql::HttpResponse>{Weighted(200, kTwoCandles, 10),
+                                                  Weighted(200, kTwoCandles, kWeightPauseAt),
+                                                  Weighted(200, kTwoCandles, 12)},
+                    &seen),
+                {}, &sleeper);
+  // Far below the limit: no wait.
+  ASSERT_TRUE(client.Klines(Request()).ok());
+  ASSERT_TRUE(client.Klines(Request()).ok());
+  EXPECT_TRUE(sleeper.waits.empty());
+  // The last answer reported the weight near the limit: a whole window first.
+  ASSERT_TRUE(client.Klines(Request()).ok());
+  EXPECT_EQ(sleeper.waits, std::vector<int64_t>{kWeightWindowMs});
+  EXPECT_EQ(client.stats().weight_pauses, 1);
+  EXPECT_EQ(seen.size(), 3u);
+}
+
+TEST(ExchangeTest, AWeightWaitBeyondTheBudgetFailsAtOnceAsBlocked) {
+  std::vector<std::string> seen;
+  CountingSleeper sleeper;
+  gql::RetryPolicy policy;
+  policy.budget_ms = kWeightWindowMs - 1;
+  Client client(
+      std::make_unique<ScriptedTransport>(
+          std::deque<gql::HttpResponse>{Weighted(200, kTwoCandles, kRequestWeightPerMinute),
+                                        Weighted(200, kTwoCandles, 1)},
+          &seen),
+      policy, &sleeper);
+  ASSERT_TRUE(client.Klines(Request()).ok());
+  auto c = client.Klines(Request());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("request weight"), std::string::npos) << c.status().message();
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(sleeper.waits.empty());
+  EXPECT_TRUE(client.last_failure().host_wide);
+  EXPECT_EQ(client.last_failure().blocked_for_ms, kWeightWindowMs);
+}
+
+TEST(ExchangeTest, ARedirectIsNotFollowedAndNamesWhereItPoints) {
+  std::vector<std::string> seen;
+  CountingSleeper sleeper;
+  gql::HttpResponse moved{301, "", std::nullopt};
+  moved.headers.emplace_back("location", "https://api.example.test/api/v3/klines");
+  Client client(std::make_unique<ScriptedTransport>(std::deque<gql::HttpResponse>{moved}, &seen),
+                {}, &sleeper);
+  auto c = client.Klines(Request());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("HTTP 301, redirected to https://api.example.test/"),
+            std::string::npos)
+      << c.status().message();
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(client.last_failure().host_wide);
+}
+
 TEST(ExchangeTest, ABadSymbolFailsAtOnceAndServerErrorsGiveUp) {
   {
     std::vector<std::string> seen;

@@ -304,6 +304,48 @@ TEST(ClientTest, PinnedAnswersFromAnOlderBlockAreRetried) {
   EXPECT_NE(h.body.find("number_gte: 7"), std::string::npos);
 }
 
+TEST(ClientTest, APinnedAnswerFromAnotherDeploymentFailsAtOnce) {
+  Harness h;
+  Client c = h.Make(
+      {Ok(R"({"data":{"a":[1],"predlake_pin":{"deployment":"QmOld","block":{"number":9}}}})"),
+       Ok(R"({"data":{"a":[2],"predlake_pin":{"block":{"number":9}}}})"),
+       Ok(R"({"data":{"a":[3],"predlake_pin":{"deployment":"QmNew","block":{"number":9}}}})"),
+       Ok(R"({"data":{"a":[4],"predlake_pin":{"deployment":"QmOld","block":{"number":9}}}})")});
+  c.set_min_block(7);
+  c.set_deployment("QmOld");
+  // The same deployment, and an answer that does not say: taken.
+  ASSERT_TRUE(c.Query("{ a: f { id } }").ok());
+  EXPECT_NE(h.body.find("predlake_pin: _meta(block: {number_gte: 7}) { deployment block"),
+            std::string::npos)
+      << h.body;
+  ASSERT_TRUE(c.Query("{ a: f { id } }").ok());
+  // Another deployment: never retried, both named.
+  auto changed = c.Query("{ a: f { id } }");
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(h.calls, 3);
+  EXPECT_EQ(c.last_error_kind(), ErrorKind::kDeploymentChanged);
+  EXPECT_NE(changed.status().message().find("from QmOld to QmNew"), std::string::npos)
+      << changed.status().message();
+  EXPECT_TRUE(h.sleeper.sleeps.empty());
+  // Unpinned, the deployment is not asked for.
+  c.set_deployment(std::nullopt);
+  ASSERT_TRUE(c.Query("{ a: f { id } }").ok());
+  EXPECT_EQ(h.body.find("deployment"), std::string::npos) << h.body;
+}
+
+TEST(ClientTest, ARedirectIsNotFollowedAndNamesItsLocation) {
+  Harness h;
+  HttpResponse moved = Http(301, "moved");
+  moved.headers.emplace_back("location", "https://new.example/subgraphs/name/x");
+  Client c = h.Make({moved, Ok(kGood)});
+  auto data = c.Query("{x}");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(h.calls, 1);
+  EXPECT_EQ(data.status().message(),
+            "http://fake/subgraph: HTTP 301, redirected to https://new.example/subgraphs/name/x "
+            "(redirects are not followed: use that address): moved");
+}
+
 TEST(ClientTest, TransientGraphqlErrorRecovers) {
   Harness h;
   Client c = h.Make({Ok(R"({"errors":[{"message":"indexing_error"}]})"), Ok(kGood)});

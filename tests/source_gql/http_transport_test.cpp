@@ -97,6 +97,31 @@ TEST(HttpTransportTest, ReturnsErrorStatusesWithRetryAfter) {
   EXPECT_EQ(r->retry_after_ms, 7000);
 }
 
+TEST(HttpTransportTest, KeepsTheHeadersAndDoesNotFollowARedirect) {
+  LocalServer s;
+  std::atomic<int> moved_to{0};
+  s.server().Post("/subgraph", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = 301;
+    res.set_header("Location", "/elsewhere");
+    res.set_header("X-MBX-USED-WEIGHT-1M", "42");
+  });
+  s.server().Post("/elsewhere", [&](const httplib::Request&, httplib::Response& res) {
+    ++moved_to;
+    res.set_content("{}", "application/json");
+  });
+  s.Start();
+  HttpTransport t(s.Url());
+  auto r = t.Post("{}");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 301);
+  EXPECT_EQ(moved_to.load(), 0);
+  EXPECT_EQ(r->Header("location"), "/elsewhere");
+  EXPECT_EQ(r->Header("x-mbx-used-weight-1m"), "42");
+  EXPECT_EQ(r->Header("retry-after"), std::nullopt);
+  EXPECT_EQ(DescribeHttpStatus(*r),
+            "HTTP 301, redirected to /elsewhere (redirects are not followed: use that address)");
+}
+
 TEST(HttpTransportTest, TimeoutIsAnErrorNamingTheUrl) {
   LocalServer s;
   std::atomic<bool> release{false};

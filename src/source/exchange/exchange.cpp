@@ -171,16 +171,7 @@ Client::Client(std::unique_ptr<Transport> transport, gql::RetryPolicy policy, Sl
     : transport_(std::move(transport)),
       policy_(std::move(policy)),
       sleeper_(sleeper != nullptr ? sleeper : &DefaultSleeper()),
-      rng_(policy_.jitter_seed != 0 ? policy_.jitter_seed : std::random_device{}()) {}
-
-int64_t Client::BackoffMs(int retry) {
-  int64_t ceiling = policy_.base_delay_ms;
-  for (int i = 1; i < retry && ceiling < policy_.max_delay_ms; ++i) ceiling *= 2;
-  ceiling = std::min(ceiling, policy_.max_delay_ms);
-  if (ceiling <= 1) return std::max<int64_t>(ceiling, 0);
-  std::uniform_int_distribution<int64_t> dist(ceiling / 2, ceiling);
-  return dist(rng_);
-}
+      backoff_(policy_.base_delay_ms, policy_.max_delay_ms, policy_.jitter_seed) {}
 
 Result<std::vector<Candle>> Client::Klines(const KlinesRequest& request) {
   return GetParsed<std::vector<Candle>>(KlinesPathAndQuery(request), ParseKlines);
@@ -198,6 +189,27 @@ Result<T> Client::GetParsed(const std::string& path, Parse parse) {
   failure_ = Failure{};
   for (int attempt = 1;; ++attempt) {
     if (ExchangeStopped(stop_)) return Status::Cancelled(context + ": stopped");
+    if (used_weight_ >= kWeightPauseAt) {
+      // Asking on would hit the limit, then a 429, then a ban: let the minute roll over first.
+      if (waited_ms + kWeightWindowMs > policy_.budget_ms) {
+        failure_ = Failure{true, 0, kWeightWindowMs};
+        return Status::Source(context + ": the exchange's request weight is at " +
+                              std::to_string(used_weight_) + " of its " +
+                              std::to_string(kRequestWeightPerMinute) +
+                              " per minute, and waiting for the next minute exceeds the budget");
+      }
+      ++stats_.weight_pauses;
+      ++stats_.retries_by_kind["weight_pause"];
+      if (policy_.on_retry) {
+        policy_.on_retry({"weight", attempt, kWeightWindowMs,
+                          context + ": request weight " + std::to_string(used_weight_) + " of " +
+                              std::to_string(kRequestWeightPerMinute) + " per minute"});
+      }
+      sleeper_->SleepMs(kWeightWindowMs, stop_);
+      waited_ms += kWeightWindowMs;
+      used_weight_ = 0;
+      if (ExchangeStopped(stop_)) return Status::Cancelled(context + ": stopped");
+    }
     ++stats_.requests;
     std::string error;
     std::string kind;
@@ -205,6 +217,14 @@ Result<T> Client::GetParsed(const std::string& path, Parse parse) {
     bool limited = false;  // counts against transport_attempts
     failure_ = Failure{true, 0, std::nullopt};
     auto response = transport_->Get(path);
+    if (response.ok()) {
+      if (auto weight = response->Header(kUsedWeightHeader)) {
+        int64_t used = 0;
+        const auto [end, ec] =
+            std::from_chars(weight->data(), weight->data() + weight->size(), used);
+        if (ec == std::errc() && end == weight->data() + weight->size()) used_weight_ = used;
+      }
+    }
     if (!response.ok()) {
       if (response.status().code() == StatusCode::kCancelled) return response.status();
       error = response.status().message();
@@ -232,10 +252,11 @@ Result<T> Client::GetParsed(const std::string& path, Parse parse) {
       // A bad symbol or interval (400 {"code":-1121,"msg":"Invalid symbol."}) fails the same way
       // every time; so does 451 (a location the exchange does not serve), for every request.
       failure_.http_status = response->status;
-      failure_.host_wide = response->status == 451 || response->status == 403 ||
+      failure_.host_wide = (response->status >= 300 && response->status < 400) ||
+                           response->status == 451 || response->status == 403 ||
                            response->status == 401 || response->status == 404 ||
                            response->status == 405;
-      return Status::Source(context + ": HTTP " + std::to_string(response->status) + " " +
+      return Status::Source(context + ": " + gql::DescribeHttpStatus(*response) + " " +
                             Excerpt(response->body));
     } else {
       failure_.http_status = 200;
@@ -251,7 +272,7 @@ Result<T> Client::GetParsed(const std::string& path, Parse parse) {
     if (limited) ++transport_failures;
     const bool out_of_attempts = (limited && transport_failures >= policy_.transport_attempts) ||
                                  (policy_.max_attempts > 0 && attempt >= policy_.max_attempts);
-    int64_t wait = retry_after ? *retry_after : BackoffMs(attempt);
+    int64_t wait = retry_after ? *retry_after : backoff_.DelayMs(attempt);
     if (out_of_attempts || waited_ms + wait > policy_.budget_ms) {
       return Status::Source(context + ": " + error + " (after " + std::to_string(attempt) +
                             (attempt == 1 ? " attempt)" : " attempts)"));

@@ -11,11 +11,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/backoff.hpp"
 #include "common/sleeper.hpp"
 #include "common/status.hpp"
 #include "source/gql/client.hpp"
@@ -29,6 +29,15 @@ inline constexpr int kMaxKlines = 1000;
 inline constexpr std::string_view kKlinesPath = "/api/v3/klines";
 // The exchange's clock: {"serverTime": 1499827319559} (unix ms). Candles are final by this clock.
 inline constexpr std::string_view kTimePath = "/api/v3/time";
+// Binance counts each client address's request weight per minute and reports the count so far in
+// this header on every answer; past its limit it answers 429, and bans (418) those who go on.
+inline constexpr std::string_view kUsedWeightHeader = "x-mbx-used-weight-1m";
+// The lowest per-minute weight limit among the exchanges that serve this API (binance.com allows
+// 6000, binance.us 1200): staying under it is safe on all of them. A client whose last answer
+// reported at least kWeightPauseAt waits a whole window, kWeightWindowMs, before it asks again.
+inline constexpr int64_t kRequestWeightPerMinute = 1200;
+inline constexpr int64_t kWeightPauseAt = kRequestWeightPerMinute * 9 / 10;
+inline constexpr int64_t kWeightWindowMs = 60'000;
 
 // One GET of a path and query against the exchange. A non-OK Result means no answer came (kSource);
 // any HTTP status is an answer. Implementations need not be thread-safe; use one per thread.
@@ -100,6 +109,7 @@ struct Failure {
 struct ClientStats {
   int64_t requests = 0;
   int64_t retries = 0;
+  int64_t weight_pauses = 0;  // waits of kWeightWindowMs because the used weight neared the limit
   std::map<std::string, int64_t> retries_by_kind;  // "http_429", "http_418", "http", ...
 };
 
@@ -117,6 +127,11 @@ class Client {
   Result<std::vector<Candle>> Klines(const KlinesRequest& request);
   // The exchange's clock (GET /api/v3/time), retried and failing like Klines.
   Result<int64_t> ServerTimeMs();
+  // Before each request: when the last answer's kUsedWeightHeader reported kWeightPauseAt or more,
+  // the client waits kWeightWindowMs first (so that the exchange's window has rolled over), unless
+  // that wait would pass the policy's budget, in which case the request fails at once as blocked
+  // (last_failure().blocked_for_ms = kWeightWindowMs). The weight is the host's, whichever client
+  // of this process spent it, so the clients of one run see each other's use through the header.
   // A 418 or 429 whose Retry-After is longer than the policy's max_retry_after_ms, or than what is
   // left of its budget, is never waited out in part and asked again inside the ban: the request
   // fails at once with last_failure().blocked_for_ms set.
@@ -127,14 +142,14 @@ class Client {
   // GETs `path` until `parse` accepts a 200 body, as Klines describes.
   template <typename T, typename Parse>
   Result<T> GetParsed(const std::string& path, Parse parse);
-  int64_t BackoffMs(int retry);
   std::unique_ptr<Transport> transport_;
   gql::RetryPolicy policy_;
   Sleeper* sleeper_;
   const std::atomic<bool>* stop_ = nullptr;
   ClientStats stats_;
   Failure failure_;
-  std::mt19937_64 rng_;
+  int64_t used_weight_ = 0;  // the last answer's kUsedWeightHeader (0 before any)
+  Backoff backoff_;
 };
 
 }  // namespace predlake::exchange

@@ -92,6 +92,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "null_head_timestamp";
     case ErrorKind::kPermanent:
       return "permanent";
+    case ErrorKind::kDeploymentChanged:
+      return "deployment_changed";
     case ErrorKind::kOtherGraphql:
       return "graphql";
   }
@@ -102,20 +104,10 @@ Client::Client(std::unique_ptr<Transport> transport, RetryPolicy policy, Sleeper
     : transport_(std::move(transport)),
       policy_(policy),
       sleeper_(sleeper != nullptr ? sleeper : &DefaultSleeper()),
-      rng_(policy.jitter_seed != 0 ? policy.jitter_seed : std::random_device{}()) {
+      backoff_(policy_.base_delay_ms, policy_.max_delay_ms, policy_.jitter_seed) {
   policy_.max_attempts = std::max(policy_.max_attempts, 0);
   policy_.graphql_error_attempts = std::max(policy_.graphql_error_attempts, 1);
   policy_.budget_ms = std::max<int64_t>(policy_.budget_ms, 0);
-}
-
-int64_t Client::BackoffMs(int retry) {
-  // Jitter over the upper half: spreads concurrent clients without ever retrying at once.
-  int64_t ceiling = policy_.base_delay_ms;
-  for (int i = 1; i < retry && ceiling < policy_.max_delay_ms; ++i) ceiling *= 2;
-  ceiling = std::min(ceiling, policy_.max_delay_ms);
-  if (ceiling <= 1) return std::max<int64_t>(ceiling, 0);
-  std::uniform_int_distribution<int64_t> dist(ceiling / 2, ceiling);
-  return dist(rng_);
 }
 
 void Client::CountRetry(ErrorKind kind, int retry, int64_t wait_ms, std::string_view error) {
@@ -127,7 +119,7 @@ void Client::CountRetry(ErrorKind kind, int retry, int64_t wait_ms, std::string_
 
 bool Client::WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms, std::string_view why) {
   if (Stopped(stop_)) return false;
-  const int64_t wait = BackoffMs(retry);
+  const int64_t wait = backoff_.DelayMs(retry);
   if (waited_ms + wait > policy_.budget_ms) return false;
   waited_ms += wait;
   CountRetry(kind, retry, wait, why);
@@ -138,7 +130,7 @@ bool Client::WaitToRetry(ErrorKind kind, int retry, int64_t& waited_ms, std::str
 Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
   std::string text(query);
   if (min_block_) {
-    ASSIGN_OR_RETURN(text, PinQueryToBlock(query, *min_block_));
+    ASSIGN_OR_RETURN(text, PinQueryToBlock(query, *min_block_, deployment_.has_value()));
   }
   nlohmann::json request = {{"query", text}};
   // Invalid UTF-8 in the query (it can embed ids from earlier answers) must not throw.
@@ -170,7 +162,7 @@ Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
         last_error = who + ": HTTP " + std::to_string(code) + ": " + Snippet(response->body);
       } else if (code < 200 || code >= 300) {
         last_error_kind_ = ErrorKind::kPermanent;
-        return Status::Source(who + ": HTTP " + std::to_string(code) + ": " +
+        return Status::Source(who + ": " + DescribeHttpStatus(*response) + ": " +
                               Snippet(response->body));
       } else {
         nlohmann::json doc = nlohmann::json::parse(response->body, nullptr, false);
@@ -207,6 +199,19 @@ Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
               if (n != block->end() && n->is_number_integer()) number = &*n;
             }
           }
+          const nlohmann::json* deployment = nullptr;
+          if (deployment_ && pin != data->end() && pin->is_object()) {
+            auto d = pin->find("deployment");
+            if (d != pin->end() && d->is_string()) deployment = &*d;
+          }
+          if (deployment != nullptr && deployment->get_ref<const std::string&>() != *deployment_) {
+            last_error_kind_ = ErrorKind::kDeploymentChanged;
+            return Status::Source(
+                who + ": the subgraph's deployment changed during the run, from " + *deployment_ +
+                " to " + deployment->get<std::string>() +
+                " (a new version deployed, or the name pointed elsewhere): nothing past this "
+                "point is stored from this run; the next run starts on the new deployment");
+          }
           if (number == nullptr) {
             last_error = who + ": the pinned answer lacks `" + std::string(kPinMetaAlias) +
                          ".block.number`: " + Snippet(response->body);
@@ -231,7 +236,8 @@ Result<nlohmann::json> Client::Query(std::string_view query, bool shrinkable) {
     int64_t wait = 0;
     bool budget_used_up = false;
     if (retryable && !out_of_attempts) {
-      wait = retry_after ? std::min(*retry_after, policy_.max_retry_after_ms) : BackoffMs(attempts);
+      wait = retry_after ? std::min(*retry_after, policy_.max_retry_after_ms)
+                         : backoff_.DelayMs(attempts);
       budget_used_up = waited_ms + wait > policy_.budget_ms;
     }
     if (!retryable || out_of_attempts || budget_used_up) {
@@ -278,7 +284,7 @@ bool SkipGroup(std::string_view q, size_t& i) {
 
 }  // namespace
 
-Result<std::string> PinQueryToBlock(std::string_view q, int64_t number) {
+Result<std::string> PinQueryToBlock(std::string_view q, int64_t number, bool with_deployment) {
   const std::string arg = "block: {number_gte: " + std::to_string(number) + "}";
   auto bad = [&]() { return Status::Internal("cannot pin the query to a block: " + Snippet(q)); };
   std::string out;
@@ -292,8 +298,8 @@ Result<std::string> PinQueryToBlock(std::string_view q, int64_t number) {
     if (i >= q.size()) return bad();
     if (q[i] == '}') {
       out.append(q.substr(from, i - from));
-      out += std::string(" ") + std::string(kPinMetaAlias) + ": _meta(" + arg +
-             ") { block { number } } ";
+      out += std::string(" ") + std::string(kPinMetaAlias) + ": _meta(" + arg + ") { " +
+             (with_deployment ? "deployment " : "") + "block { number } } ";
       out.append(q.substr(i));
       return out;
     }

@@ -9,10 +9,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 
+#include "common/backoff.hpp"
 #include "common/sleeper.hpp"
 #include "common/status.hpp"
 #include "source/gql/transport.hpp"
@@ -64,7 +64,8 @@ enum class ErrorKind {
   kStore,         // "Store error", a reorg during the query, ...: transient on the server
   kNullHead,      // `_meta.block.timestamp` null (reported by the caller, see WaitToRetry)
   kPermanent,     // a bad query (unknown field or argument, bad value): never retried
-  kOtherGraphql,  // any other GraphQL error: retried policy.graphql_error_attempts times
+  kDeploymentChanged,  // a pinned answer from another deployment than the run's: never retried
+  kOtherGraphql,       // any other GraphQL error: retried policy.graphql_error_attempts times
 };
 
 // The kind of a GraphQL error message (kOtherGraphql for an unknown one).
@@ -102,6 +103,16 @@ class Client {
   void set_min_block(std::optional<int64_t> number) { min_block_ = number; }
   std::optional<int64_t> min_block() const { return min_block_; }
 
+  // Pins the deployment with the block (only while a min_block is set): every pinned query asks
+  // its `_meta` for the deployment too, and an answer from another one fails at once (kSource,
+  // ErrorKind kDeploymentChanged, naming both), so that a subgraph name switched to a new
+  // deployment in the middle of a run is noticed in that run rather than mixing the two. An answer
+  // whose `_meta` has no deployment (a server that does not report it) is taken. nullopt or ""
+  // unpins.
+  void set_deployment(std::optional<std::string> deployment) {
+    deployment_ = deployment && !deployment->empty() ? std::move(deployment) : std::nullopt;
+  }
+
   // Posts {"query": query} (pinned, see set_min_block) and returns the response's `data` member
   // (a JSON object, without the pin's `_meta`).
   //
@@ -131,16 +142,16 @@ class Client {
   const Transport& transport() const { return *transport_; }
 
  private:
-  int64_t BackoffMs(int retry);
   void CountRetry(ErrorKind kind, int retry, int64_t wait_ms, std::string_view error);
 
   std::unique_ptr<Transport> transport_;
   RetryPolicy policy_;
   Sleeper* sleeper_;
   const std::atomic<bool>* stop_ = nullptr;
-  std::mt19937_64 rng_;
+  Backoff backoff_;
   ClientStats stats_;
   std::optional<int64_t> min_block_;
+  std::optional<std::string> deployment_;
   std::optional<ErrorKind> last_error_kind_;
 };
 
@@ -153,7 +164,9 @@ inline constexpr std::string_view kPinMetaAlias = "predlake_pin";
 // `query` (one selection set of root fields, `{ a: f(args) { ... } g { ... } }`) with `block:
 // {number_gte: N}` added to every root field's arguments and `predlake_pin: _meta(block:
 // {number_gte: N}) { block { number } }` after them, so that graph-node serves all of them at one
-// block and says which. kInternal when the query is not of that shape.
-Result<std::string> PinQueryToBlock(std::string_view query, int64_t number);
+// block and says which (and, `with_deployment`, from which deployment: `{ deployment block {
+// number } }`). kInternal when the query is not of that shape.
+Result<std::string> PinQueryToBlock(std::string_view query, int64_t number,
+                                    bool with_deployment = false);
 
 }  // namespace predlake::gql

@@ -73,12 +73,23 @@ bool IsLoopbackUrl(std::string_view url) {
   return lower == "localhost" || lower == "[::1]" || (ipv4 && lower.rfind("127.", 0) == 0);
 }
 
+std::string DescribeHttpStatus(const HttpResponse& response) {
+  std::string out = "HTTP " + std::to_string(response.status);
+  if (response.status >= 300 && response.status < 400) {
+    auto location = response.Header("location");
+    out += location ? ", redirected to " + std::string(*location) +
+                          " (redirects are not followed: use that address)"
+                    : ", a redirect without a Location";
+  }
+  return out;
+}
+
 struct HttpTransport::Impl {
   CURL* curl = nullptr;
   curl_slist* headers = nullptr;
   char error[CURL_ERROR_SIZE] = {};
   std::string body;
-  std::optional<std::string> retry_after;
+  std::vector<std::pair<std::string, std::string>> headers_seen;
   size_t max_body = 0;
   bool too_big = false;
   const std::atomic<bool>* stop = nullptr;
@@ -103,10 +114,16 @@ struct HttpTransport::Impl {
     auto* self = static_cast<Impl*>(user);
     std::string_view line(data, size * n);
     // A new status line starts a new response (after a 100 Continue): forget earlier headers.
-    if (StartsWithNoCase(line, "HTTP/")) self->retry_after.reset();
-    if (StartsWithNoCase(line, "retry-after:")) {
-      self->retry_after = std::string(Trim(line.substr(12)));
+    if (StartsWithNoCase(line, "HTTP/")) {
+      self->headers_seen.clear();
+      return size * n;
     }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) return size * n;
+    std::string name(Trim(line.substr(0, colon)));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    self->headers_seen.emplace_back(std::move(name), std::string(Trim(line.substr(colon + 1))));
     return size * n;
   }
 };
@@ -176,7 +193,7 @@ Result<HttpResponse> HttpTransport::Get(const std::string& path_and_query) {
 Result<HttpResponse> HttpTransport::Perform(std::string_view method, const std::string& url) {
   CURL* c = impl_->curl;
   impl_->body.clear();
-  impl_->retry_after.reset();
+  impl_->headers_seen.clear();
   impl_->too_big = false;
   impl_->error[0] = '\0';
   const std::string what_url = std::string(method) + " " + url;
@@ -197,11 +214,13 @@ Result<HttpResponse> HttpTransport::Perform(std::string_view method, const std::
   response.status = static_cast<int>(code);
   response.body = std::move(impl_->body);
   impl_->body = std::string();
-  if (impl_->retry_after) {
+  response.headers = std::move(impl_->headers_seen);
+  impl_->headers_seen.clear();
+  if (auto retry_after = response.Header("retry-after")) {
     int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
-    response.retry_after_ms = ParseRetryAfter(*impl_->retry_after, now_ms);
+    response.retry_after_ms = ParseRetryAfter(*retry_after, now_ms);
   }
   return response;
 }
