@@ -419,96 +419,74 @@ Status BackfillTable(lake::Lake& lake, Stager& stager, Work& w, int64_t target_m
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options,
-                            const TransportFactory& factory, Progress* progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  UpdateReport report;
-  std::vector<Work> work;
-  for (const TableDef& t : RawTables()) {
-    bool wanted = options.tables.empty() || std::find(options.tables.begin(), options.tables.end(),
-                                                      t.name) != options.tables.end();
-    if (!wanted) continue;
-    Work w;
-    w.spec = FindFetchSpec(t.name);
-    w.report.table = std::string(t.name);
-    work.push_back(std::move(w));
-  }
-  const bool want_ohlcv =
-      options.exchange &&
-      (options.tables.empty() || std::find(options.tables.begin(), options.tables.end(),
-                                           lake::kOhlcvTable.name) != options.tables.end());
-  for (const std::string& name : options.tables) {
-    if (FindTable(name) == nullptr && name != lake::kOhlcvTable.name) {
-      return run.Fail(Status::Usage("unknown raw table '" + name + "'"));
-    }
-  }
-
-  report.run_id = run.id();
-  auto fail = [&](const Status& error) -> Status {
-    if (progress != nullptr) progress->Finish();
-    Record(run, work, report, options.finishes_run);
-    return run.Fail(error);
-  };
-
-  // The head first, then the contracts: every event at or before the head belongs to a contract
-  // that exists by then, so the contract list read afterwards knows all of them.
-  ContractMap contracts;
-  {
-    auto transport = MakeTransport(factory, {run.id(), 0});
-    if (!transport.ok()) return fail(transport.status());
-    gql::Client client(std::move(transport).value(), options.retry, options.sleeper);
-    client.set_stop_flag(options.cancel);
-    auto head = FetchHead(client);
-    report.head_retries_by_kind = client.stats().retries_by_kind;
-    if (!head.ok()) return fail(head.status().WithContext("reading the indexed head"));
-    // Never a head older than one this lake has read: a node behind it (a load balancer in front
-    // of a lagging replica, a rewound subgraph) would answer with older states of the slots. Wait
-    // for it within the retry budget, asking again, or stop without fetching anything.
-    auto recorded_block = lake.GetMeta(lake::kMetaHeadBlock);
-    if (!recorded_block.ok()) return fail(recorded_block.status());
-    int64_t head_behind_waits = 0;
-    if (*recorded_block) {
-      const int64_t newest = std::stoll(**recorded_block);
-      Sleeper& sleeper = options.sleeper != nullptr ? *options.sleeper : DefaultSleeper();
-      int64_t waited_ms = 0;
-      int64_t wait_ms = std::max<int64_t>(options.retry.base_delay_ms, 1);
-      while (head->block < newest) {
-        if (waited_ms + wait_ms > options.retry.budget_ms) {
-          report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
-          return fail(Status::Source(
-              "the subgraph's indexed head (block " + std::to_string(head->block) + ", " +
-              FormatTime(head->timestamp_ms) + ") is behind the newest head this lake has read " +
-              "(block " + std::to_string(newest) + "): a lagging or rewound node; nothing was " +
-              "fetched, so that no stored state goes back (waited " + FormatDuration(waited_ms) +
-              "; run again later, or point the subgraph URL at a node that has caught up)"));
-        }
-        ++head_behind_waits;
-        sleeper.SleepMs(wait_ms, options.cancel);
-        if (options.cancel != nullptr && options.cancel->load()) {
-          return fail(Status::Cancelled("raw update interrupted"));
-        }
-        waited_ms += wait_ms;
-        wait_ms = std::min(wait_ms * 2, std::max<int64_t>(options.retry.max_delay_ms, 1));
-        head = FetchHead(client);
-        if (!head.ok()) return fail(head.status().WithContext("reading the indexed head"));
+// Reads the head, never older than the newest this lake has read (waiting for the node within the
+// retry budget), then the contracts at it. The head comes first: every event at or before it
+// belongs to a contract that exists by then, so the contract list read afterwards knows all of
+// them. Fills the report's head fields; errors name what failed.
+Status ReadHeadAndContracts(lake::Lake& lake, const UpdateOptions& options,
+                            const TransportFactory& factory, int64_t run_id, UpdateReport& report,
+                            ContractMap& contracts) {
+  auto transport = MakeTransport(factory, {run_id, 0});
+  if (!transport.ok()) return transport.status();
+  gql::Client client(std::move(transport).value(), options.retry, options.sleeper);
+  client.set_stop_flag(options.cancel);
+  auto head = FetchHead(client);
+  report.head_retries_by_kind = client.stats().retries_by_kind;
+  if (!head.ok()) return head.status().WithContext("reading the indexed head");
+  // Never a head older than one this lake has read: a node behind it (a load balancer in front
+  // of a lagging replica, a rewound subgraph) would answer with older states of the slots. Wait
+  // for it within the retry budget, asking again, or stop without fetching anything.
+  auto recorded_block = lake.GetMeta(lake::kMetaHeadBlock);
+  if (!recorded_block.ok()) return recorded_block.status();
+  int64_t head_behind_waits = 0;
+  if (*recorded_block) {
+    const int64_t newest = std::stoll(**recorded_block);
+    Sleeper& sleeper = options.sleeper != nullptr ? *options.sleeper : DefaultSleeper();
+    int64_t waited_ms = 0;
+    int64_t wait_ms = std::max<int64_t>(options.retry.base_delay_ms, 1);
+    while (head->block < newest) {
+      if (waited_ms + wait_ms > options.retry.budget_ms) {
+        report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
+        return Status::Source(
+            "the subgraph's indexed head (block " + std::to_string(head->block) + ", " +
+            FormatTime(head->timestamp_ms) + ") is behind the newest head this lake has read " +
+            "(block " + std::to_string(newest) + "): a lagging or rewound node; nothing was " +
+            "fetched, so that no stored state goes back (waited " + FormatDuration(waited_ms) +
+            "; run again later, or point the subgraph URL at a node that has caught up)");
       }
+      ++head_behind_waits;
+      sleeper.SleepMs(wait_ms, options.cancel);
+      if (options.cancel != nullptr && options.cancel->load()) {
+        return Status::Cancelled("raw update interrupted");
+      }
+      waited_ms += wait_ms;
+      wait_ms = std::min(wait_ms * 2, std::max<int64_t>(options.retry.max_delay_ms, 1));
+      head = FetchHead(client);
+      if (!head.ok()) return head.status().WithContext("reading the indexed head");
     }
-    report.head_ms = head->timestamp_ms;
-    report.head_block = head->block;
-    report.deployment = head->deployment;
-    report.has_indexing_errors = head->has_indexing_errors;
-    report.head_time_from_data = head->time_from_data;
-    // Pinned from here on: a node behind the head would answer with older data, another
-    // deployment with other data.
-    PinClient(client, {head->block, head->deployment});
-    auto fetched = FetchContracts(client, options.fallback_source);
-    report.head_retries_by_kind = client.stats().retries_by_kind;
-    if (head_behind_waits > 0) report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
-    if (!fetched.ok()) return fail(fetched.status());
-    contracts = std::move(fetched).value();
   }
+  report.head_ms = head->timestamp_ms;
+  report.head_block = head->block;
+  report.deployment = head->deployment;
+  report.has_indexing_errors = head->has_indexing_errors;
+  report.head_time_from_data = head->time_from_data;
+  // Pinned from here on: a node behind the head would answer with older data, another
+  // deployment with other data.
+  PinClient(client, {head->block, head->deployment});
+  auto fetched = FetchContracts(client, options.fallback_source);
+  report.head_retries_by_kind = client.stats().retries_by_kind;
+  if (head_behind_waits > 0) report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
+  if (!fetched.ok()) return fetched.status();
+  contracts = std::move(fetched).value();
+  return Status::Ok();
+}
+
+// The head's warnings (its time from the data, indexing errors, another deployment than the
+// lake's), the contracts counted or skipped, and each table's window: from its watermark (less
+// the slots' settling time for the upserted tables) to min(requested end, head).
+Status PlanWindows(lake::Lake& lake, const UpdateOptions& options, const ContractMap& contracts,
+                   UpdateReport& report, std::vector<Work>& work,
+                   std::optional<std::string>& recorded_deployment) {
   if (report.head_time_from_data) {
     report.warnings.push_back(
         "raw update: the subgraph's _meta.block.timestamp stayed null at block " +
@@ -521,10 +499,9 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
         std::to_string(report.head_block) +
         ": entities of the failing handlers may be missing until it is fixed");
   }
-  std::optional<std::string> recorded_deployment;
   {
     auto recorded = lake.GetMeta(lake::kMetaDeployment);
-    if (!recorded.ok()) return fail(recorded.status());
+    if (!recorded.ok()) return recorded.status();
     recorded_deployment = *recorded;
     if (*recorded && **recorded != report.deployment) {
       report.previous_deployment = **recorded;
@@ -544,7 +521,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   report.end_ms = std::min(options.end_ms, report.head_ms);
 
   auto marks = lake.Watermarks();
-  if (!marks.ok()) return fail(marks.status());
+  if (!marks.ok()) return marks.status();
   {
     // The head is not older than the lake's newest (above), yet behind what the tables hold: the
     // head's time went back (a re-indexed deployment). Nothing is fetched past it; say so.
@@ -580,55 +557,49 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
     r.from_ms = std::min(r.from_ms, r.end_ms);
     r.after = {w.start_ms, w.watermark_ms};
   }
-
-  {
-    auto tx = duck::Transaction::Begin(lake.conn());
-    if (!tx.ok()) return fail(tx.status());
-    Status st = StoreContracts(lake.conn(), contracts);
-    if (st.ok() && report.previous_deployment) {
-      st = lake.SetMeta(lake::kMetaPreviousDeployment, *report.previous_deployment);
-      if (st.ok()) {
-        st = lake.SetMeta(lake::kMetaDeploymentChangedAtMs, std::to_string(lake.NowMs()));
-      }
-    }
-    if (st.ok() && recorded_deployment != report.deployment) {
-      st = lake.SetMeta(lake::kMetaDeployment, report.deployment);
-    }
-    if (st.ok()) st = lake.SetMeta(lake::kMetaHeadBlock, std::to_string(report.head_block));
-    if (st.ok()) st = lake.SetMeta(lake::kMetaHeadMs, std::to_string(report.head_ms));
-    if (st.ok()) st = tx->Commit();
-    if (!st.ok()) return fail(st);
+  std::optional<int64_t> earliest;
+  for (const Work& w : work) {
+    if (w.recorded) earliest = earliest ? std::min(*earliest, w.start_ms) : w.start_ms;
   }
-  auto stager = Stager::Create(lake.conn());
-  if (!stager.ok()) return fail(stager.status());
-  // Each statement here moves a few thousand rows: DuckDB's worker threads would only add task
-  // handoffs, and the fetching threads need the cores. Restored when the run ends.
-  auto duck_threads = duck::ThreadsSetting::AtMost(lake.conn(), 1);
-  if (!duck_threads.ok()) return fail(duck_threads.status());
+  if (options.note_later_start && earliest && options.start_ms > *earliest) {
+    report.warnings.push_back("lake_ss.st_timestr " + FormatTime(options.start_ms) +
+                              " is after the lake's start " + FormatTime(*earliest) +
+                              ": nothing changes (the lake keeps its data from " +
+                              FormatTime(*earliest) + "; only an earlier start backfills)");
+  }
+  return Status::Ok();
+}
 
-  {
-    std::optional<int64_t> earliest;
-    for (const Work& w : work) {
-      if (w.recorded) earliest = earliest ? std::min(*earliest, w.start_ms) : w.start_ms;
-    }
-    if (options.note_later_start && earliest && options.start_ms > *earliest) {
-      report.warnings.push_back("lake_ss.st_timestr " + FormatTime(options.start_ms) +
-                                " is after the lake's start " + FormatTime(*earliest) +
-                                ": nothing changes (the lake keeps its data from " +
-                                FormatTime(*earliest) + "; only an earlier start backfills)");
+// Stores the contracts and what the lake keeps of the head (its block and time, the deployment and
+// a change of it) in one transaction.
+Status RecordHead(lake::Lake& lake, const ContractMap& contracts, const UpdateReport& report,
+                  const std::optional<std::string>& recorded_deployment) {
+  auto tx = duck::Transaction::Begin(lake.conn());
+  if (!tx.ok()) return tx.status();
+  Status st = StoreContracts(lake.conn(), contracts);
+  if (st.ok() && report.previous_deployment) {
+    st = lake.SetMeta(lake::kMetaPreviousDeployment, *report.previous_deployment);
+    if (st.ok()) {
+      st = lake.SetMeta(lake::kMetaDeploymentChangedAtMs, std::to_string(lake.NowMs()));
     }
   }
-  const HeadPin head_pin{report.head_block, report.deployment};
-  // The backfill first, one table after another: a chunk's rows are held until it commits.
-  for (size_t i = 0; i < work.size(); ++i) {
-    Work& w = work[i];
-    if (!w.recorded) continue;
-    if (options.start_ms >= w.start_ms) continue;
-    Status st = BackfillTable(lake, *stager, w, options.start_ms, contracts, options, factory,
-                              run.id(), static_cast<int>(i) + 1, head_pin, progress);
-    if (!st.ok()) return fail(st);
+  if (st.ok() && recorded_deployment != report.deployment) {
+    st = lake.SetMeta(lake::kMetaDeployment, report.deployment);
   }
+  if (st.ok()) st = lake.SetMeta(lake::kMetaHeadBlock, std::to_string(report.head_block));
+  if (st.ok()) st = lake.SetMeta(lake::kMetaHeadMs, std::to_string(report.head_ms));
+  if (st.ok()) st = tx->Commit();
+  return st;
+}
 
+// Fetches every table's window on its own thread and stores the pages as they come, in
+// transactions of up to options.max_pages_per_commit pages or kRawCommitWindow. When the candles
+// are not wanted, the last transaction also ends the run (options.finishes_run). Returns the first
+// error (a fetcher's, a store's, or kCancelled); the tables' reports hold what was committed.
+Status FetchTables(lake::Lake& lake, Stager& stager, lake::Run& run, const UpdateOptions& options,
+                   const TransportFactory& factory, const ContractMap& contracts,
+                   const HeadPin& head_pin, bool want_ohlcv, UpdateReport& report,
+                   std::vector<Work>& work, Progress* progress) {
   std::atomic<bool> stop{false};
   PageQueue queue(static_cast<size_t>(std::max(1, options.queue_pages)) * work.size(),
                   static_cast<int>(work.size()));
@@ -689,7 +660,7 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
       Record(run, with_stats, report, options.finishes_run);
       return options.finishes_run ? run.Finish() : Status::Ok();
     };
-    Status st = StoreBatch(lake, *stager, pages, run.id(), work, finish, options.at_step);
+    Status st = StoreBatch(lake, stager, pages, run.id(), work, finish, options.at_step);
     if (!st.ok()) {
       if (error.ok()) error = st;
       break;
@@ -703,31 +674,111 @@ Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOption
   queue.Stop();
   for (std::thread& t : threads) t.join();
   apply_stats(work);
-  if (!error.ok()) return fail(error);
-  if (want_ohlcv) {
-    // After the subgraph tables, which are stored whatever the exchange does: a failing stream is
-    // a warning, recorded in the lake, and its candles are late data the ETL folds in when they
-    // arrive. Capped at the head like the subgraph's tables (slots after it are not built yet).
-    if (progress != nullptr && progress->enabled()) progress->Update("raw update: candles");
-    OhlcvOptions ohlcv;
-    ohlcv.start_ms = options.start_ms;
-    ohlcv.end_ms = report.end_ms;
-    ohlcv.now_ms = options.now_ms;
-    ohlcv.gap_after_ms = options.ohlcv_gap_after_ms;
-    ohlcv.retry = options.retry;
-    ohlcv.sleeper = options.sleeper;
-    ohlcv.cancel = options.cancel;
-    Status st = FetchOhlcv(lake, run.id(), OhlcvStreams(contracts, options.ohlcv_exchange), ohlcv,
-                           options.exchange, report.ohlcv);
-    if (!st.ok()) return fail(st);
-    for (const std::string& w : report.ohlcv.warnings) report.warnings.push_back(w);
+  return error;
+}
+
+// After the subgraph tables, which are stored whatever the exchange does: a failing stream is a
+// warning, recorded in the lake, and its candles are late data the ETL folds in when they arrive.
+// Capped at the head like the subgraph's tables (slots after it are not built yet). Ends the run
+// when options.finishes_run.
+Status FetchCandles(lake::Lake& lake, lake::Run& run, const UpdateOptions& options,
+                    const ContractMap& contracts, UpdateReport& report,
+                    const std::vector<Work>& work, Progress* progress) {
+  if (progress != nullptr && progress->enabled()) progress->Update("raw update: candles");
+  OhlcvOptions ohlcv;
+  ohlcv.start_ms = options.start_ms;
+  ohlcv.end_ms = report.end_ms;
+  ohlcv.now_ms = options.now_ms;
+  ohlcv.gap_after_ms = options.ohlcv_gap_after_ms;
+  ohlcv.retry = options.retry;
+  ohlcv.sleeper = options.sleeper;
+  ohlcv.cancel = options.cancel;
+  Status st = FetchOhlcv(lake, run.id(), OhlcvStreams(contracts, options.ohlcv_exchange), ohlcv,
+                         options.exchange, report.ohlcv);
+  if (!st.ok()) return st;
+  for (const std::string& w : report.ohlcv.warnings) report.warnings.push_back(w);
+  Record(run, work, report, options.finishes_run);
+  if (options.finishes_run) {
+    auto tx = duck::Transaction::Begin(lake.conn());
+    if (!tx.ok()) return tx.status();
+    Status done = run.Finish();
+    if (done.ok()) done = tx->Commit();
+    if (!done.ok()) return done;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<UpdateReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options,
+                            const TransportFactory& factory, Progress* progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  UpdateReport report;
+  std::vector<Work> work;
+  for (const TableDef& t : RawTables()) {
+    bool wanted = options.tables.empty() || std::find(options.tables.begin(), options.tables.end(),
+                                                      t.name) != options.tables.end();
+    if (!wanted) continue;
+    Work w;
+    w.spec = FindFetchSpec(t.name);
+    w.report.table = std::string(t.name);
+    work.push_back(std::move(w));
+  }
+  const bool want_ohlcv =
+      options.exchange &&
+      (options.tables.empty() || std::find(options.tables.begin(), options.tables.end(),
+                                           lake::kOhlcvTable.name) != options.tables.end());
+  for (const std::string& name : options.tables) {
+    if (FindTable(name) == nullptr && name != lake::kOhlcvTable.name) {
+      return run.Fail(Status::Usage("unknown raw table '" + name + "'"));
+    }
+  }
+
+  report.run_id = run.id();
+  auto fail = [&](const Status& error) -> Status {
+    if (progress != nullptr) progress->Finish();
     Record(run, work, report, options.finishes_run);
-    if (options.finishes_run) {
-      auto tx = duck::Transaction::Begin(lake.conn());
-      if (!tx.ok()) return fail(tx.status());
-      Status done = run.Finish();
-      if (done.ok()) done = tx->Commit();
-      if (!done.ok()) return fail(done);
+    return run.Fail(error);
+  };
+
+  ContractMap contracts;
+  if (Status st = ReadHeadAndContracts(lake, options, factory, run.id(), report, contracts);
+      !st.ok()) {
+    return fail(st);
+  }
+  std::optional<std::string> recorded_deployment;
+  if (Status st = PlanWindows(lake, options, contracts, report, work, recorded_deployment);
+      !st.ok()) {
+    return fail(st);
+  }
+  if (Status st = RecordHead(lake, contracts, report, recorded_deployment); !st.ok()) {
+    return fail(st);
+  }
+  auto stager = Stager::Create(lake.conn());
+  if (!stager.ok()) return fail(stager.status());
+  // Each statement here moves a few thousand rows: DuckDB's worker threads would only add task
+  // handoffs, and the fetching threads need the cores. Restored when the run ends.
+  auto duck_threads = duck::ThreadsSetting::AtMost(lake.conn(), 1);
+  if (!duck_threads.ok()) return fail(duck_threads.status());
+  const HeadPin head_pin{report.head_block, report.deployment};
+  // The backfill first, one table after another: a chunk's rows are held until it commits.
+  for (size_t i = 0; i < work.size(); ++i) {
+    Work& w = work[i];
+    if (!w.recorded) continue;
+    if (options.start_ms >= w.start_ms) continue;
+    Status st = BackfillTable(lake, *stager, w, options.start_ms, contracts, options, factory,
+                              run.id(), static_cast<int>(i) + 1, head_pin, progress);
+    if (!st.ok()) return fail(st);
+  }
+
+  if (Status st = FetchTables(lake, *stager, run, options, factory, contracts, head_pin, want_ohlcv,
+                              report, work, progress);
+      !st.ok()) {
+    return fail(st);
+  }
+  if (want_ohlcv) {
+    if (Status st = FetchCandles(lake, run, options, contracts, report, work, progress); !st.ok()) {
+      return fail(st);
     }
   }
   if (progress != nullptr) progress->Finish();
