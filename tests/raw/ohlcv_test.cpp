@@ -52,6 +52,33 @@ UpdateOptions CandleOptions(const config::SimConfig& world, int64_t end_ms, Slee
   return o;
 }
 
+// A lake fed by the simulated subgraph and the fake exchange, whose answers a test alters through
+// `state`. Run may be called again after a test moves world.now (then call Restart()).
+struct FakeExchangeLake {
+  FakeExchangeLake(const std::string& start, const std::string& now)
+      : world(rawtest::SmallWorld(start, now)),
+        engine(rawtest::MakeEngine(world)),
+        lake(rawtest::OpenLake(dir.path())) {}
+
+  // The simulated world as of world.now.
+  void Restart() { engine = rawtest::MakeEngine(world); }
+  UpdateOptions Options(int64_t end_ms) {
+    return CandleOptions(world, end_ms, &sleep, rawtest::FakeExchangeFactory(engine, state));
+  }
+  Result<UpdateReport> Run(const UpdateOptions& options) {
+    return rawtest::RunUpdate(*lake, options, rawtest::SimFactory(engine), nullptr);
+  }
+  Result<UpdateReport> Run(int64_t end_ms) { return Run(Options(end_ms)); }
+
+  TempDir dir;
+  config::SimConfig world;
+  std::shared_ptr<const sim::Engine> engine;
+  std::unique_ptr<lake::Lake> lake;
+  rawtest::NoSleep sleep;
+  std::shared_ptr<rawtest::FakeExchangeState> state =
+      std::make_shared<rawtest::FakeExchangeState>();
+};
+
 Table CandleRows(lake::Lake& lake) {
   auto r = lake.conn().Query("SELECT * FROM pdr_ohlcv ORDER BY timestamp, ID", "test read");
   EXPECT_TRUE(r.ok()) << r.status().message();
@@ -256,20 +283,16 @@ int64_t CountOf(lake::Lake& lake, const std::string& sql) {
 }
 
 TEST(RawOhlcvTest, AMissingCandleHoldsTheWatermarkUntilItComesOrBecomesAKnownGap) {
-  TempDir dir;
-  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
-  auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
-  rawtest::NoSleep sleep;
-  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  FakeExchangeLake f("2024-07-25", "2024-07-25_06:02:30");
+  auto& lake = f.lake;
+  auto& state = f.state;
   // A hole in the middle (03:00) and a short answer at the end (the last final candle, 05:55).
   state->missing["BTCUSDT5m"] = {Ms("2024-07-25_03:00"), Ms("2024-07-25_05:55")};
   const std::string btc = "pdr_ohlcv:binance:BTC/USDT:5m";
   auto run = [&](int64_t gap_after_ms) {
-    UpdateOptions o =
-        CandleOptions(world, Ms("2024-07-26"), &sleep, rawtest::FakeExchangeFactory(engine, state));
+    UpdateOptions o = f.Options(Ms("2024-07-26"));
     o.ohlcv_gap_after_ms = gap_after_ms;
-    auto r = rawtest::RunUpdate(*lake, o, rawtest::SimFactory(engine), nullptr);
+    auto r = f.Run(o);
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? r->ohlcv : OhlcvReport{};
   };
@@ -305,20 +328,15 @@ TEST(RawOhlcvTest, AMissingCandleHoldsTheWatermarkUntilItComesOrBecomesAKnownGap
 }
 
 TEST(RawOhlcvTest, OnlyCandlesFinalByTheExchangesClockAreStoredAndRevisionsAreCorrected) {
-  TempDir dir;
-  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
-  auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
-  rawtest::NoSleep sleep;
-  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  FakeExchangeLake f("2024-07-25", "2024-07-25_06:02:30");
+  auto& lake = f.lake;
+  auto& state = f.state;
   // The exchange's clock is 10 minutes behind ours: by it, 05:52:30 less the margin; the last
   // final 5m candle opens at 05:45 (closes 05:50).
   state->clock_offset_ms = -10 * 60'000;
   // And it still answers an interim close for the last of them.
   state->revised["BTCUSDT5m"][Ms("2024-07-25_05:45")] = "1.5";
-  auto factory = rawtest::FakeExchangeFactory(engine, state);
-  auto r = rawtest::RunUpdate(*lake, CandleOptions(world, Ms("2024-07-26"), &sleep, factory),
-                              rawtest::SimFactory(engine), nullptr);
+  auto r = f.Run(Ms("2024-07-26"));
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(rawtest::WatermarkOf(*lake, "pdr_ohlcv:binance:BTC/USDT:5m"), Ms("2024-07-25_05:50"));
   EXPECT_EQ(CountOf(*lake,
@@ -334,8 +352,7 @@ TEST(RawOhlcvTest, OnlyCandlesFinalByTheExchangesClockAreStoredAndRevisionsAreCo
   // a change of that candle alone, and counted.
   state->revised.clear();
   state->clock_offset_ms = 0;
-  auto again = rawtest::RunUpdate(*lake, CandleOptions(world, Ms("2024-07-26"), &sleep, factory),
-                                  rawtest::SimFactory(engine), nullptr);
+  auto again = f.Run(Ms("2024-07-26"));
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->ohlcv.counts.rows_updated, 1);
   EXPECT_EQ(CountOf(*lake, "SELECT count(*) FROM pdr_ohlcv WHERE close = 1.5"), 0);
@@ -345,23 +362,19 @@ TEST(RawOhlcvTest, OnlyCandlesFinalByTheExchangesClockAreStoredAndRevisionsAreCo
                         std::to_string(Ms("2024-07-25_05:45")) + " AND to_ms > " +
                         std::to_string(Ms("2024-07-25_05:45"))),
             1);
-  ExpectCandlesEqualTruth(*lake, *engine);
+  ExpectCandlesEqualTruth(*lake, *f.engine);
 }
 
 TEST(RawOhlcvTest, ABanIsHonouredAcrossRuns) {
-  TempDir dir;
-  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
-  auto lake = rawtest::OpenLake(dir.path());
-  rawtest::NoSleep sleep;
-  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  FakeExchangeLake f("2024-07-25", "2024-07-25_06:00");
+  auto& sleep = f.sleep;
+  auto& state = f.state;
   state->refuse =
       gql::HttpResponse{418, R"({"code":-1003,"msg":"Way too many requests; IP banned"})", 600'000};
   auto at = [&](const std::string& now) {
-    world.now = now;
-    auto engine = rawtest::MakeEngine(world);
-    auto r = rawtest::RunUpdate(
-        *lake, CandleOptions(world, Ms(now), &sleep, rawtest::FakeExchangeFactory(engine, state)),
-        rawtest::SimFactory(engine), nullptr);
+    f.world.now = now;
+    f.Restart();
+    auto r = f.Run(Ms(now));
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? *r : UpdateReport{};
   };
@@ -386,24 +399,18 @@ TEST(RawOhlcvTest, ABanIsHonouredAcrossRuns) {
   auto third = at("2024-07-25_06:12");
   EXPECT_GT(state->requests, 1);
   EXPECT_TRUE(third.ohlcv.failures.empty());
-  EXPECT_EQ(rawtest::WatermarkOf(*lake, "pdr_ohlcv:binance:BTC/USDT:5m"), Ms("2024-07-25_06:10"));
+  EXPECT_EQ(rawtest::WatermarkOf(*f.lake, "pdr_ohlcv:binance:BTC/USDT:5m"), Ms("2024-07-25_06:10"));
 }
 
 TEST(RawOhlcvTest, TheRequestWeightStaysUnderTheExchangesLimit) {
-  TempDir dir;
-  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
-  auto lake = rawtest::OpenLake(dir.path());
-  rawtest::NoSleep sleep;
-  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  FakeExchangeLake f("2024-07-25", "2024-07-25_06:00");
+  auto& sleep = f.sleep;
+  auto& state = f.state;
   // Seven requests (the clock and six streams) of a quarter of the limit each: asking on without
   // reading the weight would pass the limit at the fifth and meet a 429.
   state->weight_per_request = exchange::kRequestWeightPerMinute / 4;
   state->slept_ms = &sleep.total;
-  auto engine = rawtest::MakeEngine(world);
-  auto r = rawtest::RunUpdate(
-      *lake,
-      CandleOptions(world, Ms(world.now), &sleep, rawtest::FakeExchangeFactory(engine, state)),
-      rawtest::SimFactory(engine), nullptr);
+  auto r = f.Run(Ms(f.world.now));
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(state->over_limit, 0);
   EXPECT_TRUE(r->ohlcv.failures.empty());
@@ -411,21 +418,17 @@ TEST(RawOhlcvTest, TheRequestWeightStaysUnderTheExchangesLimit) {
   // One whole window waited per four requests, no more.
   EXPECT_EQ(sleep.total.load(), (state->requests - 1) / 4 * exchange::kWeightWindowMs);
   EXPECT_EQ(r->ohlcv.retries_by_kind["weight_pause"], (state->requests - 1) / 4);
-  ExpectCandlesEqualTruth(*lake, *engine);
+  ExpectCandlesEqualTruth(*f.lake, *f.engine);
 }
 
 TEST(RawOhlcvTest, AStreamTheExchangeCannotServeIsSetAsideAlone) {
-  TempDir dir;
-  auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");
-  auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
-  rawtest::NoSleep sleep;
-  auto state = std::make_shared<rawtest::FakeExchangeState>();
+  FakeExchangeLake f("2024-07-25", "2024-07-25_02:00");
+  auto& lake = f.lake;
+  auto& state = f.state;
+  auto& world = f.world;
+  auto& sleep = f.sleep;
   state->unlisted = {"SOLUSDT"};
-  auto r = rawtest::RunUpdate(
-      *lake,
-      CandleOptions(world, Ms(world.now), &sleep, rawtest::FakeExchangeFactory(engine, state)),
-      rawtest::SimFactory(engine), nullptr);
+  auto r = f.Run(Ms(world.now));
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->ohlcv.failures.size(), 2u);
   for (const OhlcvStreamFailure& f : r->ohlcv.failures) {
@@ -455,7 +458,7 @@ TEST(RawOhlcvTest, AStreamTheExchangeCannotServeIsSetAsideAlone) {
   OhlcvReport report;
   const int before = state->requests;
   ASSERT_TRUE(
-      FetchOhlcv(*lake, 99, odd, o, rawtest::FakeExchangeFactory(engine, state), report).ok());
+      FetchOhlcv(*lake, 99, odd, o, rawtest::FakeExchangeFactory(f.engine, state), report).ok());
   EXPECT_EQ(state->requests, before + 1);  // the clock only
   ASSERT_EQ(report.failures.size(), 3u);
   for (const OhlcvStreamFailure& f : report.failures) EXPECT_TRUE(f.set_aside) << f.stream;
