@@ -1045,7 +1045,10 @@ Status Checker::RawTablesNeverFetched() {
                            "lake holds no data of them (count: tables)");
   ASSIGN_OR_RETURN(
       auto last,
-      QueryText(conn_, "SELECT status, error FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
+      QueryText(conn_,
+                "SELECT status, error FROM predlake_runs WHERE command <> " +
+                    QuoteString(std::string(kValidateIncrementalCommand)) +
+                    " ORDER BY run_id DESC LIMIT 1",
                 "validate " + check.name));
   if (last.rows.empty() || last.rows[0][0].value_or("") == "succeeded" ||
       last.rows[0][0].value_or("") == "running") {
