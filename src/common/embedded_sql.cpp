@@ -51,7 +51,9 @@ std::string FillSql(std::string_view text,
   }
   size_t i = 0;
   for (const auto& [key, value] : values) {
-    if (!used[i++]) SqlBuildError("a value for ${" + std::string(key) + "}, which is not in " + std::string(text));
+    if (!used[i++])
+      SqlBuildError("a value for ${" + std::string(key) + "}, which is not in " +
+                    std::string(text));
   }
   return out;
 }

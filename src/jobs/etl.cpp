@@ -47,15 +47,15 @@ Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& req
       chunk_end = position + request.chunk_ms;
     }
     if (chunk_end) options.to_ms = chunk_end;
-    ASSIGN_OR_RETURN(last, writer.Run<etl::RunReport>(
-                               EtlCommand(job),
-                               [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
-                                 if (chunk > 0 || chunk_end) {
-                                   run.detail()["chunk"] = {{"index", chunk + 1}};
-                                 }
-                                 return job == EtlJob::kRebuild ? etl::Rebuild(lake, run, options)
-                                                                : etl::Update(lake, run, options);
-                               }));
+    ASSIGN_OR_RETURN(
+        last, writer.Run<etl::RunReport>(
+                  EtlCommand(job), [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
+                    if (chunk > 0 || chunk_end) {
+                      run.detail()["chunk"] = {{"index", chunk + 1}};
+                    }
+                    return job == EtlJob::kRebuild ? etl::Rebuild(lake, run, options)
+                                                   : etl::Update(lake, run, options);
+                  }));
     // The last chunk reaches the requested end, or stops short of its own at the frontier.
     if (!chunk_end || !last.changed || last.checkpoint_after_ms.value_or(0) < *chunk_end) break;
     if (request.on_chunk) request.on_chunk(last);

@@ -147,17 +147,16 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
         request.chunk_ms > 0 && chunk_end < end_ms
             ? (end_ms - chunk_end + request.chunk_ms - 1) / request.chunk_ms
             : 0;
-    ASSIGN_OR_RETURN(
-        UpdateReport chunk,
-        writer.Run<UpdateReport>(std::string(kUpdateCommand),
-                                 [&](lake::Lake& open, lake::Run& run) -> Result<UpdateReport> {
-                                   if (total.chunks > 0 || planned_left > 0) {
-                                     run.detail()["chunk"] = {
-                                         {"index", total.chunks + 1},
-                                         {"of", total.chunks + 1 + planned_left}};
-                                   }
-                                   return RunChunk(request, open, run, chunk_end, now_ms);
-                                 }));
+    ASSIGN_OR_RETURN(UpdateReport chunk,
+                     writer.Run<UpdateReport>(
+                         std::string(kUpdateCommand),
+                         [&](lake::Lake& open, lake::Run& run) -> Result<UpdateReport> {
+                           if (total.chunks > 0 || planned_left > 0) {
+                             run.detail()["chunk"] = {{"index", total.chunks + 1},
+                                                      {"of", total.chunks + 1 + planned_left}};
+                           }
+                           return RunChunk(request, open, run, chunk_end, now_ms);
+                         }));
     total.rows += StoredRows(chunk);
     total.phases.fetch_ms += chunk.phases.fetch_ms;
     total.phases.etl_ms += chunk.phases.etl_ms;

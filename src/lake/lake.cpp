@@ -28,8 +28,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // A statement of src/lake/sql/bookkeeping/, its ${name} placeholders filled.
-std::string BookSql(std::string_view stem,
-                    std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
+std::string BookSql(
+    std::string_view stem,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
   return FillSql(BookkeepingSql(), stem, values);
 }
 
@@ -248,11 +249,11 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   }
 
   // Refuse a database that is not ours, or is from a newer predlake, before touching it.
-  ASSIGN_OR_RETURN(auto has_meta, lake->conn_->QueryInt(BookSql("count_meta_tables"), "inspect lake"));
+  ASSIGN_OR_RETURN(auto has_meta,
+                   lake->conn_->QueryInt(BookSql("count_meta_tables"), "inspect lake"));
   if (has_meta.value_or(0) == 0) {
-    ASSIGN_OR_RETURN(
-        auto table_count,
-        lake->conn_->QueryInt(BookSql("count_tables"), "inspect lake"));
+    ASSIGN_OR_RETURN(auto table_count,
+                     lake->conn_->QueryInt(BookSql("count_tables"), "inspect lake"));
     if (table_count.value_or(0) > 0) {
       return Status::Data(file.string() +
                           " is a DuckDB database but not a predlake lake; refusing to "
@@ -263,8 +264,8 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
                           " is empty (run `predlake update` to fill it)");
     }
   } else {
-    ASSIGN_OR_RETURN(auto version, lake->conn_->QueryInt(BookSql("read_schema_version"),
-                                                             "read schema version"));
+    ASSIGN_OR_RETURN(auto version,
+                     lake->conn_->QueryInt(BookSql("read_schema_version"), "read schema version"));
     if (version.value_or(0) > kSchemaVersion) {
       return Status::Data("the lake at " + lake_dir + " was written by a newer predlake (schema " +
                           std::to_string(*version) + ", this build knows " +
@@ -370,8 +371,7 @@ std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string
 Result<std::string> CatalogText(duck::Connection& conn) {
   // Every table and column of the lake (names, order, types, nullability, defaults) and every
   // constraint: what EnsureSchema's DDL and column checks look at.
-  ASSIGN_OR_RETURN(auto columns,
-                   conn.Query(BookSql("catalog_columns"), "inspect the schema"));
+  ASSIGN_OR_RETURN(auto columns, conn.Query(BookSql("catalog_columns"), "inspect the schema"));
   std::string catalog;
   for (const auto& row : columns.ToText()) {
     for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
@@ -446,9 +446,9 @@ Status Lake::EnsureSchema(bool has_meta) {
   }
   RETURN_IF_ERROR(AddMissingColumns());
   RETURN_IF_ERROR(SetMeta("schema_version", std::to_string(kSchemaVersion)));
-  RETURN_IF_ERROR(conn_->Execute(
-      BookSql("record_created_at", {{"now_ms", std::to_string(clock_->NowMs())}}),
-      "record creation time"));
+  RETURN_IF_ERROR(
+      conn_->Execute(BookSql("record_created_at", {{"now_ms", std::to_string(clock_->NowMs())}}),
+                     "record creation time"));
   ASSIGN_OR_RETURN(std::string catalog, CatalogText(*conn_));
   RETURN_IF_ERROR(SetMeta(kMetaSchemaFingerprint, SchemaFingerprint(build_schema, catalog)));
   return tx.Commit();
@@ -477,16 +477,16 @@ Result<std::vector<std::string>> Lake::SetAsideKeyed() {
 Status Lake::RefillUnkeyed(const std::vector<std::string>& tables) {
   for (const std::string& name : tables) {
     const std::string step = "copy " + name + " without its primary key";
-    ASSIGN_OR_RETURN(auto cols,
-                     conn_->Query(BookSql("table_column_names",
-                                          {{"table", duck::QuoteString(name + "__keyed")}}),
-                                  step));
+    ASSIGN_OR_RETURN(
+        auto cols,
+        conn_->Query(
+            BookSql("table_column_names", {{"table", duck::QuoteString(name + "__keyed")}}), step));
     std::string columns;
     for (const auto& row : cols.ToText()) {
       columns += (columns.empty() ? "" : ", ") + duck::QuoteIdent(row[0].value_or(""));
     }
-    RETURN_IF_ERROR(conn_->Execute(
-        BookSql("refill_unkeyed", {{"table", name}, {"columns", columns}}), step));
+    RETURN_IF_ERROR(
+        conn_->Execute(BookSql("refill_unkeyed", {{"table", name}, {"columns", columns}}), step));
   }
   return Status::Ok();
 }
@@ -601,16 +601,14 @@ Status Lake::SetWatermarks(const std::vector<std::pair<std::string, Watermark>>&
       ", " + std::to_string(run_id) + ", " + std::to_string(clock_->NowMs()) + ")";
   for (size_t i = 0; i < watermarks.size(); ++i) {
     const auto& [table, w] = watermarks[i];
-    rows += (i == 0 ? "(" : ", (") + duck::QuoteString(table) + ", " +
-            std::to_string(w.start_ms) + ", " + std::to_string(w.watermark_ms) + tail;
+    rows += (i == 0 ? "(" : ", (") + duck::QuoteString(table) + ", " + std::to_string(w.start_ms) +
+            ", " + std::to_string(w.watermark_ms) + tail;
   }
   return conn_->Execute(BookSql("set_watermarks", {{"rows", rows}}), "set watermarks");
 }
 
 Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id) {
-  ASSIGN_OR_RETURN(
-      auto stmt,
-      conn_->Prepare(BookSql("set_watermark"), "set watermark"));
+  ASSIGN_OR_RETURN(auto stmt, conn_->Prepare(BookSql("set_watermark"), "set watermark"));
   RETURN_IF_ERROR(stmt.Bind(1, table));
   RETURN_IF_ERROR(stmt.Bind(2, watermark.start_ms));
   RETURN_IF_ERROR(stmt.Bind(3, watermark.watermark_ms));
@@ -620,21 +618,19 @@ Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, in
 }
 
 Result<std::optional<Checkpoint>> Lake::GetCheckpoint() {
-  ASSIGN_OR_RETURN(
-      auto result,
-      conn_->Query(BookSql("read_checkpoint"), "read checkpoint"));
+  ASSIGN_OR_RETURN(auto result, conn_->Query(BookSql("read_checkpoint"), "read checkpoint"));
   auto chunk = result.NextChunk();
   if (!chunk || chunk->size() == 0) return std::optional<Checkpoint>();
   return std::optional<Checkpoint>(Checkpoint{chunk->GetInt64(0, 0), chunk->GetInt64(1, 0)});
 }
 
 Status Lake::SetCheckpoint(const Checkpoint& checkpoint, int64_t run_id) {
-  return conn_->Execute(BookSql("set_checkpoint",
-                                {{"start_ms", std::to_string(checkpoint.start_ms)},
+  return conn_->Execute(
+      BookSql("set_checkpoint", {{"start_ms", std::to_string(checkpoint.start_ms)},
                                  {"checkpoint_ms", std::to_string(checkpoint.checkpoint_ms)},
                                  {"run_id", std::to_string(run_id)},
                                  {"now_ms", std::to_string(clock_->NowMs())}}),
-                        "set checkpoint");
+      "set checkpoint");
 }
 
 Status Lake::ClearCheckpoint() {
@@ -659,12 +655,9 @@ TableCounts& TableCounts::operator+=(const TableCounts& other) {
 Result<Run> Lake::BeginRun(std::string command) {
   ASSIGN_OR_RETURN(auto marks, WatermarksJson());
   ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
-  ASSIGN_OR_RETURN(auto last,
-                   conn_->QueryInt(BookSql("last_run_id"), "next run id"));
+  ASSIGN_OR_RETURN(auto last, conn_->QueryInt(BookSql("last_run_id"), "next run id"));
   int64_t run_id = last.value_or(0) + 1;
-  ASSIGN_OR_RETURN(
-      auto stmt,
-      conn_->Prepare(BookSql("begin_run"), "record run start"));
+  ASSIGN_OR_RETURN(auto stmt, conn_->Prepare(BookSql("begin_run"), "record run start"));
   RETURN_IF_ERROR(stmt.Bind(1, run_id));
   RETURN_IF_ERROR(stmt.Bind(2, std::string_view(command)));
   RETURN_IF_ERROR(stmt.Bind(3, clock_->NowMs()));
@@ -704,8 +697,7 @@ Status Run::Record(std::string_view status, const std::string& error) {
   ASSIGN_OR_RETURN(auto marks, lake_->WatermarksJson());
   ASSIGN_OR_RETURN(auto checkpoint, lake_->GetCheckpoint());
   duck::Connection& conn = lake_->conn();
-  ASSIGN_OR_RETURN(
-      auto stmt, conn.Prepare(BookSql("end_run"), "record run end"));
+  ASSIGN_OR_RETURN(auto stmt, conn.Prepare(BookSql("end_run"), "record run end"));
   RETURN_IF_ERROR(stmt.Bind(1, id_));
   RETURN_IF_ERROR(stmt.Bind(2, status));
   RETURN_IF_ERROR(stmt.Bind(3, lake_->NowMs()));
@@ -717,9 +709,8 @@ Status Run::Record(std::string_view status, const std::string& error) {
   const std::string detail = detail_.empty() ? "" : detail_.dump();
   RETURN_IF_ERROR(detail.empty() ? stmt.BindNull(9) : stmt.Bind(9, std::string_view(detail)));
   RETURN_IF_ERROR(stmt.Execute().status());
-  RETURN_IF_ERROR(
-      conn.Execute(BookSql("clear_run_tables", {{"run_id", std::to_string(id_)}}),
-                   "record run tables"));
+  RETURN_IF_ERROR(conn.Execute(BookSql("clear_run_tables", {{"run_id", std::to_string(id_)}}),
+                               "record run tables"));
   if (tables_.empty()) return Status::Ok();
   ASSIGN_OR_RETURN(auto app, conn.MakeAppender("predlake_run_tables"));
   for (const auto& [table, counts] : tables_) {
@@ -772,15 +763,15 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
     const std::string name(table.name);
     if (RecordsWrittenDays(table)) {
       // The days that lose rows, and those that get an earlier version back.
-      RETURN_IF_ERROR(conn_->Execute(RecordWrittenDaysSql(
-                                         table, BookSql("raw_rows_from",
-                                                        {{"table", name}, {"from_ms", from}})),
-                                     "record the days dropped from " + name));
+      RETURN_IF_ERROR(
+          conn_->Execute(RecordWrittenDaysSql(
+                             table, BookSql("raw_rows_from", {{"table", name}, {"from_ms", from}})),
+                         "record the days dropped from " + name));
       if (table.versions != nullptr) {
         RETURN_IF_ERROR(conn_->Execute(
-            RecordWrittenDaysSql(table, BookSql("versions_restored_from",
-                                                {{"versions", table.versions->name},
-                                                 {"from_ms", from}})),
+            RecordWrittenDaysSql(table,
+                                 BookSql("versions_restored_from",
+                                         {{"versions", table.versions->name}, {"from_ms", from}})),
             "record the days restored in " + name));
       }
     }
@@ -796,15 +787,14 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
       }
       ASSIGN_OR_RETURN(
           auto restored,
-          conn_->Query(BookSql("restore_versions_from", {{"table", name},
-                                                         {"set", set},
-                                                         {"versions", versions},
-                                                         {"from_ms", from}}),
-                       "restore earlier versions in " + name));
+          conn_->Query(
+              BookSql("restore_versions_from",
+                      {{"table", name}, {"set", set}, {"versions", versions}, {"from_ms", from}}),
+              "restore earlier versions in " + name));
       counts[name].rows_updated = restored.rows_changed();
-      RETURN_IF_ERROR(conn_->Execute(
-          BookSql("drop_versions_from", {{"versions", versions}, {"from_ms", from}}),
-          "drop versions of " + name));
+      RETURN_IF_ERROR(
+          conn_->Execute(BookSql("drop_versions_from", {{"versions", versions}, {"from_ms", from}}),
+                         "drop versions of " + name));
     }
     ASSIGN_OR_RETURN(auto result,
                      conn_->Query(BookSql("drop_rows_from", {{"table", name}, {"from_ms", from}}),
@@ -819,15 +809,16 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
                                   "drop raw rows from " + name));
     counts[name].rows_deleted = result.rows_changed();
   }
-  RETURN_IF_ERROR(conn_->Execute(BookSql("move_watermarks_back",
-                                         {{"from_ms", from}, {"now_ms", std::to_string(clock_->NowMs())}}),
-                                 "move watermarks back"));
+  RETURN_IF_ERROR(
+      conn_->Execute(BookSql("move_watermarks_back",
+                             {{"from_ms", from}, {"now_ms", std::to_string(clock_->NowMs())}}),
+                     "move watermarks back"));
   // The lake forgets what it read from then on, the newest head included: a later fetch may read
   // a head before it (raw::Update refuses an older head only while the lake holds its data).
-  RETURN_IF_ERROR(conn_->Execute(BookSql("forget_head",
-                                         {{"head_block", duck::QuoteString(kMetaHeadBlock)},
-                                          {"head_ms", duck::QuoteString(kMetaHeadMs)}}),
-                                 "forget the newest head"));
+  RETURN_IF_ERROR(
+      conn_->Execute(BookSql("forget_head", {{"head_block", duck::QuoteString(kMetaHeadBlock)},
+                                             {"head_ms", duck::QuoteString(kMetaHeadMs)}}),
+                     "forget the newest head"));
   return counts;
 }
 

@@ -18,8 +18,9 @@ using duck::QuoteIdent;
 using duck::QuoteString;
 
 // A statement (or the fragment a check composes) of src/ops/sql/, its ${name} placeholders filled.
-std::string CheckSql(std::string_view stem,
-                     std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
+std::string CheckSql(
+    std::string_view stem,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
   return FillSql(ValidateSql(), stem, values);
 }
 
@@ -262,12 +263,11 @@ Status Checker::ResolveSince() {
     if (it == mark.watermarks.end()) continue;  // no watermark then: every row is new
     // The lowest watermark a run since left (a raw drop moves it back) and the start of any import
     // since (it may load rows below the watermark).
-    ASSIGN_OR_RETURN(
-        auto lowest,
-        conn_.QueryInt(CheckSql("since_lowest_watermark", {{"json_path", QuoteString("$." + table)},
-                                                            {"run_id", run_id},
-                                                            {"table_name", QuoteString(table)}}),
-                       "validate: changed since"));
+    ASSIGN_OR_RETURN(auto lowest, conn_.QueryInt(CheckSql("since_lowest_watermark",
+                                                          {{"json_path", QuoteString("$." + table)},
+                                                           {"run_id", run_id},
+                                                           {"table_name", QuoteString(table)}}),
+                                                 "validate: changed since"));
     raw_since_[table] = lowest ? std::min(it->second, *lowest) : it->second;
   }
   if (!mark.checkpoint_ms || !checkpoint_) return Status::Ok();
@@ -275,8 +275,9 @@ Status Checker::ResolveSince() {
                    conn_.QueryInt(CheckSql("since_checkpoint_cleared", {{"run_id", run_id}}),
                                   "validate: changed since"));
   if (cleared.value_or(0) > 0) return Status::Ok();  // rebuilt from the start since
-  ASSIGN_OR_RETURN(auto lowest, conn_.QueryInt(CheckSql("since_lowest_checkpoint", {{"run_id", run_id}}),
-                                               "validate: changed since"));
+  ASSIGN_OR_RETURN(auto lowest,
+                   conn_.QueryInt(CheckSql("since_lowest_checkpoint", {{"run_id", run_id}}),
+                                  "validate: changed since"));
   processed_since_ = std::min(
       {*mark.checkpoint_ms, lowest.value_or(*mark.checkpoint_ms), checkpoint_->checkpoint_ms});
   return Status::Ok();
@@ -284,16 +285,15 @@ Status Checker::ResolveSince() {
 
 Result<std::optional<int64_t>> Checker::ChangedMinSlot(std::string_view table) {
   return conn_.QueryInt(CheckSql("changed_min_slot", {{"table", QuoteIdent(std::string(table))},
-                                                     {"changed", Where(RawChanged(table))}}),
+                                                      {"changed", Where(RawChanged(table))}}),
                         "validate: changed slots");
 }
 
 Status Checker::DuplicateIds() {
   CheckResult& check = Add("duplicate_ids", "IDs stored more than once (count: duplicated IDs)");
   // A table whose primary key is its ID cannot hold a copy: DuckDB refuses one at every insert.
-  ASSIGN_OR_RETURN(auto keyed,
-                   QueryText(conn_, CheckSql("primary_keys_on_id"),
-                             "validate duplicate_ids: primary keys"));
+  ASSIGN_OR_RETURN(auto keyed, QueryText(conn_, CheckSql("primary_keys_on_id"),
+                                         "validate duplicate_ids: primary keys"));
   auto has_key = [&](const std::string& name) {
     for (const auto& row : keyed.rows) {
       if (row[0] == name) return true;
@@ -574,8 +574,9 @@ Status Checker::SlotGaps() {
 
 Result<std::string> Checker::FeedEpochs() {
   if (!feed_epochs_ready_) {
-    RETURN_IF_ERROR(conn_.Execute(CheckSql("feed_epochs_table", {{"feed_epochs_cte", FeedEpochsCte()}}),
-                                  "validate: feed epochs"));
+    RETURN_IF_ERROR(
+        conn_.Execute(CheckSql("feed_epochs_table", {{"feed_epochs_cte", FeedEpochsCte()}}),
+                      "validate: feed epochs"));
     feed_epochs_ready_ = true;
   }
   return std::string("feed_epochs AS (FROM validate_feed_epochs)");
@@ -597,8 +598,8 @@ Status Checker::PayoutsWithoutPrediction() {
   // range (a payout's prediction has its slot; one stored without a slot is read in every range,
   // and the payouts without a slot look their predictions up by ID).
   auto base = [&](const SlotRange& range) {
-    const std::string predictions = SlotSide("pdr_predictions", "ID, slot", range,
-                                             CheckSql("payout_ids_without_slot"));
+    const std::string predictions =
+        SlotSide("pdr_predictions", "ID, slot", range, CheckSql("payout_ids_without_slot"));
     return CheckSql("payouts_without_prediction", {{"feed_epochs", feed_epochs},
                                                    {"changed", Where(changed)},
                                                    {"in_range", InRange("p.slot", range)},
@@ -617,9 +618,9 @@ Status Checker::PayoutsWithoutPrediction() {
   ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(!incremental()));
   for (const SlotRange& r : ranges) {
     // One read of the range counts both kinds.
-    ASSIGN_OR_RETURN(auto counts,
-                     conn_.Query(CheckSql("payouts_without_prediction_counts", {{"orphans", base(r)}}),
-                                 "validate payouts_without_prediction"));
+    ASSIGN_OR_RETURN(auto counts, conn_.Query(CheckSql("payouts_without_prediction_counts",
+                                                       {{"orphans", base(r)}}),
+                                              "validate payouts_without_prediction"));
     auto chunk = counts.NextChunk();
     if (!chunk || chunk->size() != 1) {
       return Status::Internal("validate payouts_without_prediction: no counts");
@@ -666,12 +667,12 @@ Status Checker::BronzePayoutFieldsNull() {
   }
   std::string id = bronze.HasColumn("ID") ? "ID" : "NULL::VARCHAR AS ID";
   std::string slot = bronze.HasColumn("slot") ? "slot" : "NULL::BIGINT AS slot";
-  const std::string bad = CheckSql("bronze_payout_fields_null",
-                                   {{"id", id},
-                                    {"slot", slot},
-                                    {"table", QuoteIdent(kBronzePredictions)},
-                                    {"not_canceled", not_canceled},
-                                    {"and_changed", AndBuiltChanged(bronze)}});
+  const std::string bad =
+      CheckSql("bronze_payout_fields_null", {{"id", id},
+                                             {"slot", slot},
+                                             {"table", QuoteIdent(kBronzePredictions)},
+                                             {"not_canceled", not_canceled},
+                                             {"and_changed", AndBuiltChanged(bronze)}});
   NoteIncremental(check, "rows written by the runs since the last run");
   return Fill(check, bad, "slot, ID");
 }
@@ -825,8 +826,8 @@ Status Checker::StaleWaitingUpdates() {
     if (range.nulls()) return sql;  // a trueval without a slot has no prediction to wait for
     return sql + " UNION ALL " +
            CheckSql("stale_waiting_truevals",
-                    {{"bronze", SlotSide(QuoteIdent(kBronzeSlots), "ID, trueval_timestamp", range,
-                                         no_slot)},
+                    {{"bronze",
+                      SlotSide(QuoteIdent(kBronzeSlots), "ID, trueval_timestamp", range, no_slot)},
                      {"from_ms", e},
                      {"checkpoint_ms", c},
                      {"t_in_range", InRange("t.slot", range)},
@@ -893,8 +894,9 @@ Status Checker::OrphanStagingTables() {
     if (t.kind != TableKind::kStaging) continue;
     ++check.count;
     if (static_cast<int>(check.examples.rows.size()) >= options_.max_examples) continue;
-    ASSIGN_OR_RETURN(auto rows, conn_.QueryInt(CheckSql("count_rows", {{"table", QuoteIdent(t.name)}}),
-                                               "validate orphan_staging_tables"));
+    ASSIGN_OR_RETURN(auto rows,
+                     conn_.QueryInt(CheckSql("count_rows", {{"table", QuoteIdent(t.name)}}),
+                                    "validate orphan_staging_tables"));
     check.examples.rows.push_back({t.name, std::to_string(rows.value_or(0))});
   }
   check.status = check.count > 0 ? CheckStatus::kFail : CheckStatus::kPass;
@@ -915,9 +917,8 @@ Status Checker::TruevalVsExchange() {
   // Incremental: the slots a run since the mark wrote (a slot's outcome is set by the run that
   // builds or folds it).
   const std::string changed = Where(BuiltChanged());
-  ASSIGN_OR_RETURN(auto checked,
-                   conn_.QueryInt(CheckSql("trueval_checked", {{"changed", changed}}),
-                                  "validate " + check.name));
+  ASSIGN_OR_RETURN(auto checked, conn_.QueryInt(CheckSql("trueval_checked", {{"changed", changed}}),
+                                                "validate " + check.name));
   check.note = std::to_string(checked.value_or(0)) + " slots checked against the exchange";
   NoteIncremental(check, "slots written by the runs since the last run");
   return Fill(check, CheckSql("trueval_disagrees", {{"changed", changed}}), "slot, ID");
@@ -964,8 +965,9 @@ Status Checker::CandleGaps() {
     Skip(check, "this lake has not been written by this version yet");
     return Status::Ok();
   }
-  ASSIGN_OR_RETURN(auto known, conn_.QueryInt(CheckSql("count_rows", {{"table", "predlake_candle_gaps"}}),
-                                              "validate " + check.name));
+  ASSIGN_OR_RETURN(auto known,
+                   conn_.QueryInt(CheckSql("count_rows", {{"table", "predlake_candle_gaps"}}),
+                                  "validate " + check.name));
   if (known.value_or(0) > 0) {
     check.note = std::to_string(*known) +
                  " known gaps (candles the exchange never served; `describe` lists them)";
@@ -997,11 +999,10 @@ Status Checker::RawTablesNeverFetched() {
                            "raw tables without a watermark after the newest run failed: the "
                            "lake holds no data of them (count: tables)");
   ASSIGN_OR_RETURN(
-      auto last,
-      QueryText(conn_,
-                CheckSql("last_data_run", {{"validate_command",
-                                            QuoteString(kValidateIncrementalCommand)}}),
-                "validate " + check.name));
+      auto last, QueryText(conn_,
+                           CheckSql("last_data_run", {{"validate_command",
+                                                       QuoteString(kValidateIncrementalCommand)}}),
+                           "validate " + check.name));
   if (last.rows.empty() || last.rows[0][0].value_or("") == "succeeded" ||
       last.rows[0][0].value_or("") == "running") {
     return Status::Ok();
@@ -1049,8 +1050,9 @@ Result<ValidationReport> Checker::Run() {
   // The whole-lake checks group and join every ID: capped, DuckDB spills to disk (beside the lake
   // file) instead of growing with the lake.
   if (!options_.memory_limit.empty()) {
-    RETURN_IF_ERROR(conn_.Execute(CheckSql("set_memory_limit", {{"limit", QuoteString(options_.memory_limit)}}),
-                                  "validate: memory limit"));
+    RETURN_IF_ERROR(
+        conn_.Execute(CheckSql("set_memory_limit", {{"limit", QuoteString(options_.memory_limit)}}),
+                      "validate: memory limit"));
   }
   ASSIGN_OR_RETURN(tables_, ListTables(conn_));
   ASSIGN_OR_RETURN(checkpoint_, lake_.GetCheckpoint());
@@ -1143,8 +1145,7 @@ std::optional<ValidateMark> ValidateMark::FromJson(const std::string& text) {
 
 Result<ValidateMark> CurrentMark(lake::Lake& lake) {
   ValidateMark m;
-  ASSIGN_OR_RETURN(auto last,
-                   lake.conn().QueryInt(CheckSql("last_run_id"), "validate mark"));
+  ASSIGN_OR_RETURN(auto last, lake.conn().QueryInt(CheckSql("last_run_id"), "validate mark"));
   m.run_id = last.value_or(0);
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
   if (checkpoint) m.checkpoint_ms = checkpoint->checkpoint_ms;

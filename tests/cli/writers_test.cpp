@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <cstdlib>
 
 #include "cli/cli.hpp"
 #include "common/time.hpp"
@@ -105,7 +105,8 @@ TEST_F(WritersTest, EveryWritingCommandRecordsExactlyOneRun) {
     EXPECT_EQ(spec.writer_run.rfind(spec.path, 0), 0u);
     std::vector<std::string> args = Words(spec.writer_run);
     auto extra = ExtraArgs().find(spec.path);
-    if (extra != ExtraArgs().end()) args.insert(args.end(), extra->second.begin(), extra->second.end());
+    if (extra != ExtraArgs().end())
+      args.insert(args.end(), extra->second.begin(), extra->second.end());
     const std::vector<std::string> before = Runs();
     ASSERT_EQ(Exec(args), 0) << last_err_;
     const std::vector<std::string> after = Runs();
