@@ -1,5 +1,6 @@
-# Writes OUT: a table of (file stem, contents) for every file in FILES, inside namespace predlake::NS.
-set(body "// Generated from .sql files by cmake/EmbedSqlScript.cmake; do not edit.\n#include <string_view>\n#include <utility>\n#include <vector>\nnamespace predlake::${NS} {\nconst std::vector<std::pair<std::string_view, std::string_view>>& EmbeddedSql() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> kFiles = {\n")
+# Writes OUT: a table of (file stem, contents) for every file in FILES, returned by
+# predlake::NS::FUNCTION() (cmake/EmbedSql.cmake).
+set(body "// Generated from .sql files by cmake/EmbedSqlScript.cmake; do not edit.\n#include \"common/embedded_sql.hpp\"\nnamespace predlake::${NS} {\nconst SqlFiles& ${FUNCTION}() {\n  static const SqlFiles kFiles = {\n")
 string(REPLACE "|" ";" FILES "${FILES}")
 foreach(f ${FILES})
   get_filename_component(stem ${f} NAME_WE)

@@ -242,6 +242,12 @@ struct CommandSpec {
   std::string path;  // words separated by single spaces: "describe", "raw update", "raw"
   std::string help;  // one line, shown in `predlake --help` and at the top of the command's --help
   Handler handler;   // empty for a group ("raw"), whose row only gives its help line
+  // For a command that writes the lake (through jobs::Writer): the ledger's command text of the
+  // run it records, which is also what a user types to make it write: the path, or the path and a
+  // flag ("validate --incremental"). Empty for a command that only reads the lake (or none). One
+  // invocation records one run, and a window longer than lake_ss.checkpoint_period one per chunk.
+  // (`serve --every` runs `update`'s job; its runs are named "update".)
+  std::string writer_run = {};
   // False for commands that must work without a config file (version): a missing file, even an
   // explicit -c one, is not an error for them; the built-in defaults are used.
   bool needs_config = true;

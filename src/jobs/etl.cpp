@@ -35,32 +35,33 @@ Result<int64_t> EtlChunkPosition(lake::Lake& lake, const etl::UpdateOptions& opt
 }
 
 Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& request) {
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   ops::OpenForWrite(env.lake_dir, EtlCommand(request.job), env.clock, env.retry,
-                                     /*create=*/false, env.memory_limit));
-  if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
+  ASSIGN_OR_RETURN(Writer writer, Writer::Open(env, EtlCommand(request.job)));
   EtlJob job = request.job;
   etl::RunReport last;
   for (int chunk = 0;; ++chunk) {
     etl::UpdateOptions options = request.options;
-    ASSIGN_OR_RETURN(int64_t position, EtlChunkPosition(*lake, options, job == EtlJob::kRebuild));
+    ASSIGN_OR_RETURN(int64_t position,
+                     EtlChunkPosition(writer.lake(), options, job == EtlJob::kRebuild));
     std::optional<int64_t> chunk_end;
     if (!options.to_ms || position < *options.to_ms - request.chunk_ms) {
       chunk_end = position + request.chunk_ms;
     }
     if (chunk_end) options.to_ms = chunk_end;
-    ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun(EtlCommand(job)));
-    if (chunk > 0 || chunk_end) run.detail()["chunk"] = {{"index", chunk + 1}};
-    Result<etl::RunReport> report = job == EtlJob::kRebuild ? etl::Rebuild(*lake, run, options)
-                                                            : etl::Update(*lake, run, options);
-    if (!report.ok()) return run.Fail(report.status());
-    last = std::move(report).value();
+    ASSIGN_OR_RETURN(
+        last, writer.Run<etl::RunReport>(
+                  EtlCommand(job), [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
+                    if (chunk > 0 || chunk_end) {
+                      run.detail()["chunk"] = {{"index", chunk + 1}};
+                    }
+                    return job == EtlJob::kRebuild ? etl::Rebuild(lake, run, options)
+                                                   : etl::Update(lake, run, options);
+                  }));
     // The last chunk reaches the requested end, or stops short of its own at the frontier.
     if (!chunk_end || !last.changed || last.checkpoint_after_ms.value_or(0) < *chunk_end) break;
     if (request.on_chunk) request.on_chunk(last);
     job = EtlJob::kUpdate;
   }
-  if (env.export_after) ExportAfterPublish(env, *lake);
+  writer.ExportAfterPublish();
   return last;
 }
 
@@ -68,13 +69,13 @@ Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& req
 
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request) {
   const etl::UpdateOptions& options = request.options;
+  WriterEnv existing = env;
+  existing.create = false;
   if (request.chunk_ms > 0 && (request.job == EtlJob::kUpdate || request.job == EtlJob::kRebuild)) {
-    auto report = RunEtlChunked(env, request);
+    auto report = RunEtlChunked(existing, request);
     if (options.progress != nullptr) options.progress->Finish();
     return report;
   }
-  WriterEnv existing = env;
-  existing.create = false;
   auto report =
       RunWriter<etl::RunReport>(existing, EtlCommand(request.job),
                                 [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {

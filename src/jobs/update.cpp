@@ -128,13 +128,12 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
                             const std::function<void(const ChunkProgress&)>& on_chunk) {
   if (!request.end_ms) return Status::Internal("update: no end given");
   ASSIGN_OR_RETURN(int64_t end_ms, request.end_ms(now_ms));
-  const WriterEnv& env = request.writer;
+  WriterEnv env = request.writer;
+  env.close_checkpoint = lake::CloseCheckpoint::kWhenWalLarge;
+  env.threads = kUpdateThreads;
   const auto open_start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<lake::Lake> lake,
-      ops::OpenForWrite(env.lake_dir, "update", env.clock, env.retry, env.create, env.memory_limit,
-                        lake::CloseCheckpoint::kWhenWalLarge, kUpdateThreads));
-  if (!env.network.empty()) RETURN_IF_ERROR(ops::ClaimNetwork(*lake, env.network));
+  ASSIGN_OR_RETURN(Writer writer, Writer::Open(env, std::string(kUpdateCommand)));
+  lake::Lake* const lake = &writer.lake();
   const auto t0 = std::chrono::steady_clock::now();
   UpdateReport total;
   total.phases.open_ms = MsSince(open_start);
@@ -148,18 +147,21 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
         request.chunk_ms > 0 && chunk_end < end_ms
             ? (end_ms - chunk_end + request.chunk_ms - 1) / request.chunk_ms
             : 0;
-    ASSIGN_OR_RETURN(lake::Run run, lake->BeginRun("update"));
-    if (total.chunks > 0 || planned_left > 0) {
-      run.detail()["chunk"] = {{"index", total.chunks + 1},
-                               {"of", total.chunks + 1 + planned_left}};
-    }
-    Result<UpdateReport> chunk = RunChunk(request, *lake, run, chunk_end, now_ms);
-    if (!chunk.ok()) return run.Fail(chunk.status());
-    total.rows += StoredRows(*chunk);
-    total.phases.fetch_ms += chunk->phases.fetch_ms;
-    total.phases.etl_ms += chunk->phases.etl_ms;
-    total.raw = std::move(chunk->raw);
-    total.etl = std::move(chunk->etl);
+    ASSIGN_OR_RETURN(UpdateReport chunk,
+                     writer.Run<UpdateReport>(
+                         std::string(kUpdateCommand),
+                         [&](lake::Lake& open, lake::Run& run) -> Result<UpdateReport> {
+                           if (total.chunks > 0 || planned_left > 0) {
+                             run.detail()["chunk"] = {{"index", total.chunks + 1},
+                                                      {"of", total.chunks + 1 + planned_left}};
+                           }
+                           return RunChunk(request, open, run, chunk_end, now_ms);
+                         }));
+    total.rows += StoredRows(chunk);
+    total.phases.fetch_ms += chunk.phases.fetch_ms;
+    total.phases.etl_ms += chunk.phases.etl_ms;
+    total.raw = std::move(chunk.raw);
+    total.etl = std::move(chunk.etl);
     total.chunks += 1;
     total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // The last chunk reaches the end, or stops short of its own end at the indexed head.
@@ -186,12 +188,12 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
     {
       // An export after a long first run writes much; one after an hour's update, little.
       auto threads = duck::ThreadsSetting::AtDefault(lake->conn());
-      ExportAfterPublish(env, *lake);
+      writer.ExportAfterPublish();
     }
     total.phases.export_ms = MsSince(export_start);
   }
   const auto close_start = std::chrono::steady_clock::now();
-  const lake::Lake::CloseReport closed = lake->Close();
+  const lake::Lake::CloseReport closed = writer.Close();
   total.phases.close_ms = MsSince(close_start);
   total.phases.checkpointed = closed.checkpointed;
   total.phases.wal_bytes = closed.wal_bytes;

@@ -16,6 +16,9 @@
 
 namespace predlake::jobs {
 
+// The ledger's command text of an update's runs (and the writer lock's).
+inline constexpr std::string_view kUpdateCommand = "update";
+
 struct UpdateRequest {
   WriterEnv writer;
   int64_t start_ms = 0;  // lake_ss.st_timestr resolved
@@ -85,7 +88,7 @@ struct ChunkProgress {
 // left, ETA 1m05s".
 std::string DescribeChunk(const ChunkProgress& chunk);
 
-// Opens the lake as writer "update" (as RunWriter) and runs the window up to request.end_ms in
+// Opens the lake as writer "update" (Writer) and runs the window up to request.end_ms in
 // chunks, one ledger run ("update") per chunk. A chunk's run fetches every raw table (raw::Update
 // with finishes_run = false: the run records the raw tables' counts and, under detail "raw", the
 // head, end, contracts and any backfill) up to the chunk's end and runs the ETL up to the same end

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "lake/bookkeeping_sql.hpp"
 #include "lake/embedded_sql.hpp"
 
 namespace predlake::lake {
@@ -25,6 +26,13 @@ namespace predlake::lake {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A statement of src/lake/sql/bookkeeping/, its ${name} placeholders filled.
+std::string BookSql(
+    std::string_view stem,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
+  return FillSql(BookkeepingSql(), stem, values);
+}
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path);
@@ -241,16 +249,11 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   }
 
   // Refuse a database that is not ours, or is from a newer predlake, before touching it.
-  ASSIGN_OR_RETURN(auto has_meta, lake->conn_->QueryInt(
-                                      "SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-                                      "current_database() AND table_name = 'predlake_meta'",
-                                      "inspect lake"));
+  ASSIGN_OR_RETURN(auto has_meta,
+                   lake->conn_->QueryInt(BookSql("count_meta_tables"), "inspect lake"));
   if (has_meta.value_or(0) == 0) {
-    ASSIGN_OR_RETURN(
-        auto table_count,
-        lake->conn_->QueryInt("SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-                              "current_database()",
-                              "inspect lake"));
+    ASSIGN_OR_RETURN(auto table_count,
+                     lake->conn_->QueryInt(BookSql("count_tables"), "inspect lake"));
     if (table_count.value_or(0) > 0) {
       return Status::Data(file.string() +
                           " is a DuckDB database but not a predlake lake; refusing to "
@@ -261,10 +264,8 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
                           " is empty (run `predlake update` to fill it)");
     }
   } else {
-    ASSIGN_OR_RETURN(auto version, lake->conn_->QueryInt(
-                                       "SELECT TRY_CAST(value AS BIGINT) FROM predlake_meta WHERE "
-                                       "key = 'schema_version'",
-                                       "read schema version"));
+    ASSIGN_OR_RETURN(auto version,
+                     lake->conn_->QueryInt(BookSql("read_schema_version"), "read schema version"));
     if (version.value_or(0) > kSchemaVersion) {
       return Status::Data("the lake at " + lake_dir + " was written by a newer predlake (schema " +
                           std::to_string(*version) + ", this build knows " +
@@ -370,22 +371,14 @@ std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string
 Result<std::string> CatalogText(duck::Connection& conn) {
   // Every table and column of the lake (names, order, types, nullability, defaults) and every
   // constraint: what EnsureSchema's DDL and column checks look at.
-  ASSIGN_OR_RETURN(auto columns,
-                   conn.Query("SELECT table_name, column_index, column_name, data_type, "
-                              "is_nullable, column_default FROM duckdb_columns() WHERE "
-                              "database_name = current_database() AND schema_name = 'main' "
-                              "ORDER BY table_name, column_index",
-                              "inspect the schema"));
+  ASSIGN_OR_RETURN(auto columns, conn.Query(BookSql("catalog_columns"), "inspect the schema"));
   std::string catalog;
   for (const auto& row : columns.ToText()) {
     for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
     catalog.push_back('\n');
   }
   ASSIGN_OR_RETURN(auto constraints,
-                   conn.Query("SELECT table_name, constraint_index, constraint_type, "
-                              "constraint_text FROM duckdb_constraints() WHERE database_name = "
-                              "current_database() AND schema_name = 'main' ORDER BY ALL",
-                              "inspect the schema"));
+                   conn.Query(BookSql("catalog_constraints"), "inspect the schema"));
   for (const auto& row : constraints.ToText()) {
     for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
     catalog.push_back('\n');
@@ -453,19 +446,16 @@ Status Lake::EnsureSchema(bool has_meta) {
   }
   RETURN_IF_ERROR(AddMissingColumns());
   RETURN_IF_ERROR(SetMeta("schema_version", std::to_string(kSchemaVersion)));
-  RETURN_IF_ERROR(conn_->Execute("INSERT INTO predlake_meta VALUES ('created_at_ms', '" +
-                                     std::to_string(clock_->NowMs()) + "') ON CONFLICT DO NOTHING",
-                                 "record creation time"));
+  RETURN_IF_ERROR(
+      conn_->Execute(BookSql("record_created_at", {{"now_ms", std::to_string(clock_->NowMs())}}),
+                     "record creation time"));
   ASSIGN_OR_RETURN(std::string catalog, CatalogText(*conn_));
   RETURN_IF_ERROR(SetMeta(kMetaSchemaFingerprint, SchemaFingerprint(build_schema, catalog)));
   return tx.Commit();
 }
 
 Result<std::vector<std::string>> Lake::SetAsideKeyed() {
-  ASSIGN_OR_RETURN(auto keyed, conn_->Query("SELECT DISTINCT table_name FROM duckdb_constraints() "
-                                            "WHERE database_name = current_database() AND "
-                                            "constraint_type = 'PRIMARY KEY'",
-                                            "find keyed tables"));
+  ASSIGN_OR_RETURN(auto keyed, conn_->Query(BookSql("keyed_tables"), "find keyed tables"));
   std::vector<std::string> out;
   for (const auto& row : keyed.ToText()) {
     const std::string name = row[0].value_or("");
@@ -477,7 +467,7 @@ Result<std::vector<std::string>> Lake::SetAsideKeyed() {
               ": rewriting its raw tables without their primary keys, once (about 2 s per million "
               "predictions)");
     }
-    RETURN_IF_ERROR(conn_->Execute("ALTER TABLE " + name + " RENAME TO " + name + "__keyed",
+    RETURN_IF_ERROR(conn_->Execute(BookSql("set_aside_keyed", {{"table", name}}),
                                    "set aside " + name + " to drop its primary key"));
     out.push_back(name);
   }
@@ -486,22 +476,17 @@ Result<std::vector<std::string>> Lake::SetAsideKeyed() {
 
 Status Lake::RefillUnkeyed(const std::vector<std::string>& tables) {
   for (const std::string& name : tables) {
-    const std::string old_name = name + "__keyed";
     const std::string step = "copy " + name + " without its primary key";
-    ASSIGN_OR_RETURN(auto cols,
-                     conn_->Query("SELECT column_name FROM duckdb_columns() WHERE "
-                                  "database_name = current_database() AND "
-                                  "table_name = " +
-                                      duck::QuoteString(old_name) + " ORDER BY column_index",
-                                  step));
+    ASSIGN_OR_RETURN(
+        auto cols,
+        conn_->Query(
+            BookSql("table_column_names", {{"table", duck::QuoteString(name + "__keyed")}}), step));
     std::string columns;
     for (const auto& row : cols.ToText()) {
       columns += (columns.empty() ? "" : ", ") + duck::QuoteIdent(row[0].value_or(""));
     }
-    RETURN_IF_ERROR(conn_->Execute(
-        "INSERT INTO " + name + " (" + columns + ") SELECT " + columns + " FROM " + old_name,
-        step));
-    RETURN_IF_ERROR(conn_->Execute("DROP TABLE " + old_name, step));
+    RETURN_IF_ERROR(
+        conn_->Execute(BookSql("refill_unkeyed", {{"table", name}, {"columns", columns}}), step));
   }
   return Status::Ok();
 }
@@ -510,9 +495,7 @@ Status Lake::AddMissingColumns() {
   // A lake made before a column was appended to a source table's definition gets it (NULL in the
   // old rows); columns are only ever appended, so the order still matches lake/tables.hpp.
   ASSIGN_OR_RETURN(auto result,
-                   conn_->Query("SELECT table_name, column_name FROM duckdb_columns() WHERE "
-                                "database_name = current_database() AND schema_name = 'main'",
-                                "inspect source table columns"));
+                   conn_->Query(BookSql("table_columns"), "inspect source table columns"));
   std::set<std::pair<std::string, std::string>> have;
   while (auto chunk = result.NextChunk()) {
     for (size_t r = 0; r < chunk->size(); ++r) {
@@ -523,9 +506,9 @@ Status Lake::AddMissingColumns() {
     for (const ColumnDef& column : table->columns) {
       if (have.count({std::string(table->name), std::string(column.name)})) continue;
       RETURN_IF_ERROR(conn_->Execute(
-          "ALTER TABLE " + std::string(table->name) + " ADD COLUMN " +
-              duck::QuoteIdent(std::string(column.name)) + " " +
-              std::string(SqlTypeName(column.type)),
+          BookSql("add_column", {{"table", table->name},
+                                 {"column", duck::QuoteIdent(std::string(column.name))},
+                                 {"type", SqlTypeName(column.type)}}),
           "add column " + std::string(column.name) + " to " + std::string(table->name)));
     }
   }
@@ -538,13 +521,13 @@ Status Lake::AddMissingColumns() {
   for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
     if (have.count({std::string(column.table), std::string(column.name)})) continue;
     const std::string table(column.table);
-    RETURN_IF_ERROR(conn_->Execute("ALTER TABLE " + table + " ADD COLUMN " +
-                                       duck::QuoteIdent(std::string(column.name)) + " " +
-                                       std::string(SqlTypeName(column.type)),
-                                   "add column " + std::string(column.name) + " to " + table));
-    ASSIGN_OR_RETURN(auto rows,
-                     conn_->QueryInt("SELECT count(*) FROM (SELECT 1 FROM " + table + " LIMIT 1)",
-                                     "inspect " + table));
+    RETURN_IF_ERROR(conn_->Execute(
+        BookSql("add_column", {{"table", table},
+                               {"column", duck::QuoteIdent(std::string(column.name))},
+                               {"type", SqlTypeName(column.type)}}),
+        "add column " + std::string(column.name) + " to " + table));
+    ASSIGN_OR_RETURN(auto rows, conn_->QueryInt(BookSql("table_has_rows", {{"table", table}}),
+                                                "inspect " + table));
     if (rows.value_or(0) > 0) {
       ++stale_columns;
       if (std::find(stale_tables.begin(), stale_tables.end(), table) == stale_tables.end()) {
@@ -566,16 +549,12 @@ Status Lake::ReconcileAbandonedRuns() {
   // Holding the writer lock means no other process is running: a "running" row is a run that was
   // killed.
   return conn_->Execute(
-      "UPDATE predlake_runs SET status = 'aborted', ended_at_ms = coalesce(ended_at_ms, " +
-          std::to_string(clock_->NowMs()) +
-          "), error = coalesce(error, 'the process stopped before the run finished') "
-          "WHERE status = 'running'",
+      BookSql("mark_abandoned_runs", {{"now_ms", std::to_string(clock_->NowMs())}}),
       "mark abandoned runs aborted");
 }
 
 Result<std::optional<std::string>> Lake::GetMeta(std::string_view key) {
-  ASSIGN_OR_RETURN(auto result, conn_->Query("SELECT value FROM predlake_meta WHERE key = " +
-                                                 duck::QuoteString(key),
+  ASSIGN_OR_RETURN(auto result, conn_->Query(BookSql("get_meta", {{"key", duck::QuoteString(key)}}),
                                              "read lake meta " + std::string(key)));
   auto rows = result.ToText();
   if (rows.empty() || rows[0].empty()) return std::optional<std::string>();
@@ -583,21 +562,18 @@ Result<std::optional<std::string>> Lake::GetMeta(std::string_view key) {
 }
 
 Status Lake::SetMeta(std::string_view key, std::string_view value) {
-  return conn_->Execute("INSERT INTO predlake_meta VALUES (" + duck::QuoteString(key) + ", " +
-                            duck::QuoteString(value) +
-                            ") ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        "record lake meta " + std::string(key));
+  return conn_->Execute(
+      BookSql("set_meta", {{"key", duck::QuoteString(key)}, {"value", duck::QuoteString(value)}}),
+      "record lake meta " + std::string(key));
 }
 
 Status Lake::DeleteMeta(std::string_view key) {
-  return conn_->Execute("DELETE FROM predlake_meta WHERE key = " + duck::QuoteString(key),
+  return conn_->Execute(BookSql("delete_meta", {{"key", duck::QuoteString(key)}}),
                         "delete lake meta " + std::string(key));
 }
 
 Result<std::map<std::string, Watermark>> Lake::Watermarks() {
-  ASSIGN_OR_RETURN(auto result, conn_->Query("SELECT table_name, start_ms, watermark_ms FROM "
-                                             "predlake_watermarks ORDER BY table_name",
-                                             "read watermarks"));
+  ASSIGN_OR_RETURN(auto result, conn_->Query(BookSql("read_watermarks"), "read watermarks"));
   std::map<std::string, Watermark> out;
   while (auto chunk = result.NextChunk()) {
     for (size_t r = 0; r < chunk->size(); ++r) {
@@ -620,28 +596,19 @@ Status Lake::SetWatermarks(const std::vector<std::pair<std::string, Watermark>>&
   if (watermarks.size() == 1) {
     return SetWatermark(watermarks[0].first, watermarks[0].second, run_id);
   }
-  std::string sql = "INSERT INTO predlake_watermarks VALUES ";
+  std::string rows;
   const std::string tail =
       ", " + std::to_string(run_id) + ", " + std::to_string(clock_->NowMs()) + ")";
   for (size_t i = 0; i < watermarks.size(); ++i) {
     const auto& [table, w] = watermarks[i];
-    sql += (i == 0 ? "(" : ", (") + duck::QuoteString(table) + ", " + std::to_string(w.start_ms) +
-           ", " + std::to_string(w.watermark_ms) + tail;
+    rows += (i == 0 ? "(" : ", (") + duck::QuoteString(table) + ", " + std::to_string(w.start_ms) +
+            ", " + std::to_string(w.watermark_ms) + tail;
   }
-  sql +=
-      " ON CONFLICT (table_name) DO UPDATE SET start_ms = excluded.start_ms, watermark_ms = "
-      "excluded.watermark_ms, run_id = excluded.run_id, updated_at_ms = excluded.updated_at_ms";
-  return conn_->Execute(sql, "set watermarks");
+  return conn_->Execute(BookSql("set_watermarks", {{"rows", rows}}), "set watermarks");
 }
 
 Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, int64_t run_id) {
-  ASSIGN_OR_RETURN(
-      auto stmt,
-      conn_->Prepare("INSERT INTO predlake_watermarks VALUES ($1, $2, $3, $4, $5) "
-                     "ON CONFLICT (table_name) DO UPDATE SET start_ms = excluded.start_ms, "
-                     "watermark_ms = excluded.watermark_ms, run_id = excluded.run_id, "
-                     "updated_at_ms = excluded.updated_at_ms",
-                     "set watermark"));
+  ASSIGN_OR_RETURN(auto stmt, conn_->Prepare(BookSql("set_watermark"), "set watermark"));
   RETURN_IF_ERROR(stmt.Bind(1, table));
   RETURN_IF_ERROR(stmt.Bind(2, watermark.start_ms));
   RETURN_IF_ERROR(stmt.Bind(3, watermark.watermark_ms));
@@ -651,10 +618,7 @@ Status Lake::SetWatermark(std::string_view table, const Watermark& watermark, in
 }
 
 Result<std::optional<Checkpoint>> Lake::GetCheckpoint() {
-  ASSIGN_OR_RETURN(
-      auto result,
-      conn_->Query("SELECT start_ms, checkpoint_ms FROM predlake_checkpoint WHERE id = 1",
-                   "read checkpoint"));
+  ASSIGN_OR_RETURN(auto result, conn_->Query(BookSql("read_checkpoint"), "read checkpoint"));
   auto chunk = result.NextChunk();
   if (!chunk || chunk->size() == 0) return std::optional<Checkpoint>();
   return std::optional<Checkpoint>(Checkpoint{chunk->GetInt64(0, 0), chunk->GetInt64(1, 0)});
@@ -662,17 +626,15 @@ Result<std::optional<Checkpoint>> Lake::GetCheckpoint() {
 
 Status Lake::SetCheckpoint(const Checkpoint& checkpoint, int64_t run_id) {
   return conn_->Execute(
-      "INSERT INTO predlake_checkpoint VALUES (1, " + std::to_string(checkpoint.start_ms) + ", " +
-          std::to_string(checkpoint.checkpoint_ms) + ", " + std::to_string(run_id) + ", " +
-          std::to_string(clock_->NowMs()) +
-          ") ON CONFLICT (id) DO UPDATE SET start_ms = excluded.start_ms, checkpoint_ms = "
-          "excluded.checkpoint_ms, run_id = excluded.run_id, updated_at_ms = "
-          "excluded.updated_at_ms",
+      BookSql("set_checkpoint", {{"start_ms", std::to_string(checkpoint.start_ms)},
+                                 {"checkpoint_ms", std::to_string(checkpoint.checkpoint_ms)},
+                                 {"run_id", std::to_string(run_id)},
+                                 {"now_ms", std::to_string(clock_->NowMs())}}),
       "set checkpoint");
 }
 
 Status Lake::ClearCheckpoint() {
-  return conn_->Execute("DELETE FROM predlake_checkpoint", "clear checkpoint");
+  return conn_->Execute(BookSql("clear_checkpoint"), "clear checkpoint");
 }
 
 Result<std::string> Lake::WatermarksJson() {
@@ -693,15 +655,9 @@ TableCounts& TableCounts::operator+=(const TableCounts& other) {
 Result<Run> Lake::BeginRun(std::string command) {
   ASSIGN_OR_RETURN(auto marks, WatermarksJson());
   ASSIGN_OR_RETURN(auto checkpoint, GetCheckpoint());
-  ASSIGN_OR_RETURN(auto last,
-                   conn_->QueryInt("SELECT max(run_id) FROM predlake_runs", "next run id"));
+  ASSIGN_OR_RETURN(auto last, conn_->QueryInt(BookSql("last_run_id"), "next run id"));
   int64_t run_id = last.value_or(0) + 1;
-  ASSIGN_OR_RETURN(
-      auto stmt,
-      conn_->Prepare("INSERT INTO predlake_runs (run_id, command, status, started_at_ms, "
-                     "checkpoint_before_ms, watermarks_before, pid) VALUES ($1, $2, "
-                     "'running', $3, $4, $5, $6)",
-                     "record run start"));
+  ASSIGN_OR_RETURN(auto stmt, conn_->Prepare(BookSql("begin_run"), "record run start"));
   RETURN_IF_ERROR(stmt.Bind(1, run_id));
   RETURN_IF_ERROR(stmt.Bind(2, std::string_view(command)));
   RETURN_IF_ERROR(stmt.Bind(3, clock_->NowMs()));
@@ -741,11 +697,7 @@ Status Run::Record(std::string_view status, const std::string& error) {
   ASSIGN_OR_RETURN(auto marks, lake_->WatermarksJson());
   ASSIGN_OR_RETURN(auto checkpoint, lake_->GetCheckpoint());
   duck::Connection& conn = lake_->conn();
-  ASSIGN_OR_RETURN(
-      auto stmt, conn.Prepare("UPDATE predlake_runs SET status = $2, ended_at_ms = $3, "
-                              "window_start_ms = $4, window_end_ms = $5, checkpoint_after_ms = $6, "
-                              "watermarks_after = $7, error = $8, detail = $9 WHERE run_id = $1",
-                              "record run end"));
+  ASSIGN_OR_RETURN(auto stmt, conn.Prepare(BookSql("end_run"), "record run end"));
   RETURN_IF_ERROR(stmt.Bind(1, id_));
   RETURN_IF_ERROR(stmt.Bind(2, status));
   RETURN_IF_ERROR(stmt.Bind(3, lake_->NowMs()));
@@ -757,9 +709,8 @@ Status Run::Record(std::string_view status, const std::string& error) {
   const std::string detail = detail_.empty() ? "" : detail_.dump();
   RETURN_IF_ERROR(detail.empty() ? stmt.BindNull(9) : stmt.Bind(9, std::string_view(detail)));
   RETURN_IF_ERROR(stmt.Execute().status());
-  RETURN_IF_ERROR(
-      conn.Execute("DELETE FROM predlake_run_tables WHERE run_id = " + std::to_string(id_),
-                   "record run tables"));
+  RETURN_IF_ERROR(conn.Execute(BookSql("clear_run_tables", {{"run_id", std::to_string(id_)}}),
+                               "record run tables"));
   if (tables_.empty()) return Status::Ok();
   ASSIGN_OR_RETURN(auto app, conn.MakeAppender("predlake_run_tables"));
   for (const auto& [table, counts] : tables_) {
@@ -812,14 +763,15 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
     const std::string name(table.name);
     if (RecordsWrittenDays(table)) {
       // The days that lose rows, and those that get an earlier version back.
-      RETURN_IF_ERROR(conn_->Execute(RecordWrittenDaysSql(table, "SELECT timestamp FROM " + name +
-                                                                     " WHERE timestamp >= " + from),
-                                     "record the days dropped from " + name));
+      RETURN_IF_ERROR(
+          conn_->Execute(RecordWrittenDaysSql(
+                             table, BookSql("raw_rows_from", {{"table", name}, {"from_ms", from}})),
+                         "record the days dropped from " + name));
       if (table.versions != nullptr) {
         RETURN_IF_ERROR(conn_->Execute(
-            RecordWrittenDaysSql(
-                table, "SELECT timestamp FROM " + std::string(table.versions->name) +
-                           " WHERE timestamp < " + from + " AND superseded_at >= " + from),
+            RecordWrittenDaysSql(table,
+                                 BookSql("versions_restored_from",
+                                         {{"versions", table.versions->name}, {"from_ms", from}})),
             "record the days restored in " + name));
       }
     }
@@ -835,16 +787,17 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
       }
       ASSIGN_OR_RETURN(
           auto restored,
-          conn_->Query("UPDATE " + name + " AS p SET " + set + " FROM " + versions +
-                           " AS v WHERE v.ID = p.ID AND v.timestamp < " + from +
-                           " AND v.superseded_at >= " + from + " AND p.timestamp >= " + from,
-                       "restore earlier versions in " + name));
+          conn_->Query(
+              BookSql("restore_versions_from",
+                      {{"table", name}, {"set", set}, {"versions", versions}, {"from_ms", from}}),
+              "restore earlier versions in " + name));
       counts[name].rows_updated = restored.rows_changed();
-      RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + versions + " WHERE superseded_at >= " + from,
-                                     "drop versions of " + name));
+      RETURN_IF_ERROR(
+          conn_->Execute(BookSql("drop_versions_from", {{"versions", versions}, {"from_ms", from}}),
+                         "drop versions of " + name));
     }
     ASSIGN_OR_RETURN(auto result,
-                     conn_->Query("DELETE FROM " + name + " WHERE timestamp >= " + from,
+                     conn_->Query(BookSql("drop_rows_from", {{"table", name}, {"from_ms", from}}),
                                   "drop raw rows from " + name));
     counts[name].rows_deleted = result.rows_changed();
   }
@@ -852,21 +805,20 @@ Result<TableCountsMap> Lake::DeleteRawFrom(int64_t from_ms) {
     // The candles (insert-only); their per-stream watermarks move back with the others below.
     const std::string name(kOhlcvTable.name);
     ASSIGN_OR_RETURN(auto result,
-                     conn_->Query("DELETE FROM " + name + " WHERE timestamp >= " + from,
+                     conn_->Query(BookSql("drop_rows_from", {{"table", name}, {"from_ms", from}}),
                                   "drop raw rows from " + name));
     counts[name].rows_deleted = result.rows_changed();
   }
-  RETURN_IF_ERROR(conn_->Execute(
-      "UPDATE predlake_watermarks SET watermark_ms = greatest(start_ms, " +
-          std::to_string(from_ms) + "), updated_at_ms = " + std::to_string(clock_->NowMs()) +
-          " WHERE watermark_ms > " + std::to_string(from_ms),
-      "move watermarks back"));
+  RETURN_IF_ERROR(
+      conn_->Execute(BookSql("move_watermarks_back",
+                             {{"from_ms", from}, {"now_ms", std::to_string(clock_->NowMs())}}),
+                     "move watermarks back"));
   // The lake forgets what it read from then on, the newest head included: a later fetch may read
   // a head before it (raw::Update refuses an older head only while the lake holds its data).
-  RETURN_IF_ERROR(conn_->Execute("DELETE FROM predlake_meta WHERE key IN ('" +
-                                     std::string(kMetaHeadBlock) + "', '" +
-                                     std::string(kMetaHeadMs) + "')",
-                                 "forget the newest head"));
+  RETURN_IF_ERROR(
+      conn_->Execute(BookSql("forget_head", {{"head_block", duck::QuoteString(kMetaHeadBlock)},
+                                             {"head_ms", duck::QuoteString(kMetaHeadMs)}}),
+                     "forget the newest head"));
   return counts;
 }
 

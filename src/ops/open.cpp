@@ -53,30 +53,4 @@ Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool
   return OpenWithRetry(lake_dir, options, retry);
 }
 
-Result<std::unique_ptr<lake::Lake>> OpenForWrite(const std::string& lake_dir,
-                                                 const std::string& command, const Clock* clock,
-                                                 const RetryOptions& retry, bool create,
-                                                 const std::string& memory_limit,
-                                                 lake::CloseCheckpoint close_checkpoint,
-                                                 int threads) {
-  lake::OpenOptions options;
-  options.threads = threads;
-  options.memory_limit = memory_limit;
-  options.close_checkpoint = close_checkpoint;
-  options.mode = lake::Mode::kWrite;
-  options.create = create;
-  options.command = command;
-  options.clock = clock;
-  return OpenWithRetry(lake_dir, options, retry);
-}
-
-Status ClaimNetwork(lake::Lake& lake, const std::string& network) {
-  ASSIGN_OR_RETURN(std::optional<std::string> recorded, lake.GetMeta(lake::kMetaNetwork));
-  if (!recorded) return lake.SetMeta(lake::kMetaNetwork, network);
-  if (*recorded == network) return Status::Ok();
-  return Status::Usage("the lake at " + lake.dir() + " holds " + *recorded +
-                       " data; refusing to work on it for network " + network + " (use -n " +
-                       *recorded + ", or another lake_ss.lake_dir)");
-}
-
 }  // namespace predlake::ops

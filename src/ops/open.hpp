@@ -1,4 +1,5 @@
-// Opening the lake while other processes come and go (docs/operations.md, "Readers and writers").
+// Opening the lake while other processes come and go (docs/operations.md, "Readers and writers"):
+// the readers' opens, and the retry every open uses (writers open through jobs::Writer).
 //
 // DuckDB lets one process write a database file or many processes read it, never both at once. A
 // writer (`update`, one run of `update --every`, `etl ...`) holds the file only for the length of
@@ -51,20 +52,5 @@ Result<std::unique_ptr<lake::Lake>> OpenForRead(const std::string& lake_dir,
 // uses, so that a statement reaches no network, extension, or file outside the lake.
 Result<std::unique_ptr<lake::Lake>> OpenSealed(const std::string& lake_dir, bool read_files,
                                                const RetryOptions& retry = {});
-
-// OpenWithRetry in Mode::kWrite, the lock file naming `command`, ledger times from `clock`
-// (nullptr: the system clock): what every writing command uses. `create` false: a missing lake is
-// kData "no lake at DIR" and nothing is created (lake::OpenOptions::create). `memory_limit`:
-// lake::OpenOptions::memory_limit (lake_ss.memory_limit); empty: DuckDB's default.
-// `close_checkpoint`: lake::OpenOptions::close_checkpoint. `threads`: lake::OpenOptions::threads.
-Result<std::unique_ptr<lake::Lake>> OpenForWrite(
-    const std::string& lake_dir, const std::string& command, const Clock* clock,
-    const RetryOptions& retry = {}, bool create = true, const std::string& memory_limit = {},
-    lake::CloseCheckpoint close_checkpoint = lake::CloseCheckpoint::kAlways, int threads = 0);
-
-// The lake knows its network (predlake_meta kMetaNetwork). A lake that has none yet (new, or made
-// before networks were recorded) gets `network` recorded; a lake of another network is refused
-// with kUsage naming both. Needs a lake opened for writing.
-Status ClaimNetwork(lake::Lake& lake, const std::string& network);
 
 }  // namespace predlake::ops

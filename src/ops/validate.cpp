@@ -8,6 +8,7 @@
 #include "duck/duck.hpp"
 #include "etl/etl.hpp"
 #include "ops/lake_info.hpp"
+#include "ops/validate_sql.hpp"
 
 namespace predlake::ops {
 
@@ -15,6 +16,18 @@ namespace {
 
 using duck::QuoteIdent;
 using duck::QuoteString;
+
+// A statement (or the fragment a check composes) of src/ops/sql/, its ${name} placeholders filled.
+std::string CheckSql(
+    std::string_view stem,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
+  return FillSql(ValidateSql(), stem, values);
+}
+
+// A condition for SQL: `condition`, or TRUE (every row) when there is none.
+std::string Where(const std::optional<std::string>& condition) {
+  return condition.value_or("TRUE");
+}
 
 // A range of slots [lo, hi] that a whole-lake check reads at a time; lo > hi stands for the rows
 // whose slot is NULL, and `all` for no bound at all (a check already narrowed, e.g. incremental).
@@ -41,9 +54,12 @@ std::string InRange(const std::string& column, const SlotRange& range) {
 std::string SlotSide(const std::string& table, const std::string& columns, const SlotRange& range,
                      const std::string& ids_without_slot) {
   if (range.all) return table;
-  const std::string select = "SELECT " + columns + " FROM " + table + " WHERE ";
-  if (range.nulls()) return "(" + select + "ID IN (" + ids_without_slot + "))";
-  return "(" + select + InRange("slot", range) + " UNION ALL " + select + "slot IS NULL)";
+  if (range.nulls()) {
+    return CheckSql("slot_side_ids",
+                    {{"columns", columns}, {"table", table}, {"ids", ids_without_slot}});
+  }
+  return CheckSql("slot_side_range",
+                  {{"columns", columns}, {"table", table}, {"in_range", InRange("slot", range)}});
 }
 
 class Checker {
@@ -125,15 +141,21 @@ class Checker {
   // before: 2-3 s at 60M predictions).
   Result<std::string> FeedEpochs();
   Status ResolveSince();
-  std::string RawChanged(std::string_view table, const std::string& alias = "") const {
+  // The condition that a raw row of `table` changed since the mark; nullopt: every row counts.
+  std::optional<std::string> RawChanged(std::string_view table,
+                                        const std::string& alias = "") const {
     auto it = raw_since_.find(std::string(table));
-    if (it == raw_since_.end()) return "TRUE";
+    if (it == raw_since_.end()) return std::nullopt;
     return (alias.empty() ? "" : alias + ".") + "timestamp >= " + std::to_string(it->second);
   }
-  std::string BuiltChanged(const std::string& alias = "") const {
-    if (!incremental()) return "TRUE";
-    return (alias.empty() ? "" : alias + ".") + "run_id > " +
-           std::to_string(options_.since->run_id);
+  // The condition that a built row was written since the mark; nullopt: every row counts.
+  std::optional<std::string> BuiltChanged() const {
+    if (!incremental()) return std::nullopt;
+    return "run_id > " + std::to_string(options_.since->run_id);
+  }
+  // " AND <BuiltChanged>" for a built table with a run_id column, else "".
+  std::string AndBuiltChanged(const TableRef& table) const {
+    return table.HasColumn("run_id") ? " AND " + Where(BuiltChanged()) : std::string();
   }
   // The lowest slot of the changed rows of a raw table, or nullopt when none changed (or every
   // row did): bounds the other side of a join.
@@ -170,8 +192,9 @@ Status Checker::AddExamples(CheckResult& check, const std::string& bad_sql,
   if (room <= 0) return Status::Ok();
   ASSIGN_OR_RETURN(ResultSet examples,
                    QueryText(conn_,
-                             "SELECT * FROM (" + bad_sql + ") AS findings ORDER BY " + order_by +
-                                 " LIMIT " + std::to_string(room),
+                             CheckSql("findings_examples", {{"findings", bad_sql},
+                                                            {"order_by", order_by},
+                                                            {"limit", std::to_string(room)}}),
                              "validate " + check.name));
   if (check.examples.columns.empty()) {
     check.examples = std::move(examples);
@@ -185,7 +208,7 @@ Status Checker::FillParts(CheckResult& check, const std::vector<std::string>& pa
                           const std::string& order_by, CheckStatus on_found) {
   check.count = 0;
   for (const std::string& part : parts) {
-    ASSIGN_OR_RETURN(auto count, conn_.QueryInt("SELECT count(*) FROM (" + part + ") AS findings",
+    ASSIGN_OR_RETURN(auto count, conn_.QueryInt(CheckSql("findings_count", {{"findings", part}}),
                                                 "validate " + check.name));
     check.count += count.value_or(0);
     // Nothing found, nothing to show: the examples query would read the same rows again (on a
@@ -206,14 +229,11 @@ Result<std::vector<SlotRange>> Checker::SlotRanges(bool whole) {
       continue;
     }
     bounds += (bounds.empty() ? "" : " UNION ALL ") +
-              std::string(
-                  "SELECT min(CAST(slot AS BIGINT)) AS lo, max(CAST(slot AS BIGINT)) AS "
-                  "hi FROM ") +
-              QuoteIdent(t.name);
+              CheckSql("slot_bounds_of_table", {{"table", QuoteIdent(t.name)}});
   }
   std::vector<SlotRange> ranges;
   if (!bounds.empty()) {
-    ASSIGN_OR_RETURN(auto result, conn_.Query("SELECT min(lo), max(hi) FROM (" + bounds + ")",
+    ASSIGN_OR_RETURN(auto result, conn_.Query(CheckSql("slot_bounds", {{"bounds", bounds}}),
                                               "validate: slot ranges"));
     auto chunk = result.NextChunk();
     if (chunk && chunk->size() == 1 && !chunk->IsNull(0, 0) && !chunk->IsNull(1, 0)) {
@@ -236,54 +256,44 @@ Result<std::vector<SlotRange>> Checker::SlotRanges(bool whole) {
 Status Checker::ResolveSince() {
   if (!incremental()) return Status::Ok();
   const ValidateMark& mark = *options_.since;
-  const std::string later = " FROM predlake_runs WHERE run_id > " + std::to_string(mark.run_id);
+  const std::string run_id = std::to_string(mark.run_id);
   for (std::string_view name : lake::kRawTables) {
     const std::string table(name);
     auto it = mark.watermarks.find(table);
     if (it == mark.watermarks.end()) continue;  // no watermark then: every row is new
     // The lowest watermark a run since left (a raw drop moves it back) and the start of any import
     // since (it may load rows below the watermark).
-    ASSIGN_OR_RETURN(
-        auto lowest,
-        conn_.QueryInt(
-            "SELECT min(x) FROM (SELECT TRY_CAST(json_extract_string(watermarks_after, " +
-                QuoteString("$." + table) + ") AS BIGINT) AS x" + later +
-                " UNION ALL SELECT window_start_ms" + later +
-                " AND command = 'raw import' UNION ALL SELECT watermark_ms FROM "
-                "predlake_watermarks WHERE table_name = " +
-                QuoteString(table) + ")",
-            "validate: changed since"));
+    ASSIGN_OR_RETURN(auto lowest, conn_.QueryInt(CheckSql("since_lowest_watermark",
+                                                          {{"json_path", QuoteString("$." + table)},
+                                                           {"run_id", run_id},
+                                                           {"table_name", QuoteString(table)}}),
+                                                 "validate: changed since"));
     raw_since_[table] = lowest ? std::min(it->second, *lowest) : it->second;
   }
   if (!mark.checkpoint_ms || !checkpoint_) return Status::Ok();
   ASSIGN_OR_RETURN(auto cleared,
-                   conn_.QueryInt("SELECT count(*)" + later +
-                                      " AND status = 'succeeded' AND checkpoint_after_ms IS NULL",
+                   conn_.QueryInt(CheckSql("since_checkpoint_cleared", {{"run_id", run_id}}),
                                   "validate: changed since"));
   if (cleared.value_or(0) > 0) return Status::Ok();  // rebuilt from the start since
-  ASSIGN_OR_RETURN(auto lowest, conn_.QueryInt("SELECT min(checkpoint_after_ms)" + later +
-                                                   " AND status = 'succeeded'",
-                                               "validate: changed since"));
+  ASSIGN_OR_RETURN(auto lowest,
+                   conn_.QueryInt(CheckSql("since_lowest_checkpoint", {{"run_id", run_id}}),
+                                  "validate: changed since"));
   processed_since_ = std::min(
       {*mark.checkpoint_ms, lowest.value_or(*mark.checkpoint_ms), checkpoint_->checkpoint_ms});
   return Status::Ok();
 }
 
 Result<std::optional<int64_t>> Checker::ChangedMinSlot(std::string_view table) {
-  return conn_.QueryInt(
-      "SELECT min(slot) FROM " + QuoteIdent(std::string(table)) + " WHERE " + RawChanged(table),
-      "validate: changed slots");
+  return conn_.QueryInt(CheckSql("changed_min_slot", {{"table", QuoteIdent(std::string(table))},
+                                                      {"changed", Where(RawChanged(table))}}),
+                        "validate: changed slots");
 }
 
 Status Checker::DuplicateIds() {
   CheckResult& check = Add("duplicate_ids", "IDs stored more than once (count: duplicated IDs)");
   // A table whose primary key is its ID cannot hold a copy: DuckDB refuses one at every insert.
-  ASSIGN_OR_RETURN(auto keyed,
-                   QueryText(conn_,
-                             "SELECT table_name FROM duckdb_constraints() WHERE database_name = "
-                             "current_database() AND constraint_type = 'PRIMARY KEY' AND "
-                             "constraint_column_names = ['ID']",
-                             "validate duplicate_ids: primary keys"));
+  ASSIGN_OR_RETURN(auto keyed, QueryText(conn_, CheckSql("primary_keys_on_id"),
+                                         "validate duplicate_ids: primary keys"));
   auto has_key = [&](const std::string& name) {
     for (const auto& row : keyed.rows) {
       if (row[0] == name) return true;
@@ -309,16 +319,14 @@ Status Checker::DuplicateIds() {
       ++keyed_tables;
       continue;
     }
-    std::string changed = t.kind == TableKind::kRaw     ? RawChanged(t.name)
-                          : t.kind == TableKind::kBuilt ? BuiltChanged()
-                                                        : "TRUE";
-    if (!t.HasColumn("timestamp") && t.kind == TableKind::kRaw) changed = "TRUE";
-    if (!t.HasColumn("run_id") && t.kind == TableKind::kBuilt) changed = "TRUE";
-    std::string where = changed == "TRUE" ? "TRUE"
-                                          : "ID IN (SELECT ID FROM " + QuoteIdent(t.name) +
-                                                " WHERE " + changed + ")";
+    std::optional<std::string> changed;
+    if (t.kind == TableKind::kRaw && t.HasColumn("timestamp")) changed = RawChanged(t.name);
+    if (t.kind == TableKind::kBuilt && t.HasColumn("run_id")) changed = BuiltChanged();
+    const std::string where =
+        changed ? CheckSql("changed_ids", {{"table", QuoteIdent(t.name)}, {"changed", *changed}})
+                : "TRUE";
     std::string from = QuoteIdent(t.name);
-    if (changed != "TRUE" && t.HasColumn("slot")) {
+    if (changed && t.HasColumn("slot")) {
       // An ID holds its slot (contract-slot[-user]), so every copy of a changed row's ID has its
       // slot or none: the copies are looked for from the changed rows' lowest slot on and among
       // the rows without a slot, each part with its own filter in the scan, which DuckDB's zone
@@ -326,9 +334,8 @@ Status Checker::DuplicateIds() {
       // table. A changed row without a slot leaves the table unbounded; no changed row, nothing
       // to look for.
       ASSIGN_OR_RETURN(auto range,
-                       conn_.Query("SELECT count(*), count(*) FILTER (WHERE slot IS NULL), "
-                                   "coalesce(min(CAST(slot AS BIGINT)), 0) FROM " +
-                                       QuoteIdent(t.name) + " WHERE " + changed,
+                       conn_.Query(CheckSql("changed_slot_range",
+                                            {{"table", QuoteIdent(t.name)}, {"changed", *changed}}),
                                    "validate duplicate_ids: the changed rows' slots"));
       auto chunk = range.NextChunk();
       if (!chunk || chunk->size() != 1) {
@@ -336,9 +343,8 @@ Status Checker::DuplicateIds() {
       }
       if (chunk->GetInt64(0, 0) == 0) continue;
       if (chunk->GetInt64(1, 0) == 0) {
-        const std::string select = "SELECT ID, slot FROM " + from + " WHERE ";
-        from = "(" + select + "slot >= " + std::to_string(chunk->GetInt64(2, 0)) + " UNION ALL " +
-               select + "slot IS NULL)";
+        from = CheckSql("ids_from_slot",
+                        {{"table", from}, {"lo", std::to_string(chunk->GetInt64(2, 0))}});
       }
     }
     // The full check groups a table with slots one slot range at a time (the copies of an ID
@@ -355,9 +361,10 @@ Status Checker::DuplicateIds() {
   }
   NoteIncremental(check, "IDs of the rows changed since the last run, from their lowest slot on");
   auto part = [](const Scan& s, const std::string& where, const std::string& having) {
-    return "SELECT " + QuoteString(s.table->name) +
-           " AS table_name, CAST(ID AS VARCHAR) AS ID, count(*) AS copies FROM " + s.from +
-           " WHERE " + where + " GROUP BY ID HAVING count(*) > 1" + having;
+    return CheckSql("duplicate_ids", {{"table_name", QuoteString(s.table->name)},
+                                      {"from", s.from},
+                                      {"where", where},
+                                      {"having", having}});
   };
   std::vector<std::string> parts;
   std::string whole;
@@ -379,8 +386,7 @@ Status Checker::DuplicateIds() {
     std::string ranged;
     for (const Scan& s : scans) {
       if (!s.by_slot) continue;
-      const std::string without_slot =
-          "SELECT ID FROM " + s.from + " WHERE slot IS NULL AND ID IS NOT NULL";
+      const std::string without_slot = CheckSql("ids_without_slot", {{"from", s.from}});
       std::string one;
       if (r.all) {
         one = part(s, s.where, "");
@@ -407,13 +413,14 @@ Status Checker::RawRowsOutsideWatermark() {
     for (std::string_view name : lake::kRawTables) {
       if (!Find(name)) continue;
       std::string table(name);
-      sql += (sql.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + QuoteString(table) +
-             " AS table_name, r.ID, r.timestamp, w.start_ms, w.watermark_ms FROM " +
-             QuoteIdent(table) +
-             " AS r LEFT JOIN predlake_watermarks AS w ON w.table_name = " + QuoteString(table) +
-             " WHERE (" + condition + ")" +
-             (incremental() ? " AND (" + RawChanged(table, "r") + " OR r.timestamp < w.start_ms)"
-                            : std::string());
+      const std::string and_changed =
+          incremental() ? " AND (" + Where(RawChanged(table, "r")) + " OR r.timestamp < w.start_ms)"
+                        : std::string();
+      sql += (sql.empty() ? "" : " UNION ALL ") +
+             CheckSql("raw_rows_vs_watermark", {{"table_name", QuoteString(table)},
+                                                {"table", QuoteIdent(table)},
+                                                {"condition", condition},
+                                                {"and_changed", and_changed}});
     }
     return sql;
   };
@@ -464,10 +471,14 @@ Status Checker::BuiltRowsPastCheckpoint() {
       where = ts + " >= " + c + " OR " + ts + " < " + s + " OR " + last + " >= " + c;
     }
     std::string id = t.HasColumn("ID") ? "CAST(ID AS VARCHAR)" : "NULL::VARCHAR";
-    bad += (bad.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + QuoteString(t.name) +
-           " AS table_name, " + id + " AS ID, " + ts + "::BIGINT AS timestamp, " + last +
-           "::BIGINT AS last_event_timestamp FROM " + QuoteIdent(t.name) + " WHERE (" + where +
-           ")" + (t.HasColumn("run_id") ? " AND " + BuiltChanged() : std::string());
+    bad += (bad.empty() ? "" : " UNION ALL ") +
+           CheckSql("built_rows_past_checkpoint", {{"table_name", QuoteString(t.name)},
+                                                   {"id", id},
+                                                   {"ts", ts},
+                                                   {"last", last},
+                                                   {"table", QuoteIdent(t.name)},
+                                                   {"outside", where},
+                                                   {"and_changed", AndBuiltChanged(t)}});
   }
   NoteIncremental(check, "rows written by the runs since the last run");
   if (!unchecked.empty()) {
@@ -523,23 +534,14 @@ Status Checker::SlotGaps() {
   // A prediction refers to the slot of its own `slot`, so the full check reads one slot range at a
   // time; a slot row without a slot is looked at in every range.
   auto missing = [&](const SlotRange& r) {
-    return "WITH w AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
-           "'pdr_slots'), refs AS (SELECT lower(split_part(p.ID, '-', 1)) AS contract, p.slot FROM "
-           "pdr_predictions AS p, w WHERE " +
-           InRange("p.slot", r) +
-           " AND p.slot * 1000 >= w.start_ms AND "
-           "p.slot * 1000 < w.watermark_ms AND p.timestamp < w.watermark_ms AND (" +
-           RawChanged(lake::kPredictionsTable.name, "p") + " OR " +
-           (raw_since_.count("pdr_slots")
-                ? "p.slot * 1000 >= " + std::to_string(raw_since_["pdr_slots"])
-                : std::string("TRUE")) +
-           ")), missing AS (SELECT contract, slot, count(*) AS predictions FROM refs AS r WHERE "
-           "NOT "
-           "EXISTS (SELECT 1 FROM " +
-           SlotSide("pdr_slots", "ID, timestamp, slot", r, "SELECT NULL") +
-           " AS s, w WHERE lower(s.ID) = r.contract || '-' || CAST(r.slot AS VARCHAR) AND "
-           "s.timestamp >= w.start_ms AND s.timestamp < w.watermark_ms) GROUP BY contract, slot) "
-           "SELECT contract AS feed, slot, predictions FROM missing";
+    return CheckSql(
+        "slot_gaps",
+        {{"in_range", InRange("p.slot", r)},
+         {"predictions_changed", Where(RawChanged(lake::kPredictionsTable.name, "p"))},
+         {"slots_changed", raw_since_.count("pdr_slots")
+                               ? "p.slot * 1000 >= " + std::to_string(raw_since_["pdr_slots"])
+                               : std::string("TRUE")},
+         {"slots", SlotSide("pdr_slots", "ID, timestamp, slot", r, "SELECT NULL")}});
   };
   NoteIncremental(check, "predictions and slot windows changed since the last run");
   ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(!incremental()));
@@ -561,40 +563,29 @@ Status Checker::SlotGaps() {
   }
   ASSIGN_OR_RETURN(std::string feed_epochs, FeedEpochs());
   ASSIGN_OR_RETURN(auto unknown,
-                   conn_.QueryInt("WITH " + feed_epochs +
-                                      " SELECT count(DISTINCT lower(split_part(ID, '-', 1))) FROM "
-                                      "pdr_slots WHERE lower(split_part(ID, '-', 1)) NOT IN "
-                                      "(SELECT contract FROM feed_epochs)",
+                   conn_.QueryInt(CheckSql("feeds_without_epoch", {{"feed_epochs", feed_epochs}}),
                                   "validate epochs_without_slot"));
   if (unknown.value_or(0) > 0) {
     empty.note = std::to_string(*unknown) + " feed(s) not checked: epoch length unknown";
   }
-  std::string gaps =
-      "WITH " + feed_epochs +
-      ", w AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
-      "'pdr_slots'), s AS (SELECT DISTINCT lower(split_part(ID, '-', 1)) AS contract, slot FROM "
-      "pdr_slots, w WHERE pdr_slots.timestamp >= w.start_ms AND pdr_slots.timestamp < "
-      "w.watermark_ms), g AS (SELECT contract, slot, lead(slot) OVER (PARTITION BY contract ORDER "
-      "BY slot) AS next_slot FROM s) SELECT g.contract AS feed, e.epoch_s, g.slot AS after_slot, "
-      "g.next_slot, (g.next_slot - g.slot) // e.epoch_s - 1 AS missing_epochs FROM g JOIN "
-      "feed_epochs AS e USING (contract) WHERE g.next_slot - g.slot > e.epoch_s";
-  return Fill(empty, gaps, "feed, after_slot", CheckStatus::kInfo);
+  return Fill(empty, CheckSql("epochs_without_slot", {{"feed_epochs", feed_epochs}}),
+              "feed, after_slot", CheckStatus::kInfo);
 }
 
 Result<std::string> Checker::FeedEpochs() {
   if (!feed_epochs_ready_) {
-    RETURN_IF_ERROR(conn_.Execute("CREATE OR REPLACE TEMP TABLE validate_feed_epochs AS WITH " +
-                                      FeedEpochsCte() + " SELECT * FROM feed_epochs",
-                                  "validate: feed epochs"));
+    RETURN_IF_ERROR(
+        conn_.Execute(CheckSql("feed_epochs_table", {{"feed_epochs_cte", FeedEpochsCte()}}),
+                      "validate: feed epochs"));
     feed_epochs_ready_ = true;
   }
   return std::string("feed_epochs AS (FROM validate_feed_epochs)");
 }
 
 Status Checker::PayoutsWithoutPrediction() {
-  std::string changed = RawChanged(lake::kPayoutsTable.name, "p");
+  const std::optional<std::string> changed = RawChanged(lake::kPayoutsTable.name, "p");
   std::string bound;
-  if (changed != "TRUE") {
+  if (changed) {
     ASSIGN_OR_RETURN(auto lo, ChangedMinSlot(lake::kPayoutsTable.name));
     // A payout's prediction has the payout's slot.
     bound = " AND r.slot >= " + std::to_string(lo.value_or(0));
@@ -607,18 +598,13 @@ Status Checker::PayoutsWithoutPrediction() {
   // range (a payout's prediction has its slot; one stored without a slot is read in every range,
   // and the payouts without a slot look their predictions up by ID).
   auto base = [&](const SlotRange& range) {
-    const std::string predictions = SlotSide("pdr_predictions", "ID, slot", range,
-                                             "SELECT ID FROM pdr_payouts WHERE slot IS NULL");
-    return "WITH " + feed_epochs +
-           ", wp AS (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE table_name = "
-           "'pdr_predictions'), orphans AS (SELECT p.ID, p.slot, p.timestamp, "
-           "lower(split_part(p.ID, '-', 1)) AS contract FROM pdr_payouts AS p WHERE " +
-           changed + " AND " + InRange("p.slot", range) + " AND NOT EXISTS (SELECT 1 FROM " +
-           predictions + " AS r WHERE r.ID = p.ID" + bound +
-           ")) SELECT o.ID, o.slot, o.timestamp, e.epoch_s, coalesce(e.epoch_s IS NOT NULL AND "
-           "wp.start_ms IS NOT NULL AND (o.slot - 2 * e.epoch_s) * 1000 >= wp.start_ms AND o.slot "
-           "* 1000 <= wp.watermark_ms, FALSE) AS inside FROM orphans AS o LEFT JOIN feed_epochs "
-           "AS e USING (contract) LEFT JOIN wp ON TRUE";
+    const std::string predictions =
+        SlotSide("pdr_predictions", "ID, slot", range, CheckSql("payout_ids_without_slot"));
+    return CheckSql("payouts_without_prediction", {{"feed_epochs", feed_epochs},
+                                                   {"changed", Where(changed)},
+                                                   {"in_range", InRange("p.slot", range)},
+                                                   {"predictions", predictions},
+                                                   {"and_bound", bound}});
   };
   NoteIncremental(Add("payouts_without_prediction",
                       "payouts whose prediction lies inside the predictions' covered window but "
@@ -632,11 +618,9 @@ Status Checker::PayoutsWithoutPrediction() {
   ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(!incremental()));
   for (const SlotRange& r : ranges) {
     // One read of the range counts both kinds.
-    ASSIGN_OR_RETURN(auto counts,
-                     conn_.Query("SELECT count(*) FILTER (WHERE inside), count(*) FILTER (WHERE "
-                                 "NOT inside) FROM (" +
-                                     base(r) + ")",
-                                 "validate payouts_without_prediction"));
+    ASSIGN_OR_RETURN(auto counts, conn_.Query(CheckSql("payouts_without_prediction_counts",
+                                                       {{"orphans", base(r)}}),
+                                              "validate payouts_without_prediction"));
     auto chunk = counts.NextChunk();
     if (!chunk || chunk->size() != 1) {
       return Status::Internal("validate payouts_without_prediction: no counts");
@@ -646,10 +630,11 @@ Status Checker::PayoutsWithoutPrediction() {
       const int64_t found = chunk->GetInt64(kind, 0);
       check.count += found;
       if (found == 0) continue;
-      RETURN_IF_ERROR(AddExamples(check,
-                                  "SELECT ID, slot, timestamp, epoch_s FROM (" + base(r) +
-                                      ") WHERE " + (kind == 0 ? "inside" : "NOT inside"),
-                                  "timestamp, ID"));
+      RETURN_IF_ERROR(AddExamples(
+          check,
+          CheckSql("payouts_without_prediction_examples",
+                   {{"orphans", base(r)}, {"inside", kind == 0 ? "inside" : "NOT inside"}}),
+          "timestamp, ID"));
     }
   }
   SetStatus(report_.checks[inside_at], CheckStatus::kFail);
@@ -682,11 +667,12 @@ Status Checker::BronzePayoutFieldsNull() {
   }
   std::string id = bronze.HasColumn("ID") ? "ID" : "NULL::VARCHAR AS ID";
   std::string slot = bronze.HasColumn("slot") ? "slot" : "NULL::BIGINT AS slot";
-  std::string bad = "SELECT " + id + ", " + slot + ", payout, predvalue, truevalue FROM " +
-                    QuoteIdent(kBronzePredictions) +
-                    " WHERE payout IS NOT NULL AND (predvalue IS NULL OR truevalue IS NULL) AND " +
-                    not_canceled +
-                    (bronze.HasColumn("run_id") ? " AND " + BuiltChanged() : std::string());
+  const std::string bad =
+      CheckSql("bronze_payout_fields_null", {{"id", id},
+                                             {"slot", slot},
+                                             {"table", QuoteIdent(kBronzePredictions)},
+                                             {"not_canceled", not_canceled},
+                                             {"and_changed", AndBuiltChanged(bronze)}});
   NoteIncremental(check, "rows written by the runs since the last run");
   return Fill(check, bad, "slot, ID");
 }
@@ -700,10 +686,12 @@ Status Checker::BuiltRowsWithoutFeed() {
     if (t.kind != TableKind::kBuilt || !t.HasColumn("pair") || !t.HasColumn("timeframe")) continue;
     std::string id = t.HasColumn("ID") ? "CAST(ID AS VARCHAR)" : "NULL::VARCHAR";
     std::string contract = t.HasColumn("contract") ? "CAST(contract AS VARCHAR)" : "NULL::VARCHAR";
-    bad += (bad.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + QuoteString(t.name) +
-           " AS table_name, " + contract + " AS contract, " + id + " AS ID, pair, timeframe FROM " +
-           QuoteIdent(t.name) + " WHERE (pair IS NULL OR timeframe IS NULL)" +
-           (t.HasColumn("run_id") ? " AND " + BuiltChanged() : std::string());
+    bad += (bad.empty() ? "" : " UNION ALL ") +
+           CheckSql("built_rows_without_feed", {{"table_name", QuoteString(t.name)},
+                                                {"contract", contract},
+                                                {"id", id},
+                                                {"table", QuoteIdent(t.name)},
+                                                {"and_changed", AndBuiltChanged(t)}});
   }
   NoteIncremental(check, "rows written by the runs since the last run");
   if (bad.empty()) {
@@ -741,40 +729,43 @@ Status Checker::BronzeRawParity() {
   int64_t raw_count = 0;
   int64_t built_count = 0;
   std::vector<std::string> parts;
+  const std::string from_ms = std::to_string(from);
+  const std::string to_ms = std::to_string(checkpoint_->checkpoint_ms);
   for (const SlotRange& r : ranges) {
-    std::string window = " WHERE timestamp >= " + std::to_string(from) + " AND timestamp < " +
-                         std::to_string(checkpoint_->checkpoint_ms) + " AND " + InRange("slot", r);
+    const std::string in_range = InRange("slot", r);
     // A prediction's built row has its first submission's time; a re-submitted one's raw row has
     // the latest, and its earlier versions are in the versions table.
-    std::string raw = "SELECT ID, timestamp FROM pdr_predictions" + window;
+    std::string raw =
+        CheckSql("parity_raw", {{"from_ms", from_ms}, {"to_ms", to_ms}, {"in_range", in_range}});
     if (has_versions) {
-      const std::string since = " WHERE timestamp >= " + std::to_string(checkpoint_->start_ms) +
-                                " AND " + InRange("slot", r);
       // Incremental: the IDs with a submission in the window; their first one may be older.
-      const std::string ids = whole ? std::string()
-                                    : " AND ID IN (SELECT ID FROM pdr_predictions" + window +
-                                          " UNION SELECT ID FROM " + versions + window + ")";
-      raw =
-          "SELECT ID, min(timestamp) AS timestamp FROM (SELECT ID, timestamp FROM "
-          "pdr_predictions" +
-          since + ids + " UNION ALL SELECT ID, timestamp FROM " + versions + since + ids +
-          ") GROUP BY ID HAVING min(timestamp) < " + std::to_string(checkpoint_->checkpoint_ms) +
-          " AND min(timestamp) >= " + std::to_string(from);
+      const std::string and_ids =
+          whole ? std::string()
+                : " AND " + CheckSql("parity_ids_in_window", {{"from_ms", from_ms},
+                                                              {"to_ms", to_ms},
+                                                              {"in_range", in_range},
+                                                              {"versions", versions}});
+      raw = CheckSql("parity_raw_first_submissions",
+                     {{"start_ms", std::to_string(checkpoint_->start_ms)},
+                      {"in_range", in_range},
+                      {"and_ids", and_ids},
+                      {"versions", versions},
+                      {"to_ms", to_ms},
+                      {"from_ms", from_ms}});
     }
-    std::string built = "SELECT ID, timestamp FROM " + QuoteIdent(kBronzePredictions) + window;
-    ASSIGN_OR_RETURN(auto counts, conn_.Query("SELECT (SELECT count(*) FROM (" + raw +
-                                                  ")), (SELECT count(*) FROM (" + built + "))",
-                                              "validate parity"));
+    const std::string built = CheckSql("parity_bronze", {{"table", QuoteIdent(kBronzePredictions)},
+                                                         {"from_ms", from_ms},
+                                                         {"to_ms", to_ms},
+                                                         {"in_range", in_range}});
+    ASSIGN_OR_RETURN(auto counts,
+                     conn_.Query(CheckSql("parity_counts", {{"raw", raw}, {"bronze", built}}),
+                                 "validate parity"));
     auto chunk = counts.NextChunk();
     if (!chunk || chunk->size() != 1) return Status::Internal("validate parity: no counts");
     raw_count += chunk->GetInt64(0, 0);
     built_count += chunk->GetInt64(1, 0);
     if (chunk->GetInt64(0, 0) == 0 && chunk->GetInt64(1, 0) == 0) continue;
-    parts.push_back("WITH r AS (" + raw + "), b AS (" + built +
-                    ") SELECT 'missing from bronze' AS problem, r.ID, r.timestamp FROM r WHERE "
-                    "NOT EXISTS (SELECT 1 FROM b WHERE b.ID = r.ID) UNION ALL SELECT 'not in "
-                    "raw', b.ID, b.timestamp FROM b WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.ID "
-                    "= b.ID)");
+    parts.push_back(CheckSql("parity_findings", {{"raw", raw}, {"bronze", built}}));
   }
   check.note = "in [" + FormatTime(from) + ", " + FormatTime(checkpoint_->checkpoint_ms) +
                "): " + std::to_string(raw_count) + " raw, " + std::to_string(built_count) +
@@ -823,28 +814,25 @@ Status Checker::StaleWaitingUpdates() {
   // its built row share the slot (rows stored without one are read in every range, and payouts
   // without one look their prediction and built row up by ID).
   auto part = [&](const SlotRange& range) {
-    const std::string no_slot = "SELECT ID FROM pdr_payouts WHERE slot IS NULL";
-    std::string slot_id = "split_part(t.ID, '-', 1) || '-' || t.slot";
-    std::string sql =
-        "SELECT 'pdr_payouts' AS table_name, y.ID, y.timestamp, CASE WHEN b.ID IS NULL THEN "
-        "'prediction not built' ELSE 'payout not applied' END AS problem FROM pdr_payouts AS y "
-        "JOIN " +
-        SlotSide("pdr_predictions", "ID, timestamp", range, no_slot) +
-        " AS r ON r.ID = y.ID AND r.timestamp >= " + s + " AND r.timestamp < " + c + " LEFT JOIN " +
-        SlotSide(QuoteIdent(kBronzePredictions), "ID, payout", range, no_slot) +
-        " AS b ON b.ID = y.ID WHERE y.timestamp >= " + e + " AND y.timestamp < " + c + " AND " +
-        InRange("y.slot", range) + " AND (b.ID IS NULL OR b.payout IS NULL)";
+    const std::string no_slot = CheckSql("payout_ids_without_slot");
+    std::string sql = CheckSql(
+        "stale_waiting_payouts",
+        {{"predictions", SlotSide("pdr_predictions", "ID, timestamp", range, no_slot)},
+         {"start_ms", s},
+         {"checkpoint_ms", c},
+         {"bronze", SlotSide(QuoteIdent(kBronzePredictions), "ID, payout", range, no_slot)},
+         {"from_ms", e},
+         {"in_range", InRange("y.slot", range)}});
     if (range.nulls()) return sql;  // a trueval without a slot has no prediction to wait for
-    return sql +
-           " UNION ALL SELECT 'pdr_truevals', t.ID, t.timestamp, CASE WHEN b.ID IS NULL THEN "
-           "'slot not built' ELSE 'trueval not applied' END FROM pdr_truevals AS t LEFT JOIN " +
-           SlotSide(QuoteIdent(kBronzeSlots), "ID, trueval_timestamp", range, no_slot) +
-           " AS b ON b.ID = " + slot_id + " WHERE t.timestamp >= " + e + " AND t.timestamp < " + c +
-           " AND " + InRange("t.slot", range) +
-           " AND EXISTS (SELECT 1 FROM pdr_predictions AS r WHERE r.timestamp >= " + s +
-           " AND r.timestamp < " + c + " AND " + InRange("r.slot", range) +
-           " AND r.slot = t.slot AND lower(r.contract) = lower(split_part(t.ID, '-', 1))) AND "
-           "(b.ID IS NULL OR b.trueval_timestamp IS NULL)";
+    return sql + " UNION ALL " +
+           CheckSql("stale_waiting_truevals",
+                    {{"bronze",
+                      SlotSide(QuoteIdent(kBronzeSlots), "ID, trueval_timestamp", range, no_slot)},
+                     {"from_ms", e},
+                     {"checkpoint_ms", c},
+                     {"t_in_range", InRange("t.slot", range)},
+                     {"start_ms", s},
+                     {"r_in_range", InRange("r.slot", range)}});
   };
   ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(e == s));
   std::vector<std::string> parts;
@@ -906,8 +894,9 @@ Status Checker::OrphanStagingTables() {
     if (t.kind != TableKind::kStaging) continue;
     ++check.count;
     if (static_cast<int>(check.examples.rows.size()) >= options_.max_examples) continue;
-    ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + QuoteIdent(t.name),
-                                               "validate orphan_staging_tables"));
+    ASSIGN_OR_RETURN(auto rows,
+                     conn_.QueryInt(CheckSql("count_rows", {{"table", QuoteIdent(t.name)}}),
+                                    "validate orphan_staging_tables"));
     check.examples.rows.push_back({t.name, std::to_string(rows.value_or(0))});
   }
   check.status = check.count > 0 ? CheckStatus::kFail : CheckStatus::kPass;
@@ -927,36 +916,18 @@ Status Checker::TruevalVsExchange() {
   }
   // Incremental: the slots a run since the mark wrote (a slot's outcome is set by the run that
   // builds or folds it).
-  const std::string changed = " AND " + BuiltChanged();
-  ASSIGN_OR_RETURN(auto checked,
-                   conn_.QueryInt("SELECT count(*) FROM bronze_pdr_slots WHERE trueval_agrees "
-                                  "IS NOT NULL" +
-                                      changed,
-                                  "validate " + check.name));
+  const std::string changed = Where(BuiltChanged());
+  ASSIGN_OR_RETURN(auto checked, conn_.QueryInt(CheckSql("trueval_checked", {{"changed", changed}}),
+                                                "validate " + check.name));
   check.note = std::to_string(checked.value_or(0)) + " slots checked against the exchange";
   NoteIncremental(check, "slots written by the runs since the last run");
-  return Fill(check,
-              "SELECT ID, pair, timeframe, source, slot, truevalue, exchange_init_close, "
-              "exchange_end_close, exchange_move FROM bronze_pdr_slots WHERE trueval_agrees = "
-              "false" +
-                  changed,
-              "slot, ID");
+  return Fill(check, CheckSql("trueval_disagrees", {{"changed", changed}}), "slot, ID");
 }
 
 // How far a candle stream may trail the subgraph's frontier before ohlcv_streams_behind reports it:
 // a 1h stream trails it by up to an hour and a candle by the finality margin; more than this is an
 // exchange that has failed for hours.
 constexpr int64_t kStreamBehindMs = 6 * 3'600'000;
-
-// The candle streams as rows of (stream, exchange, pair, timeframe, start_ms, watermark_ms, tf),
-// tf the timeframe's milliseconds (NULL for one the exchange has no such unit for).
-constexpr std::string_view kCandleStreamsSql =
-    "SELECT table_name AS stream, split_part(table_name, ':', 2) AS exchange, "
-    "split_part(table_name, ':', 3) AS pair, split_part(table_name, ':', 4) AS timeframe, "
-    "start_ms, watermark_ms, TRY_CAST(left(split_part(table_name, ':', 4), -1) AS BIGINT) * "
-    "CASE right(split_part(table_name, ':', 4), 1) WHEN 's' THEN 1000 WHEN 'm' THEN 60000 "
-    "WHEN 'h' THEN 3600000 WHEN 'd' THEN 86400000 END AS tf "
-    "FROM predlake_watermarks WHERE table_name LIKE 'pdr_ohlcv:%'";
 
 Status Checker::OhlcvStreamsBehind() {
   CheckResult& check =
@@ -979,14 +950,9 @@ Status Checker::OhlcvStreamsBehind() {
     return Status::Ok();
   }
   return Fill(check,
-              "SELECT w.stream, coalesce(s.status, 'not fetched') AS status, "
-              "strftime(make_timestamp(w.watermark_ms * 1000), '%Y-%m-%dT%H:%M:%SZ') AS watermark, "
-              "strftime(make_timestamp(s.failing_since_ms * 1000), '%Y-%m-%dT%H:%M:%SZ') AS "
-              "failing_since, s.error FROM (" +
-                  std::string(kCandleStreamsSql) +
-                  ") AS w LEFT JOIN predlake_ohlcv_streams AS s ON s.stream = w.stream WHERE "
-                  "coalesce(s.status, '') <> 'set_aside' AND w.watermark_ms < " +
-                  std::to_string(*f.frontier_ms - kStreamBehindMs),
+              CheckSql("ohlcv_streams_behind",
+                       {{"candle_streams", CheckSql("candle_streams")},
+                        {"before_ms", std::to_string(*f.frontier_ms - kStreamBehindMs)}}),
               "stream");
 }
 
@@ -999,24 +965,15 @@ Status Checker::CandleGaps() {
     Skip(check, "this lake has not been written by this version yet");
     return Status::Ok();
   }
-  ASSIGN_OR_RETURN(auto known, conn_.QueryInt("SELECT count(*) FROM predlake_candle_gaps",
-                                              "validate " + check.name));
+  ASSIGN_OR_RETURN(auto known,
+                   conn_.QueryInt(CheckSql("count_rows", {{"table", "predlake_candle_gaps"}}),
+                                  "validate " + check.name));
   if (known.value_or(0) > 0) {
     check.note = std::to_string(*known) +
                  " known gaps (candles the exchange never served; `describe` lists them)";
   }
-  return Fill(
-      check,
-      "WITH s AS (" + std::string(kCandleStreamsSql) +
-          "), e AS (SELECT stream, exchange, pair, timeframe, unnest(range((start_ms + tf - "
-          "1) // tf * tf, watermark_ms, tf)) AS open_ms FROM s WHERE tf > 0) "
-          "SELECT e.stream, e.open_ms, strftime(make_timestamp(e.open_ms * 1000), "
-          "'%Y-%m-%dT%H:%M:%SZ') AS open FROM e WHERE NOT EXISTS (SELECT 1 FROM "
-          "pdr_ohlcv AS o WHERE o.exchange = e.exchange AND o.pair = e.pair AND "
-          "o.timeframe = e.timeframe AND o.timestamp = e.open_ms) AND NOT EXISTS (SELECT "
-          "1 FROM predlake_candle_gaps AS g WHERE g.stream = e.stream AND g.open_ms = "
-          "e.open_ms)",
-      "stream, open_ms");
+  return Fill(check, CheckSql("candle_gaps", {{"candle_streams", CheckSql("candle_streams")}}),
+              "stream, open_ms");
 }
 
 Status Checker::SourcesSetAside() {
@@ -1027,9 +984,7 @@ Status Checker::SourcesSetAside() {
           "(count: streams and contracts)");
   std::vector<std::string> parts;
   if (Find("predlake_ohlcv_streams")) {
-    parts.push_back(
-        "SELECT 'candle stream' AS kind, stream AS name, error AS why FROM "
-        "predlake_ohlcv_streams WHERE status = 'set_aside'");
+    parts.push_back(CheckSql("streams_set_aside"));
   }
   // The contracts the newest fetch skipped (raw::UpdateReport::skipped_contracts, in its detail).
   parts.push_back(std::string(kContractsSetAsideSql));
@@ -1044,9 +999,10 @@ Status Checker::RawTablesNeverFetched() {
                            "raw tables without a watermark after the newest run failed: the "
                            "lake holds no data of them (count: tables)");
   ASSIGN_OR_RETURN(
-      auto last,
-      QueryText(conn_, "SELECT status, error FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
-                "validate " + check.name));
+      auto last, QueryText(conn_,
+                           CheckSql("last_data_run", {{"validate_command",
+                                                       QuoteString(kValidateIncrementalCommand)}}),
+                           "validate " + check.name));
   if (last.rows.empty() || last.rows[0][0].value_or("") == "succeeded" ||
       last.rows[0][0].value_or("") == "running") {
     return Status::Ok();
@@ -1079,10 +1035,11 @@ Status Checker::NegativeAmounts() {
     for (const lake::ColumnDef& c : t->columns) {
       if (c.type != lake::ColumnType::kDecimal) continue;
       const std::string col = QuoteIdent(std::string(c.name));
-      parts.push_back("SELECT '" + std::string(t->name) + "' AS table_name, ID, '" +
-                      std::string(c.name) + "' AS column_name, CAST(" + col +
-                      " AS VARCHAR) AS value, timestamp FROM " + std::string(t->name) + " WHERE " +
-                      col + " < 0 AND " + RawChanged(t->name));
+      parts.push_back(CheckSql("negative_amounts", {{"table_name", QuoteString(t->name)},
+                                                    {"column_name", QuoteString(c.name)},
+                                                    {"column", col},
+                                                    {"table", t->name},
+                                                    {"changed", Where(RawChanged(t->name))}}));
     }
   }
   NoteIncremental(check, "raw rows from the lowest watermark the runs since left");
@@ -1093,8 +1050,9 @@ Result<ValidationReport> Checker::Run() {
   // The whole-lake checks group and join every ID: capped, DuckDB spills to disk (beside the lake
   // file) instead of growing with the lake.
   if (!options_.memory_limit.empty()) {
-    RETURN_IF_ERROR(conn_.Execute("SET memory_limit = " + QuoteString(options_.memory_limit),
-                                  "validate: memory limit"));
+    RETURN_IF_ERROR(
+        conn_.Execute(CheckSql("set_memory_limit", {{"limit", QuoteString(options_.memory_limit)}}),
+                      "validate: memory limit"));
   }
   ASSIGN_OR_RETURN(tables_, ListTables(conn_));
   ASSIGN_OR_RETURN(checkpoint_, lake_.GetCheckpoint());
@@ -1187,8 +1145,7 @@ std::optional<ValidateMark> ValidateMark::FromJson(const std::string& text) {
 
 Result<ValidateMark> CurrentMark(lake::Lake& lake) {
   ValidateMark m;
-  ASSIGN_OR_RETURN(auto last,
-                   lake.conn().QueryInt("SELECT max(run_id) FROM predlake_runs", "validate mark"));
+  ASSIGN_OR_RETURN(auto last, lake.conn().QueryInt(CheckSql("last_run_id"), "validate mark"));
   m.run_id = last.value_or(0);
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
   if (checkpoint) m.checkpoint_ms = checkpoint->checkpoint_ms;

@@ -54,6 +54,10 @@ struct ValidateMark {
 };
 inline constexpr std::string_view kMetaValidateMark = "validate_mark";
 
+// The ledger's command text of `validate --incremental`, the writer that records the mark (one run
+// each, docs/runs.md). Its runs change no data: raw_tables_never_fetched looks past them.
+inline constexpr std::string_view kValidateIncrementalCommand = "validate --incremental";
+
 // What `validate` lets DuckDB use before it spills to disk, so that its peak memory does not grow
 // with the lake (docs/scale.md).
 inline constexpr std::string_view kValidateMemoryLimit = "512MB";

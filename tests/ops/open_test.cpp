@@ -55,7 +55,7 @@ TEST(OpenForRead, BusyLakeNamesTheWriterAfterABoundedWait) {
   EXPECT_LT(elapsed, 5000);
 }
 
-TEST(OpenForWrite, WriterKeptOutByAReaderNamesTheReaderNotItself) {
+TEST(OpenWithRetry, WriterKeptOutByAReaderNamesTheReaderNotItself) {
   TempDir dir;
   { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
   Holder reader(dir.path(), 20000, Holder::As::kReader);
@@ -63,7 +63,10 @@ TEST(OpenForWrite, WriterKeptOutByAReaderNamesTheReaderNotItself) {
   RetryOptions retry;
   retry.max_wait_ms = 300;
   retry.poll_ms = 50;
-  auto lake = OpenForWrite(dir.path(), "etl update", nullptr, retry);
+  lake::OpenOptions options;
+  options.mode = lake::Mode::kWrite;
+  options.command = "etl update";
+  auto lake = OpenWithRetry(dir.path(), options, retry);
   ASSERT_FALSE(lake.ok());
   EXPECT_EQ(lake.status().code(), StatusCode::kBusy);
   const std::string& msg = lake.status().message();

@@ -1,0 +1,2 @@
+-- A key gone from predlake_meta.
+DELETE FROM predlake_meta WHERE key = ${key}

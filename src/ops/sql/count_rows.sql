@@ -1,0 +1,2 @@
+-- A table's rows.
+SELECT count(*) FROM ${table}

@@ -1,0 +1,2 @@
+-- How many findings a check's query lists.
+SELECT count(*) FROM (${findings}) AS findings

@@ -1,0 +1,2 @@
+-- The first findings of a check's query, in its order.
+SELECT * FROM (${findings}) AS findings ORDER BY ${order_by} LIMIT ${limit}

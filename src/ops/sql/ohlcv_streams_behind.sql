@@ -1,0 +1,2 @@
+-- The candle streams (not set aside) whose watermark is before a time, with their status and error.
+SELECT w.stream, coalesce(s.status, 'not fetched') AS status, strftime(make_timestamp(w.watermark_ms * 1000), '%Y-%m-%dT%H:%M:%SZ') AS watermark, strftime(make_timestamp(s.failing_since_ms * 1000), '%Y-%m-%dT%H:%M:%SZ') AS failing_since, s.error FROM (${candle_streams}) AS w LEFT JOIN predlake_ohlcv_streams AS s ON s.stream = w.stream WHERE coalesce(s.status, '') <> 'set_aside' AND w.watermark_ms < ${before_ms}

@@ -1,0 +1,2 @@
+-- The raw predictions whose first submission (the current row or an earlier version) lies in the window; ids: a condition on their IDs, or nothing.
+SELECT ID, min(timestamp) AS timestamp FROM (SELECT ID, timestamp FROM pdr_predictions WHERE timestamp >= ${start_ms} AND ${in_range}${and_ids} UNION ALL SELECT ID, timestamp FROM ${versions} WHERE timestamp >= ${start_ms} AND ${in_range}${and_ids}) GROUP BY ID HAVING min(timestamp) < ${to_ms} AND min(timestamp) >= ${from_ms}

@@ -1,0 +1,2 @@
+-- DuckDB's memory limit for the checks.
+SET memory_limit = ${limit}

@@ -1,0 +1,2 @@
+-- The lowest watermark of a raw table that a run since the mark left, the start of any raw import since, and its watermark now.
+SELECT min(x) FROM (SELECT TRY_CAST(json_extract_string(watermarks_after, ${json_path}) AS BIGINT) AS x FROM predlake_runs WHERE run_id > ${run_id} UNION ALL SELECT window_start_ms FROM predlake_runs WHERE run_id > ${run_id} AND command = 'raw import' UNION ALL SELECT watermark_ms FROM predlake_watermarks WHERE table_name = ${table_name})

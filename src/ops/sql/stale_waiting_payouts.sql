@@ -1,0 +1,2 @@
+-- Payouts of the window whose prediction is in raw before the checkpoint but not built, or built without the payout.
+SELECT 'pdr_payouts' AS table_name, y.ID, y.timestamp, CASE WHEN b.ID IS NULL THEN 'prediction not built' ELSE 'payout not applied' END AS problem FROM pdr_payouts AS y JOIN ${predictions} AS r ON r.ID = y.ID AND r.timestamp >= ${start_ms} AND r.timestamp < ${checkpoint_ms} LEFT JOIN ${bronze} AS b ON b.ID = y.ID WHERE y.timestamp >= ${from_ms} AND y.timestamp < ${checkpoint_ms} AND ${in_range} AND (b.ID IS NULL OR b.payout IS NULL)
