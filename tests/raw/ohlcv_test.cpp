@@ -10,6 +10,7 @@
 
 #include "fake_exchange.hpp"
 #include "raw_test_util.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -99,7 +100,7 @@ TEST(RawOhlcvTest, OneFetchEqualsTheTruthAndStopsAtTheLastClosedCandle) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto r =
       rawtest::RunUpdate(*lake, CandleOptions(world, Ms("2024-07-26"), &sleep, SimExchange(engine)),
@@ -140,9 +141,10 @@ TEST(RawOhlcvTest, ManyPagesFaultsFailuresAndRerunsEndWithEverything) {
   world.faults.timeout = 0.05;
   world.faults.malformed = 0.05;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
-  std::mt19937_64 rng(7);
+  SCOPED_TRACE(test_support::SeedNote(7));
+  std::mt19937_64 rng(test_support::PropertySeed(7));
   int failures = 0;
   for (int64_t to = Ms(world.start) + 86'400'000; to <= Ms(world.now); to += 86'400'000) {
     bool ok = false;
@@ -194,7 +196,7 @@ TEST(RawOhlcvTest, AnExchangeThatFailsNeverStopsTheSubgraph) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   ExchangeFactory dead = [engine](int64_t) -> std::unique_ptr<exchange::Transport> {
     return std::make_unique<DyingExchange>(
@@ -259,7 +261,7 @@ TEST(RawOhlcvTest, AMissingCandleHoldsTheWatermarkUntilItComesOrBecomesAKnownGap
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto state = std::make_shared<rawtest::FakeExchangeState>();
   // A hole in the middle (03:00) and a short answer at the end (the last final candle, 05:55).
@@ -308,7 +310,7 @@ TEST(RawOhlcvTest, OnlyCandlesFinalByTheExchangesClockAreStoredAndRevisionsAreCo
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto state = std::make_shared<rawtest::FakeExchangeState>();
   // The exchange's clock is 10 minutes behind ours: by it, 05:52:30 less the margin; the last
@@ -351,7 +353,7 @@ TEST(RawOhlcvTest, OnlyCandlesFinalByTheExchangesClockAreStoredAndRevisionsAreCo
 TEST(RawOhlcvTest, ABanIsHonouredAcrossRuns) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:00");
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto state = std::make_shared<rawtest::FakeExchangeState>();
   state->refuse =
@@ -393,7 +395,7 @@ TEST(RawOhlcvTest, AStreamTheExchangeCannotServeIsSetAsideAlone) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto state = std::make_shared<rawtest::FakeExchangeState>();
   state->unlisted = {"SOLUSDT"};
@@ -441,7 +443,7 @@ TEST(RawOhlcvTest, ImportsPdrBackendOhlcvParquetFiles) {
   // pdr-backend's layout: <exchange>_<BASE-QUOTE>_<timeframe>.parquet, timestamp Int64 (open ms),
   // open..volume Float64.
   TempDir dir;
-  auto lake = rawtest::OpenLake((std::filesystem::path(dir.path()) / "lake").string());
+  auto lake = rawtest::OpenTestLake((std::filesystem::path(dir.path()) / "lake").string());
   const std::string folder = (std::filesystem::path(dir.path()) / "lake_data").string();
   std::filesystem::create_directories(folder);
   const std::string file = folder + "/binance_BTC-USDT_5m.parquet";
