@@ -238,9 +238,9 @@ INSTANTIATE_TEST_SUITE_P(Seeds, BackfillProperty, ::testing::Range(0, BackfillSe
 // (and a backfill failing at its chunk's commit): each failure loses only its chunk, each rerun
 // redoes it, and the lake ends equal to one window from the earliest start, one run per chunk.
 // The walk over every chunk phase is serial (each failure on the lake the previous rerun left), and
-// the longest test of the suite: it runs in kChunkWalkParts parts, part p failing the phases whose
-// index is p modulo the parts, each on its own lake after one chunk that succeeds, so that CTest
-// runs the parts in parallel. Part 0 also fails the backfill's commit.
+// was the longest test of the suite: it runs in kChunkWalkParts parts, part p failing the phases
+// whose index is p modulo the parts, each on its own lake after one chunk that succeeds, so that
+// CTest runs the parts in parallel; one more part fails the backfill's commit.
 constexpr int kChunkWalkParts = kSanitized ? 1 : 4;
 
 class ChunkWalk : public ::testing::TestWithParam<int> {};
@@ -267,6 +267,7 @@ TEST_P(ChunkWalk, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
   int64_t failures = 0;
   for (size_t i = 0; i < phases.size(); ++i) {
     const std::string& phase = phases[i];
+    // The last part walks none (i % kChunkWalkParts < kChunkWalkParts).
     if (phase == "backfill_commit" || static_cast<int>(i) % kChunkWalkParts != part) continue;
     // Under the sanitizers every fourth ETL step (and the fetch's commit): the walk over all of
     // them is the release tree's, and here it took minutes for the same memory checks.
@@ -296,7 +297,7 @@ TEST_P(ChunkWalk, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
     EXPECT_EQ(rerun->chunks, 1);
     EXPECT_EQ(LakeInt(dir.path(), "SELECT checkpoint_ms FROM predlake_checkpoint"), end);
   }
-  if (part != 0) return;
+  if (part != kChunkWalkParts) return;
   // The backfill's chunk commit fails; the rerun backfills, rebuilds and goes on to the head in
   // chunks.
   UpdateRequest failing = BackfillRequest(dir.path(), factory, &sleep, earliest, head, chunk_ms);
@@ -315,7 +316,7 @@ TEST_P(ChunkWalk, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
   EXPECT_EQ(LakeFingerprint(dir.path()), OneShot(factory, &sleep, earliest, head));
 }
 
-INSTANTIATE_TEST_SUITE_P(Parts, ChunkWalk, ::testing::Range(0, kChunkWalkParts));
+INSTANTIATE_TEST_SUITE_P(Parts, ChunkWalk, ::testing::Range(0, kChunkWalkParts + 1));
 
 TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
   const config::SimConfig world = BackfillWorld(4);
