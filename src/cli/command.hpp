@@ -11,10 +11,10 @@
 //
 //        namespace predlake::cli {
 //        namespace {
-//        struct Options {
+//        struct RawUpdateOptions {
 //          std::string to = "now";
 //        };
-//        Status RawUpdate(Context& ctx, const Options& o) {
+//        Status RawUpdate(Context& ctx, const RawUpdateOptions& o) {
 //          ASSIGN_OR_RETURN(int64_t to_ms, ctx.ParseTimeArg(o.to, "--to"));
 //          ...
 //          return Status::Ok();
@@ -22,12 +22,16 @@
 //        }  // namespace
 //
 //        RunFn RawUpdateCommand(OptionSet& args) {
-//          auto o = std::make_shared<Options>();
+//          auto o = std::make_shared<RawUpdateOptions>();
 //          args.Time("--to", &o->to, "end of the window");
 //          return [o](Context& ctx) { return RawUpdate(ctx, *o); };
 //        }
 //
 //        }  // namespace predlake::cli
+//
+//      The module is a unity build: its command files compile eight at a time as one file, so a
+//      file-local name (anonymous-namespace type, static function) must be unique in src/cli/.
+//      Name them after the command (`RawUpdateOptions`, `RawUpdate`), never `Options` or `Run`.
 //
 //   2. Declare the handler in src/cli/commands.cpp and add its row (path, one-line help, handler)
 //      to the command table there, at its place in the help order.

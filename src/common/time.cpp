@@ -19,7 +19,7 @@ using std::chrono::sys_days;
 constexpr int64_t kMsPerSecond = 1000;
 constexpr int64_t kMsPerMinute = 60 * kMsPerSecond;
 constexpr int64_t kMsPerHour = 60 * kMsPerMinute;
-constexpr int64_t kMsPerDay = 24 * kMsPerHour;
+constexpr int64_t kMsPerDay = kDayMs;
 constexpr int64_t kMsPerWeek = 7 * kMsPerDay;
 
 constexpr const char* kAcceptedTimes =
@@ -208,19 +208,17 @@ Result<int64_t> ParseCalendar(std::string_view text, std::string_view s) {
   if (!sc.AtEnd()) return Garbage(text);
 
   if (*month < 1 || *month > 12) return Invalid(text, fmt::format("month {} out of range", *month));
-  std::chrono::year_month_day ymd{std::chrono::year{*year},
-                                  std::chrono::month{static_cast<unsigned>(*month)},
-                                  std::chrono::day{static_cast<unsigned>(*day)}};
-  if (!ymd.ok()) {
+  const std::optional<int64_t> day_number =
+      DayNumberOf(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
+  if (!day_number) {
     return Invalid(text, fmt::format("day {} out of range for {:04}-{:02}", *day, *year, *month));
   }
   if (hour > 23) return Invalid(text, fmt::format("hour {} out of range", hour));
   if (minute > 59) return Invalid(text, fmt::format("minute {} out of range", minute));
   if (second > 59) return Invalid(text, fmt::format("second {} out of range", second));
 
-  int64_t day_ms = duration_cast<milliseconds>(sys_days{ymd}.time_since_epoch()).count();
-  int64_t ms = day_ms + hour * kMsPerHour + minute * kMsPerMinute + second * kMsPerSecond + millis -
-               offset_ms;
+  int64_t ms = *day_number * kDayMs + hour * kMsPerHour + minute * kMsPerMinute +
+               second * kMsPerSecond + millis - offset_ms;
   if (ms < 0) return Invalid(text, "before 1970-01-01");
   return ms;
 }
@@ -292,6 +290,37 @@ std::string FormatTime(int64_t ms) {
   if (tod.subseconds().count() != 0) out += fmt::format(".{:03}", tod.subseconds().count());
   out += 'Z';
   return out;
+}
+
+int64_t DayNumber(int64_t ms) { return ms / kDayMs - (ms % kDayMs < 0 ? 1 : 0); }
+
+std::optional<int64_t> DayNumberOf(int year, unsigned month, unsigned day) {
+  const std::chrono::year_month_day ymd{std::chrono::year{year}, std::chrono::month{month},
+                                        std::chrono::day{day}};
+  if (!ymd.ok()) return std::nullopt;
+  return sys_days{ymd}.time_since_epoch().count();
+}
+
+std::string FormatDay(int64_t ms) {
+  const std::chrono::year_month_day ymd{sys_days{days{DayNumber(ms)}}};
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
+}
+
+std::optional<int64_t> ParseDay(std::string_view text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return std::nullopt;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (!IsDigit(text[i])) return std::nullopt;
+  }
+  auto number = [&](size_t at, size_t n) {
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) v = v * 10 + (text[i] - '0');
+    return v;
+  };
+  const std::optional<int64_t> day = DayNumberOf(number(0, 4), static_cast<unsigned>(number(5, 2)),
+                                                 static_cast<unsigned>(number(8, 2)));
+  if (!day) return std::nullopt;
+  return *day * kDayMs;
 }
 
 std::string FormatDuration(int64_t ms) {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,28 @@ std::string FormatTimeMs(int64_t ms);
 
 // Formats a duration in ms as its shortest exact unit string (`5m`, `1500ms`).
 std::string FormatDuration(int64_t ms);
+
+// ---- UTC days: the one calendar arithmetic of the code base (proleptic Gregorian, also before
+// 1970; no time zones, no libc).
+
+inline constexpr int64_t kDayMs = 86'400'000;
+
+// The number of the UTC day holding unix ms `ms`: days since 1970-01-01, negative before it.
+int64_t DayNumber(int64_t ms);
+
+// The start (unix ms) of the UTC day holding unix ms `ms`.
+inline int64_t DayStartMs(int64_t ms) { return DayNumber(ms) * kDayMs; }
+
+// The number (as DayNumber) of the civil date `year`-`month`-`day`; nullopt when it is no date
+// (month 13, 2023-02-29).
+std::optional<int64_t> DayNumberOf(int year, unsigned month, unsigned day);
+
+// `YYYY-MM-DD` of the UTC day holding unix ms `ms`.
+std::string FormatDay(int64_t ms);
+
+// The start (unix ms) of the day `YYYY-MM-DD` names; nullopt unless `text` is exactly that form
+// and a valid date.
+std::optional<int64_t> ParseDay(std::string_view text);
 
 // The milliseconds of a monotonic clock since `start` (step and phase timings).
 inline double MsSince(std::chrono::steady_clock::time_point start) {

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -441,32 +440,15 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
   return out;
 }
 
-constexpr int64_t kExportDayMs = 86'400'000;
-
-// The start (unix ms) of the UTC day holding unix ms `ms`, also before 1970.
-int64_t ExportDayStartMs(int64_t ms) {
-  return ms - ((ms % kExportDayMs) + kExportDayMs) % kExportDayMs;
-}
-
-// The day=YYYY-MM-DD name of the UTC day holding unix ms `ms`.
-std::string ExportDayName(int64_t ms) {
-  const std::time_t secs = static_cast<std::time_t>(ExportDayStartMs(ms) / 1000);
-  std::tm tm{};
-  ::gmtime_r(&secs, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 // A WHERE clause selecting exactly the rows of `days` (YYYY-MM-DD, sorted) of `table`: one range
 // per run of consecutive days, on the column the rows are appended by (`timestamp`, or the gold
 // tables' `day`), so that DuckDB's zone maps skip the row groups of other days.
 Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::string>& days) {
   std::vector<std::pair<int64_t, int64_t>> ranges;  // [first, last] day starts, unix ms
   for (const std::string& d : days) {
-    Result<int64_t> ms = ParseTime(d, 0);
-    if (!ms.ok()) return Status::Internal("export: bad day " + d);
-    if (!ranges.empty() && ranges.back().second + kExportDayMs == *ms) {
+    const std::optional<int64_t> ms = ParseDay(d);
+    if (!ms) return Status::Internal("export: bad day " + d);
+    if (!ranges.empty() && ranges.back().second + kDayMs == *ms) {
       ranges.back().second = *ms;
     } else {
       ranges.emplace_back(*ms, *ms);
@@ -478,7 +460,7 @@ Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::
     if (table.partitioning == Partitioning::kByDayColumn) {
       where += fmt::format("\"day\" BETWEEN epoch_ms({})::DATE AND epoch_ms({})::DATE", lo, hi);
     } else {
-      where += fmt::format("(\"timestamp\" >= {} AND \"timestamp\" < {})", lo, hi + kExportDayMs);
+      where += fmt::format("(\"timestamp\" >= {} AND \"timestamp\" < {})", lo, hi + kDayMs);
     }
   }
   return where;
@@ -542,8 +524,8 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::AppendedStats(
     return std::optional<std::map<std::string, DayStats>>();
   }
   const int64_t lo =  // days before
-      ExportDayStartMs(mark->value("start_ms", int64_t{0})) + kExportDayMs;
-  const int64_t hi = ExportDayStartMs(mark->value("watermark_ms", int64_t{0}));  // days from
+      DayStartMs(mark->value("start_ms", int64_t{0})) + kDayMs;
+  const int64_t hi = DayStartMs(mark->value("watermark_ms", int64_t{0}));  // days from
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   const std::string day = DayExpression(table.partitioning);
   ASSIGN_OR_RETURN(
@@ -552,7 +534,7 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::AppendedStats(
                               "{} OR \"timestamp\" >= {} GROUP BY ALL",
                               day, Ident(table.name), lo, hi),
                   "export: count the new days of " + std::string(table.name)));
-  const std::string lo_day = ExportDayName(lo), hi_day = ExportDayName(hi);
+  const std::string lo_day = FormatDay(lo), hi_day = FormatDay(hi);
   std::map<std::string, DayStats> out;
   for (const auto& [d, part] : before) {
     if (d < lo_day || d >= hi_day) continue;  // counted again below
@@ -591,9 +573,9 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
                       " since the previous snapshot"));
   std::vector<std::string> changed;
   for (const auto& row : recorded.ToText()) changed.push_back(row[0].value_or(""));
-  const int64_t lo = ExportDayStartMs(mark->value("start_ms", int64_t{0})) + kExportDayMs;
-  const int64_t hi = ExportDayStartMs(mark->value("watermark_ms", int64_t{0}));
-  const std::string lo_day = ExportDayName(lo), hi_day = ExportDayName(hi);
+  const int64_t lo = DayStartMs(mark->value("start_ms", int64_t{0})) + kDayMs;
+  const int64_t hi = DayStartMs(mark->value("watermark_ms", int64_t{0}));
+  const std::string lo_day = FormatDay(lo), hi_day = FormatDay(hi);
   std::string where = fmt::format(" WHERE (\"timestamp\" < {} OR \"timestamp\" >= {})", lo, hi);
   if (!changed.empty()) {
     ASSIGN_OR_RETURN(std::string days, DaysFilter(table, changed));

@@ -17,46 +17,6 @@
 namespace predlake::serve {
 namespace {
 
-// ---- Days (UTC) without libc time zones.
-
-int64_t PageDaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-std::string PageDayString(int64_t days) {
-  days += 719468;
-  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(days - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-  return fmt::format("{:04d}-{:02d}-{:02d}", y, m, d);
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-// "YYYY-MM-DD" -> unix seconds of its midnight; nullopt when malformed.
-std::optional<int64_t> DayToUnixSeconds(const std::string& day) {
-  if (day.size() != 10 || day[4] != '-' || day[7] != '-') return std::nullopt;
-  try {
-    const int64_t y = std::stoll(day.substr(0, 4));
-    const unsigned m = static_cast<unsigned>(std::stoul(day.substr(5, 2)));
-    const unsigned d = static_cast<unsigned>(std::stoul(day.substr(8, 2)));
-    return PageDaysFromCivil(y, m, d) * 86400;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 // ---- SQL.
 
 using BindValue = std::variant<int64_t, std::string>;
@@ -295,9 +255,10 @@ Chart ChartFromTable(const Table& t, const std::string& id, const std::string& t
   Json x = Json::array();
   const size_t day = ColumnIndex(t, "day");
   for (const auto& row : t.rows) {
-    std::optional<int64_t> s =
-        day < row.size() && row[day].is_string() ? DayToUnixSeconds(row[day]) : std::nullopt;
-    x.push_back(s ? Json(*s) : Json(nullptr));
+    std::optional<int64_t> s = day < row.size() && row[day].is_string()
+                                   ? ParseDay(row[day].get<std::string>())
+                                   : std::nullopt;
+    x.push_back(s ? Json(*s / 1000) : Json(nullptr));
   }
   Json all = Json::array();
   for (const SeriesSpec& spec : series) {
@@ -874,10 +835,10 @@ Period PeriodFor(const std::string& name, std::optional<int64_t> checkpoint_ms,
     return p;
   }
   const int64_t anchor_ms = checkpoint_ms ? *checkpoint_ms - 1 : created_at_ms;
-  const int64_t last = FloorDiv(anchor_ms, 86'400'000);
+  const int64_t last = DayStartMs(anchor_ms);
   const int64_t days = name == "1d" ? 1 : name == "1m" ? 30 : 7;
-  p.from_day = PageDayString(last - days + 1);
-  p.to_day = PageDayString(last);
+  p.from_day = FormatDay(last - (days - 1) * kDayMs);
+  p.to_day = FormatDay(last);
   return p;
 }
 

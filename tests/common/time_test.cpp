@@ -9,7 +9,7 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr int64_t kNow = 1721959200000;  // 2024-07-26T02:00:00Z
-constexpr int64_t kDay = 86'400'000;
+constexpr int64_t kDay = kDayMs;
 
 int64_t Parse(std::string_view s) {
   Result<int64_t> r = ParseTime(s, kNow);
@@ -190,6 +190,35 @@ TEST(ClockTest, FixedAndSystem) {
   EXPECT_EQ(fixed.NowMs(), kNow);
   SystemClock system;
   EXPECT_GT(system.NowMs(), 1'700'000'000'000);  // after 2023
+}
+
+TEST(Days, NumbersStartsAndNamesAlsoBefore1970) {
+  EXPECT_EQ(DayNumber(0), 0);
+  EXPECT_EQ(DayNumber(kDay - 1), 0);
+  EXPECT_EQ(DayNumber(-1), -1);
+  EXPECT_EQ(DayNumber(-kDay), -1);
+  EXPECT_EQ(DayNumber(-kDay - 1), -2);
+  EXPECT_EQ(DayStartMs(kNow), 1721952000000);  // 2024-07-26T00:00:00Z
+  EXPECT_EQ(DayStartMs(-1), -kDay);
+  EXPECT_EQ(FormatDay(kNow), "2024-07-26");
+  EXPECT_EQ(FormatDay(-1), "1969-12-31");
+  EXPECT_EQ(FormatDay(0), "1970-01-01");
+  EXPECT_EQ(DayNumberOf(1970, 1, 1), 0);
+  EXPECT_EQ(DayNumberOf(2024, 2, 29), 19782);
+  EXPECT_EQ(DayNumberOf(2023, 2, 29), std::nullopt);
+  EXPECT_EQ(DayNumberOf(2024, 13, 1), std::nullopt);
+  EXPECT_EQ(ParseDay("2024-07-26"), 1721952000000);
+  EXPECT_EQ(ParseDay("1969-12-31"), -kDay);
+  EXPECT_EQ(ParseDay("9999-12-31"), *DayNumberOf(9999, 12, 31) * kDay);
+  for (const char* bad :
+       {"2024-7-26", "2024-07-26T00:00", "2024-02-30", "2024/07/26", "", "20x4-07-26"}) {
+    EXPECT_EQ(ParseDay(bad), std::nullopt) << bad;
+  }
+  // Every day of four centuries (leap years included) names itself and parses back.
+  for (int64_t day = -800; day < 146097; day += 1) {
+    const std::string name = FormatDay(day * kDay + 123);
+    ASSERT_EQ(ParseDay(name), day * kDay) << name;
+  }
 }
 
 }  // namespace

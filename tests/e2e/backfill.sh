@@ -8,8 +8,12 @@
 # only that chunk, a run under a small lake_ss.memory_limit builds the same tables, and a bad
 # checkpoint_period or memory_limit is one line naming file:line, exit 2, nothing written.
 #
-# backfill.sh PREDLAKE_BINARY
+# The sections run in parallel, each on its own lakes; the ones that compare with a one-shot build
+# from 12:00 make it themselves (one_shot).
+#
+# backfill.sh PREDLAKE_BINARY [all|SECTION]
 set -euo pipefail
+sections="start later rebuild kill etl_chunks memory config"
 source "$(dirname "$0")/lib.sh" backfill "$@"
 loop_pid=""
 on_exit() {
@@ -54,154 +58,179 @@ fingerprint() {
   out+="checkpoint=$(sql "$1" "SELECT start_ms || '/' || checkpoint_ms FROM predlake_checkpoint")"
   echo "$out"
 }
+# one_shot: the one-shot build from 12:00 in onelake (one.yaml), made once per section.
+one_shot() {
+  [ -e onelake ] && return 0
+  config one.yaml onelake 2024-07-25_12:00 1000d
+  run 0 -c one.yaml update
+}
 
 # A chunked first update: one line per chunk but the last (chunks done and left, rows per second,
-# ETA) and a summary.
-config a.yaml lake 2024-07-25_20:00 2h
-run 0 -c a.yaml update
-grep -q '^predlake: update: chunk 1/3 \[2024-07-25T20:00:00Z, 2024-07-25T22:00:00Z) done: [0-9k]* rows, [0-9k]* rows/s, 2 chunks left, ETA [0-9]*s$' err.txt \
-  || fail "chunk line: $(cat err.txt)"
-grep -q '^predlake: update: chunk 2/3 \[2024-07-25T22:00:00Z, 2024-07-26T00:00:00Z) done: .*, 1 chunk left, ETA ' err.txt \
-  || fail "second chunk line: $(cat err.txt)"
-grep -q '^predlake: update: 3 chunks (lake_ss.checkpoint_period 2h), [0-9]* rows in ' err.txt \
-  || fail "summary line: $(cat err.txt)"
-[ "$(sql a.yaml "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = 'succeeded'")" = 3 ] \
-  || fail "one run per chunk"
+# ETA) and a summary; then the start moved earlier.
+section_start() {
+  config a.yaml lake 2024-07-25_20:00 2h
+  run 0 -c a.yaml update
+  grep -q '^predlake: update: chunk 1/3 \[2024-07-25T20:00:00Z, 2024-07-25T22:00:00Z) done: [0-9k]* rows, [0-9k]* rows/s, 2 chunks left, ETA [0-9]*s$' err.txt \
+    || fail "chunk line: $(cat err.txt)"
+  grep -q '^predlake: update: chunk 2/3 \[2024-07-25T22:00:00Z, 2024-07-26T00:00:00Z) done: .*, 1 chunk left, ETA ' err.txt \
+    || fail "second chunk line: $(cat err.txt)"
+  grep -q '^predlake: update: 3 chunks (lake_ss.checkpoint_period 2h), [0-9]* rows in ' err.txt \
+    || fail "summary line: $(cat err.txt)"
+  [ "$(sql a.yaml "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = 'succeeded'")" = 3 ] \
+    || fail "one run per chunk"
 
-# The start moved earlier: [12:00, 20:00) is fetched and the built tables are rebuilt from 12:00.
-config a.yaml lake 2024-07-25_12:00 2h
-run 0 -c a.yaml update
-grep -q "(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)" err.txt \
-  || fail "backfill message: $(cat err.txt)"
-[ "$(sql a.yaml "SELECT min(start_ms) = max(start_ms) AND min(start_ms) = epoch_ms(TIMESTAMP '2024-07-25 12:00:00') FROM predlake_watermarks WHERE table_name LIKE 'pdr_%'")" = true ] \
-  || fail "raw starts: $(sql a.yaml "SELECT string_agg(table_name || ' ' || start_ms, ', ') FROM predlake_watermarks")"
-[ "$(sql a.yaml "SELECT count(*) > 0 FROM bronze_pdr_predictions WHERE timestamp < epoch_ms(TIMESTAMP '2024-07-25 20:00:00')")" = true ] \
-  || fail "nothing built before the old start"
-config one.yaml onelake 2024-07-25_12:00 1000d
-run 0 -c one.yaml update
-[ "$(fingerprint a.yaml)" = "$(fingerprint one.yaml)" ] \
-  || fail "backfilled lake differs from a one-shot build:
-$(fingerprint a.yaml)
-$(fingerprint one.yaml)"
+  # The start moved earlier: [12:00, 20:00) is fetched and the built tables are rebuilt from 12:00.
+  config a.yaml lake 2024-07-25_12:00 2h
+  run 0 -c a.yaml update
+  grep -q "(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)" err.txt \
+    || fail "backfill message: $(cat err.txt)"
+  [ "$(sql a.yaml "SELECT min(start_ms) = max(start_ms) AND min(start_ms) = epoch_ms(TIMESTAMP '2024-07-25 12:00:00') FROM predlake_watermarks WHERE table_name LIKE 'pdr_%'")" = true ] \
+    || fail "raw starts: $(sql a.yaml "SELECT string_agg(table_name || ' ' || start_ms, ', ') FROM predlake_watermarks")"
+  [ "$(sql a.yaml "SELECT count(*) > 0 FROM bronze_pdr_predictions WHERE timestamp < epoch_ms(TIMESTAMP '2024-07-25 20:00:00')")" = true ] \
+    || fail "nothing built before the old start"
+  one_shot
+  [ "$(fingerprint a.yaml)" = "$(fingerprint one.yaml)" ] \
+    || fail "backfilled lake differs from a one-shot build:
+  $(fingerprint a.yaml)
+  $(fingerprint one.yaml)"
+}
+
+# The start moved later (on a lake that starts at 12:00): one line says that nothing changes.
+section_later() {
+  config a.yaml lake 2024-07-25_12:00 1000d
+  run 0 -c a.yaml update
+  config a.yaml lake 2024-07-25_18:00 2h
+  before="$(fingerprint a.yaml)"
+  run 0 -c a.yaml update
+  [ "$(grep -c 'nothing changes' err.txt)" = 1 ] || fail "later start: $(cat err.txt)"
+  grep -q "^predlake: warning: lake_ss.st_timestr 2024-07-25T18:00:00Z is after the lake's start 2024-07-25T12:00:00Z: nothing changes" err.txt \
+    || fail "later start line: $(cat err.txt)"
+  [ "$(fingerprint a.yaml)" = "$before" ] || fail "a later start changed the lake"
+
+  # A later start changes nothing for an end either (docs/runs.md, "A later start"): the lake keeps its
+  # data from 12:00, so an end between 12:00 and the later st_timestr (18:00) is work like any other,
+  # for etl update, etl rebuild, update, update --every and raw update alike.
+  cp_at() { [ "$(sql a.yaml "SELECT checkpoint_ms = epoch_ms(TIMESTAMP '$1') FROM predlake_checkpoint")" = true ]; }
+  run 0 -c a.yaml etl drop --from 2024-07-25_14:00
+  run 0 -c a.yaml etl update --to 2024-07-25_15:00
+  cp_at "2024-07-25 15:00:00" || fail "etl update --to before the later start: $(cat err.txt)"
+  run 0 -c a.yaml etl rebuild --to 2024-07-25_16:00
+  grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, ' err.txt && cp_at "2024-07-25 16:00:00" \
+    || fail "etl rebuild --to before the later start: $(cat err.txt)"
+  run 0 -c a.yaml update --to 2024-07-25_17:00
+  cp_at "2024-07-25 17:00:00" || fail "update --to before the later start: $(cat err.txt)"
+  "$bin" -c a.yaml update --every 1s --to 2024-07-25_17:30 > loop.out 2> loop.err &
+  loop_pid=$!
+  for _ in $(seq 1 1200); do
+    grep -q 'checkpoint 2024-07-25T17:30:00Z' loop.err && break
+    kill -0 "$loop_pid" 2> /dev/null || fail "update --every before the later start: $(cat loop.err)"
+    sleep 0.05
+  done
+  kill -TERM "$loop_pid"
+  rc=0
+  wait "$loop_pid" || rc=$?
+  loop_pid=""
+  [ "$rc" -eq 143 ] || fail "update --every before the later start exited $rc: $(cat loop.err)"
+  cp_at "2024-07-25 17:30:00" || fail "update --every before the later start: $(cat loop.err)"
+  run 0 -c a.yaml raw update --to 2024-07-25_15:00
+  grep -q '^predlake: raw update on sim: nothing fetched: every table is at or past the end 2024-07-25T15:00:00Z' err.txt \
+    || fail "raw update --to before the later start: $(cat err.txt)"
+  run 0 -c a.yaml update
+  [ "$(fingerprint a.yaml)" = "$before" ] || fail "the later start's runs ended with another lake"
+  # An end not after the lake's own start is still nothing to do: one line naming that start, exit 2,
+  # no run recorded.
+  runs_before="$(sql a.yaml "SELECT count(*) FROM predlake_runs")"
+  sum="$(md5sum lake/lake.duckdb)"
+  for cmd in "etl update" "etl rebuild" "update" "update --every 1s" "raw update"; do
+    # shellcheck disable=SC2086
+    run 2 -c a.yaml $cmd --to 2024-07-25_12:00
+    one_line_error "$cmd --to the lake's start"
+    [ "$(cat err.txt)" = "predlake: --to: 2024-07-25T12:00:00Z is not after the lake's start 2024-07-25T12:00:00Z (lake_ss.st_timestr 2024-07-25T18:00:00Z is later and changes nothing): nothing would be done" ] \
+      || fail "$cmd --to the lake's start: $(cat err.txt)"
+  done
+  [ "$(sql a.yaml "SELECT count(*) FROM predlake_runs")" = "$runs_before" ] || fail "a refused end recorded a run"
+  [ "$(md5sum lake/lake.duckdb)" = "$sum" ] || fail "a refused end changed the lake file"
+}
 
 # `etl rebuild` after a completed backfill uses the new start too (docs/etl.md, "The window"): the
 # backfill by `raw update` alone, then the rebuild from 12:00, equal to the one-shot build.
-config b.yaml blake 2024-07-25_20:00 1000d
-run 0 -c b.yaml update
-config b.yaml blake 2024-07-25_12:00 1000d
-run 0 -c b.yaml raw update
-[ "$(sql b.yaml "SELECT start_ms = epoch_ms(TIMESTAMP '2024-07-25 20:00:00') FROM predlake_checkpoint")" = true ] \
-  || fail "raw update moved the checkpoint's start"
-run 0 -c b.yaml etl rebuild
-grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, .*(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)' err.txt \
-  || fail "etl rebuild after the backfill: $(cat err.txt)"
-[ "$(fingerprint b.yaml)" = "$(fingerprint one.yaml)" ] || fail "etl rebuild after the backfill differs from a one-shot build"
-
-# The start moved later: one line says that nothing changes.
-config a.yaml lake 2024-07-25_18:00 2h
-before="$(fingerprint a.yaml)"
-run 0 -c a.yaml update
-[ "$(grep -c 'nothing changes' err.txt)" = 1 ] || fail "later start: $(cat err.txt)"
-grep -q "^predlake: warning: lake_ss.st_timestr 2024-07-25T18:00:00Z is after the lake's start 2024-07-25T12:00:00Z: nothing changes" err.txt \
-  || fail "later start line: $(cat err.txt)"
-[ "$(fingerprint a.yaml)" = "$before" ] || fail "a later start changed the lake"
-
-# A later start changes nothing for an end either (docs/runs.md, "A later start"): the lake keeps its
-# data from 12:00, so an end between 12:00 and the later st_timestr (18:00) is work like any other,
-# for etl update, etl rebuild, update, update --every and raw update alike.
-cp_at() { [ "$(sql a.yaml "SELECT checkpoint_ms = epoch_ms(TIMESTAMP '$1') FROM predlake_checkpoint")" = true ]; }
-run 0 -c a.yaml etl drop --from 2024-07-25_14:00
-run 0 -c a.yaml etl update --to 2024-07-25_15:00
-cp_at "2024-07-25 15:00:00" || fail "etl update --to before the later start: $(cat err.txt)"
-run 0 -c a.yaml etl rebuild --to 2024-07-25_16:00
-grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, ' err.txt && cp_at "2024-07-25 16:00:00" \
-  || fail "etl rebuild --to before the later start: $(cat err.txt)"
-run 0 -c a.yaml update --to 2024-07-25_17:00
-cp_at "2024-07-25 17:00:00" || fail "update --to before the later start: $(cat err.txt)"
-"$bin" -c a.yaml update --every 1s --to 2024-07-25_17:30 > loop.out 2> loop.err &
-loop_pid=$!
-for _ in $(seq 1 1200); do
-  grep -q 'checkpoint 2024-07-25T17:30:00Z' loop.err && break
-  kill -0 "$loop_pid" 2> /dev/null || fail "update --every before the later start: $(cat loop.err)"
-  sleep 0.05
-done
-kill -TERM "$loop_pid"
-rc=0
-wait "$loop_pid" || rc=$?
-loop_pid=""
-[ "$rc" -eq 143 ] || fail "update --every before the later start exited $rc: $(cat loop.err)"
-cp_at "2024-07-25 17:30:00" || fail "update --every before the later start: $(cat loop.err)"
-run 0 -c a.yaml raw update --to 2024-07-25_15:00
-grep -q '^predlake: raw update on sim: nothing fetched: every table is at or past the end 2024-07-25T15:00:00Z' err.txt \
-  || fail "raw update --to before the later start: $(cat err.txt)"
-run 0 -c a.yaml update
-[ "$(fingerprint a.yaml)" = "$before" ] || fail "the later start's runs ended with another lake"
-# An end not after the lake's own start is still nothing to do: one line naming that start, exit 2,
-# no run recorded.
-runs_before="$(sql a.yaml "SELECT count(*) FROM predlake_runs")"
-sum="$(md5sum lake/lake.duckdb)"
-for cmd in "etl update" "etl rebuild" "update" "update --every 1s" "raw update"; do
-  # shellcheck disable=SC2086
-  run 2 -c a.yaml $cmd --to 2024-07-25_12:00
-  one_line_error "$cmd --to the lake's start"
-  [ "$(cat err.txt)" = "predlake: --to: 2024-07-25T12:00:00Z is not after the lake's start 2024-07-25T12:00:00Z (lake_ss.st_timestr 2024-07-25T18:00:00Z is later and changes nothing): nothing would be done" ] \
-    || fail "$cmd --to the lake's start: $(cat err.txt)"
-done
-[ "$(sql a.yaml "SELECT count(*) FROM predlake_runs")" = "$runs_before" ] || fail "a refused end recorded a run"
-[ "$(md5sum lake/lake.duckdb)" = "$sum" ] || fail "a refused end changed the lake file"
+section_rebuild() {
+  one_shot
+  config b.yaml blake 2024-07-25_20:00 1000d
+  run 0 -c b.yaml update
+  config b.yaml blake 2024-07-25_12:00 1000d
+  run 0 -c b.yaml raw update
+  [ "$(sql b.yaml "SELECT start_ms = epoch_ms(TIMESTAMP '2024-07-25 20:00:00') FROM predlake_checkpoint")" = true ] \
+    || fail "raw update moved the checkpoint's start"
+  run 0 -c b.yaml etl rebuild
+  grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, .*(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)' err.txt \
+    || fail "etl rebuild after the backfill: $(cat err.txt)"
+  [ "$(fingerprint b.yaml)" = "$(fingerprint one.yaml)" ] || fail "etl rebuild after the backfill differs from a one-shot build"
+}
 
 # A SIGKILL in a later chunk (its publish) loses that chunk only; the rerun equals one window.
-config k.yaml klake 2024-07-25_12:00 3h
-run 0 -c k.yaml update --to 2024-07-25_18:00
-for step in commit fetch_commit; do
-  rc=0
-  (PREDLAKE_KILL_AT=$step "$bin" -q -c k.yaml update > /dev/null; exit $?) 2> /dev/null || rc=$?
-  [ "$rc" -eq 137 ] || fail "the update killed at $step exited $rc"
-done
-[ "$(sql k.yaml "SELECT checkpoint_ms = epoch_ms(TIMESTAMP '2024-07-25 18:00:00') FROM predlake_checkpoint")" = true ] \
-  || fail "the killed chunk moved the checkpoint"
-run 0 -c k.yaml update
-[ "$(fingerprint k.yaml)" = "$(fingerprint one.yaml)" ] || fail "rerun after the kills differs from one window"
-[ "$(sql k.yaml "SELECT count(*) FILTER (WHERE status = 'aborted') || '/' || count(*) FILTER (WHERE status NOT IN ('aborted', 'succeeded')) FROM predlake_runs")" = "2/0" ] \
-  || fail "ledger: $(sql k.yaml "SELECT string_agg(status, ' ') FROM predlake_runs")"
+section_kill() {
+  one_shot
+  config k.yaml klake 2024-07-25_12:00 3h
+  run 0 -c k.yaml update --to 2024-07-25_18:00
+  for step in commit fetch_commit; do
+    rc=0
+    (PREDLAKE_KILL_AT=$step "$bin" -q -c k.yaml update > /dev/null; exit $?) 2> /dev/null || rc=$?
+    [ "$rc" -eq 137 ] || fail "the update killed at $step exited $rc"
+  done
+  [ "$(sql k.yaml "SELECT checkpoint_ms = epoch_ms(TIMESTAMP '2024-07-25 18:00:00') FROM predlake_checkpoint")" = true ] \
+    || fail "the killed chunk moved the checkpoint"
+  run 0 -c k.yaml update
+  [ "$(fingerprint k.yaml)" = "$(fingerprint one.yaml)" ] || fail "rerun after the kills differs from one window"
+  [ "$(sql k.yaml "SELECT count(*) FILTER (WHERE status = 'aborted') || '/' || count(*) FILTER (WHERE status NOT IN ('aborted', 'succeeded')) FROM predlake_runs")" = "2/0" ] \
+    || fail "ledger: $(sql k.yaml "SELECT string_agg(status, ' ') FROM predlake_runs")"
+}
 
 # `etl update` and `etl rebuild` run a long window in chunks too, one run and one line each.
-config e.yaml elake 2024-07-25_12:00 5h
-run 0 -c e.yaml raw update
-run 0 -c e.yaml etl update
-[ "$(grep -c '^predlake: etl update: \[' err.txt)" = 3 ] || fail "etl update chunks: $(cat err.txt)"
-grep -q '^predlake: etl update: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first etl chunk: $(cat err.txt)"
-[ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl update differs from one window"
-run 0 -c e.yaml etl rebuild
-grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first rebuild chunk: $(cat err.txt)"
-[ "$(grep -c '^predlake: etl update: \[' err.txt)" = 2 ] || fail "rebuild chunks: $(cat err.txt)"
-[ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl rebuild differs from one window"
+section_etl_chunks() {
+  one_shot
+  config e.yaml elake 2024-07-25_12:00 5h
+  run 0 -c e.yaml raw update
+  run 0 -c e.yaml etl update
+  [ "$(grep -c '^predlake: etl update: \[' err.txt)" = 3 ] || fail "etl update chunks: $(cat err.txt)"
+  grep -q '^predlake: etl update: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first etl chunk: $(cat err.txt)"
+  [ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl update differs from one window"
+  run 0 -c e.yaml etl rebuild
+  grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first rebuild chunk: $(cat err.txt)"
+  [ "$(grep -c '^predlake: etl update: \[' err.txt)" = 2 ] || fail "rebuild chunks: $(cat err.txt)"
+  [ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl rebuild differs from one window"
+}
 
-# A bad checkpoint_period: one line naming file:line, exit 2, nothing written.
-config bad.yaml badlake 2024-07-25_12:00 10s
-run 2 -c bad.yaml update
-[ "$(cat err.txt)" = "predlake: bad.yaml:6: lake_ss.checkpoint_period: '10s' is shorter than 1m" ] \
-  || fail "bad period: $(cat err.txt)"
-[ ! -e badlake ] || fail "a bad period wrote the lake"
-config bad.yaml badlake 2024-07-25_12:00 often
-run 2 -c bad.yaml update
-[ "$(wc -l < err.txt)" = 1 ] && grep -q "^predlake: bad.yaml:6: " err.txt || fail "bad period text: $(cat err.txt)"
-[ ! -e badlake ] || fail "a bad period wrote the lake"
+# A bad checkpoint_period or memory_limit: one line naming file:line, exit 2, nothing written.
+section_config() {
+  config bad.yaml badlake 2024-07-25_12:00 10s
+  run 2 -c bad.yaml update
+  [ "$(cat err.txt)" = "predlake: bad.yaml:6: lake_ss.checkpoint_period: '10s' is shorter than 1m" ] \
+    || fail "bad period: $(cat err.txt)"
+  [ ! -e badlake ] || fail "a bad period wrote the lake"
+  config bad.yaml badlake 2024-07-25_12:00 often
+  run 2 -c bad.yaml update
+  [ "$(wc -l < err.txt)" = 1 ] && grep -q "^predlake: bad.yaml:6: " err.txt || fail "bad period text: $(cat err.txt)"
+  [ ! -e badlake ] || fail "a bad period wrote the lake"
+
+  for limit in 12XB 1.GB 64MB; do
+    config bad.yaml badlake 2024-07-25_12:00 1d "$limit"
+    run 2 -c bad.yaml update
+    case "$limit" in
+      64MB) want="predlake: bad.yaml:7: lake_ss.memory_limit: '64MB' is less than 128MB" ;;
+      *) want="predlake: bad.yaml:7: lake_ss.memory_limit: '$limit' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)" ;;
+    esac
+    [ "$(cat err.txt)" = "$want" ] || fail "bad memory_limit $limit: $(cat err.txt)"
+    [ ! -e badlake ] || fail "a bad memory_limit wrote the lake"
+  done
+}
 
 # A small memory_limit (DuckDB evicts and spills beside the lake) builds the same tables.
-config m.yaml mlake 2024-07-25_12:00 1000d 128MB
-run 0 -c m.yaml update
-[ "$(fingerprint m.yaml)" = "$(fingerprint one.yaml)" ] || fail "a 128MB memory_limit built other tables"
+section_memory() {
+  one_shot
+  config m.yaml mlake 2024-07-25_12:00 1000d 128MB
+  run 0 -c m.yaml update
+  [ "$(fingerprint m.yaml)" = "$(fingerprint one.yaml)" ] || fail "a 128MB memory_limit built other tables"
+}
 
-# A bad memory_limit: one line naming file:line, exit 2, nothing written.
-for limit in 12XB 1.GB 64MB; do
-  config bad.yaml badlake 2024-07-25_12:00 1d "$limit"
-  run 2 -c bad.yaml update
-  case "$limit" in
-    64MB) want="predlake: bad.yaml:7: lake_ss.memory_limit: '64MB' is less than 128MB" ;;
-    *) want="predlake: bad.yaml:7: lake_ss.memory_limit: '$limit' is not a memory size (e.g. 512MB, 1GB, 1.5GiB)" ;;
-  esac
-  [ "$(cat err.txt)" = "$want" ] || fail "bad memory_limit $limit: $(cat err.txt)"
-  [ ! -e badlake ] || fail "a bad memory_limit wrote the lake"
-done
-echo "backfill e2e: ok"
+run_sections

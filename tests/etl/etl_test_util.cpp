@@ -57,19 +57,7 @@ TempLake::TempLake(const std::string& tag)
     : temp_("etl_" + tag, test_support::TempBase::kMemory), dir_(temp_.path()) {}
 
 std::unique_ptr<lake::Lake> TempLake::Open() {
-  lake::OpenOptions options;
-  options.mode = lake::Mode::kWrite;
-  options.command = "test";
-  options.clock = &clock_;
-  options.threads = 1;
-  auto lake = lake::Lake::Open(dir_, options);
-  EXPECT_TRUE(lake.ok()) << lake.status().message();
-  return lake.ok() ? std::move(lake).value() : nullptr;
-}
-
-void Exec(lake::Lake& lake, const std::string& sql) {
-  Status st = lake.conn().Execute(sql, "test");
-  ASSERT_TRUE(st.ok()) << st.message() << "\nSQL: " << sql;
+  return test_support::OpenTestLake(dir_, {.clock = &clock_});
 }
 
 int64_t QueryInt(lake::Lake& lake, const std::string& sql) {

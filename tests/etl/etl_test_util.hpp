@@ -17,6 +17,7 @@
 #include "lake/lake.hpp"
 #include "support/fixtures.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_lake.hpp"
 
 namespace predlake::etl::testing {
 
@@ -42,8 +43,7 @@ class TempLake {
   FixedClock clock_{kFixtureEnd};
 };
 
-// Runs SQL and fails the test on error.
-void Exec(lake::Lake& lake, const std::string& sql);
+using test_support::Exec;
 int64_t QueryInt(lake::Lake& lake, const std::string& sql);
 
 struct SourceOptions {

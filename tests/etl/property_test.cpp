@@ -21,6 +21,7 @@
 #include "etl/waiting.hpp"
 #include "etl_test_util.hpp"
 #include "support/rng.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::etl::testing {
 namespace {
@@ -30,15 +31,9 @@ int EnvInt(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+int SeedCount() { return test_support::SeedCount("PREDLAKE_ETL_SEEDS", 16, 1); }
 
-int SeedCount() { return EnvInt("PREDLAKE_ETL_SEEDS", kSanitized ? 6 : 16); }
-
-int SimSeedCount() { return EnvInt("PREDLAKE_ETL_SIM_SEEDS", kSanitized ? 2 : 6); }
+int SimSeedCount() { return test_support::SeedCount("PREDLAKE_ETL_SIM_SEEDS", 6, 1); }
 
 using test_support::Rng;
 
@@ -77,7 +72,9 @@ class EtlProperty : public ::testing::TestWithParam<int> {
 
  protected:
   void SetUp() override {
-    seed_ = static_cast<uint64_t>(GetParam());
+    seed_ = test_support::PropertySeed(GetParam());
+    RecordProperty("seed", std::to_string(seed_));
+    log_ = test_support::SeedNote(GetParam()) + ": ";
     rng_ = std::make_unique<Rng>(seed_);
     lake_ = dir_.Open();
     ASSERT_TRUE(lake_);
@@ -567,8 +564,8 @@ void EtlProperty::Run() {
   RecordProperty("injected_failures", failures_);
   RecordProperty("kills", kills_);
   if (std::getenv("PREDLAKE_ETL_VERBOSE")) {
-    std::fprintf(stderr, "seed %d: %d failures, %d kills: %s\n", GetParam(), failures_, kills_,
-                 log_.c_str());
+    std::fprintf(stderr, "%s: %d failures, %d kills: %s\n",
+                 test_support::SeedNote(GetParam()).c_str(), failures_, kills_, log_.c_str());
   }
   if (resubmitted_) {
     // The schedule did meet the case: rollbacks to a time between two submissions the lake held

@@ -16,6 +16,7 @@
 #include "source/sim/faults.hpp"
 #include "source/sim/transport.hpp"
 #include "support/rng.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::jobs {
 namespace {
@@ -24,18 +25,9 @@ using raw::rawtest::Ms;
 using raw::rawtest::TempDir;
 using test_support::Rng;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-constexpr int kDefaultBackfillSeeds = 1;
-#else
-constexpr bool kSanitized = false;
-constexpr int kDefaultBackfillSeeds = 3;
-#endif
+using test_support::kSanitized;
 
-int BackfillSeedCount() {
-  const char* v = std::getenv("PREDLAKE_BACKFILL_SEEDS");
-  return v && *v ? std::atoi(v) : kDefaultBackfillSeeds;
-}
+int BackfillSeedCount() { return test_support::SeedCount("PREDLAKE_BACKFILL_SEEDS", 3, 1); }
 
 constexpr int64_t kHourMs = 3'600'000;
 
@@ -52,7 +44,7 @@ config::SimConfig BackfillWorld(uint64_t seed) {
 // Every raw and built table's rows as count/hash (built tables without run_id), and the
 // watermarks and checkpoint: equal strings mean equal lakes.
 std::string LakeFingerprint(const std::string& dir) {
-  auto lake = raw::rawtest::OpenLake(dir);
+  auto lake = raw::rawtest::OpenTestLake(dir);
   if (!lake) return "no lake";
   std::string out;
   auto add = [&](std::string_view table, const std::string& select) {
@@ -80,7 +72,7 @@ std::string LakeFingerprint(const std::string& dir) {
 }
 
 int64_t LakeInt(const std::string& dir, const std::string& sql) {
-  auto lake = raw::rawtest::OpenLake(dir);
+  auto lake = raw::rawtest::OpenTestLake(dir);
   if (!lake) return -1;
   auto v = lake->conn().QueryInt(sql, "test");
   EXPECT_TRUE(v.ok()) << v.status().message() << "\n" << sql;
@@ -126,7 +118,8 @@ std::string OneShot(const raw::TransportFactory& factory, Sleeper* sleeper, int6
 class BackfillProperty : public ::testing::TestWithParam<int> {};
 
 TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
-  const uint64_t seed = static_cast<uint64_t>(GetParam());
+  SCOPED_TRACE(test_support::SeedNote(GetParam()));
+  const uint64_t seed = test_support::PropertySeed(GetParam());
   const config::SimConfig world = BackfillWorld(seed);
   auto engine = raw::rawtest::MakeEngine(world);
   ASSERT_NE(engine, nullptr);
@@ -235,16 +228,25 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
                         std::to_string(earliest + 5 * kHourMs)),
             0)
       << log;
-  std::fprintf(stderr, "seed %d: %d backfills seen in a last chunk, %d failures, %d later starts\n",
-               GetParam(), backfills, failures, later_starts);
+  std::fprintf(stderr, "%s: %d backfills seen in a last chunk, %d failures, %d later starts\n",
+               test_support::SeedNote(GetParam()).c_str(), backfills, failures, later_starts);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, BackfillProperty, ::testing::Range(1, BackfillSeedCount() + 1));
+INSTANTIATE_TEST_SUITE_P(Seeds, BackfillProperty, ::testing::Range(0, BackfillSeedCount()));
 
 // A chunked update failing at every phase of a chunk, each in a later chunk of one growing lake
 // (and a backfill failing at its chunk's commit): each failure loses only its chunk, each rerun
 // redoes it, and the lake ends equal to one window from the earliest start, one run per chunk.
-TEST(ChunkedUpdate, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
+// The walk over every chunk phase is serial (each failure on the lake the previous rerun left), and
+// was the longest test of the suite: it runs in kChunkWalkParts parts, part p failing the phases
+// whose index is p modulo the parts, each on its own lake after one chunk that succeeds, so that
+// CTest runs the parts in parallel; one more part fails the backfill's commit.
+constexpr int kChunkWalkParts = kSanitized ? 1 : 4;
+
+class ChunkWalk : public ::testing::TestWithParam<int> {};
+
+TEST_P(ChunkWalk, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
+  const int part = GetParam();
   const config::SimConfig world = BackfillWorld(3);
   auto engine = raw::rawtest::MakeEngine(world);
   ASSERT_NE(engine, nullptr);
@@ -255,12 +257,18 @@ TEST(ChunkedUpdate, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
   const int64_t chunk_ms = 20 * 60'000;
   const int64_t first_start = earliest + kHourMs;
   TempDir dir;
-  int64_t end = first_start;
+  int64_t end = first_start + chunk_ms;
+  {
+    auto first =
+        Update(BackfillRequest(dir.path(), factory, &sleep, first_start, end, chunk_ms), 0);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+  }
   const std::vector<std::string> phases = ChunkPhases();
   int64_t failures = 0;
   for (size_t i = 0; i < phases.size(); ++i) {
     const std::string& phase = phases[i];
-    if (phase == "backfill_commit") continue;
+    // The last part walks none (i % kChunkWalkParts < kChunkWalkParts).
+    if (phase == "backfill_commit" || static_cast<int>(i) % kChunkWalkParts != part) continue;
     // Under the sanitizers every fourth ETL step (and the fetch's commit): the walk over all of
     // them is the release tree's, and here it took minutes for the same memory checks.
     if (kSanitized && phase != "fetch_commit" && i % 4 != 0) continue;
@@ -279,7 +287,7 @@ TEST(ChunkedUpdate, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
     if (phase != "fetch_commit") {
       EXPECT_EQ(
           LakeInt(dir.path(), "SELECT coalesce(max(checkpoint_ms), 0) FROM predlake_checkpoint"),
-          end - chunk_ms == first_start ? 0 : end - chunk_ms);
+          end - chunk_ms);
     } else {
       EXPECT_EQ(LakeFingerprint(dir.path()), before);
     }
@@ -289,6 +297,7 @@ TEST(ChunkedUpdate, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
     EXPECT_EQ(rerun->chunks, 1);
     EXPECT_EQ(LakeInt(dir.path(), "SELECT checkpoint_ms FROM predlake_checkpoint"), end);
   }
+  if (part != kChunkWalkParts) return;
   // The backfill's chunk commit fails; the rerun backfills, rebuilds and goes on to the head in
   // chunks.
   UpdateRequest failing = BackfillRequest(dir.path(), factory, &sleep, earliest, head, chunk_ms);
@@ -306,6 +315,8 @@ TEST(ChunkedUpdate, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
             failures + 1);
   EXPECT_EQ(LakeFingerprint(dir.path()), OneShot(factory, &sleep, earliest, head));
 }
+
+INSTANTIATE_TEST_SUITE_P(Parts, ChunkWalk, ::testing::Range(0, kChunkWalkParts + 1));
 
 TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
   const config::SimConfig world = BackfillWorld(4);

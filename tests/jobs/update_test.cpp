@@ -24,7 +24,7 @@ struct Ledger {
 // The only run of the lake at `dir`, read back as `runs` would.
 Ledger OnlyRun(const std::string& dir) {
   Ledger out;
-  auto lake = raw::rawtest::OpenLake(dir);
+  auto lake = raw::rawtest::OpenTestLake(dir);
   if (!lake) return out;
   auto rows = lake->conn()
                   .Query("SELECT status, coalesce(error, ''), detail FROM predlake_runs", "t")
@@ -109,7 +109,7 @@ TEST(JobsUpdate, FeedsWithoutNftDataGetPairAndTimeframeThroughRawBronzeAndGold) 
   UpdateRequest request = Request(dir.path(), world, raw::rawtest::SimFactory(engine), &sleep);
   auto report = Update(request, Ms(world.now));
   ASSERT_TRUE(report.ok()) << report.status().message();
-  auto lake = raw::rawtest::OpenLake(dir.path());
+  auto lake = raw::rawtest::OpenTestLake(dir.path());
   ASSERT_NE(lake, nullptr);
   // Each feed's rows name its own pair and timeframe (the simulator's truth).
   std::string feeds;

@@ -33,7 +33,7 @@ const TableSummary* Table(const Description& d, const std::string& name) {
 
 TEST(Describe, NewLakeListsEveryTableWithZeroRows) {
   TempDir dir;
-  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(testing::OpenTestLake(dir.path()), nullptr); }
   Description d = DescribeDir(dir.path());
   std::vector<std::string> names;
   for (const TableSummary& t : d.tables) {
@@ -66,7 +66,7 @@ TEST(Describe, FixtureLakeRowsRangesWatermarksCheckpointFrontierRuns) {
   testing::MakeFixtureLake(dir.path(), /*build=*/true);
   {
     // Hold the payouts back: the frontier must name them.
-    auto lake = testing::OpenWriter(dir.path());
+    auto lake = testing::OpenTestLake(dir.path());
     ASSERT_NE(lake, nullptr);
     ASSERT_TRUE(lake->SetWatermark("pdr_payouts", {kFixtureStartMs, kFixtureEndMs + 1000}, 0).ok());
     ASSERT_TRUE(
@@ -134,7 +134,7 @@ TEST(Describe, NamesTheRebuildAnUpgradeRequires) {
   TempDir dir;
   testing::MakeFixtureLake(dir.path(), /*build=*/true);
   {
-    auto lake = testing::OpenWriter(dir.path());
+    auto lake = testing::OpenTestLake(dir.path());
     ASSERT_NE(lake, nullptr);
     ASSERT_TRUE(
         lake->SetMeta(lake::kMetaRebuildRequired, "columns added: gold_feed_daily.consensus_slots")
@@ -159,7 +159,7 @@ TEST(Describe, FirstAndLastStayExactAfterTheEndRowsAreDeleted) {
   // the rows that are left, on disk and in the WAL alike.
   TempDir dir;
   {
-    auto lake = testing::OpenWriter(dir.path());
+    auto lake = testing::OpenTestLake(dir.path());
     ASSERT_NE(lake, nullptr);
     ASSERT_TRUE(lake->conn()
                     .Execute("INSERT INTO pdr_subscriptions (ID, timestamp) SELECT 's' || i, "

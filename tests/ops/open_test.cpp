@@ -31,7 +31,7 @@ TEST(OpenForRead, MissingLakeIsADataErrorAtOnce) {
 
 TEST(OpenForRead, BusyLakeNamesTheWriterAfterABoundedWait) {
   TempDir dir;
-  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(testing::OpenTestLake(dir.path()), nullptr); }
   Holder holder(dir.path(), 20000);
   ASSERT_GT(holder.pid(), 0);
   RetryOptions retry;
@@ -57,7 +57,7 @@ TEST(OpenForRead, BusyLakeNamesTheWriterAfterABoundedWait) {
 
 TEST(OpenWithRetry, WriterKeptOutByAReaderNamesTheReaderNotItself) {
   TempDir dir;
-  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(testing::OpenTestLake(dir.path()), nullptr); }
   Holder reader(dir.path(), 20000, Holder::As::kReader);
   ASSERT_GT(reader.pid(), 0);
   RetryOptions retry;
@@ -81,7 +81,7 @@ TEST(OpenWithRetry, WriterKeptOutByAReaderNamesTheReaderNotItself) {
 
 TEST(OpenForRead, ReaderGetsInOnceTheWriterLetsGo) {
   TempDir dir;
-  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(testing::OpenTestLake(dir.path()), nullptr); }
   Holder holder(dir.path(), 400);
   ASSERT_GT(holder.pid(), 0);
   RetryOptions retry;
@@ -94,7 +94,7 @@ TEST(OpenForRead, ReaderGetsInOnceTheWriterLetsGo) {
 
 TEST(OpenForRead, ManyReadersAtOnce) {
   TempDir dir;
-  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(testing::OpenTestLake(dir.path()), nullptr); }
   auto a = OpenForRead(dir.path());
   ASSERT_TRUE(a.ok()) << a.status().message();
   auto b = OpenForRead(dir.path());
@@ -116,7 +116,7 @@ TEST(OpenWithRetry, NonBusyErrorsAreNotRetried) {
 
 TEST(OpenWithRetry, WriterWaitsForTheHolderWithInjectedTime) {
   TempDir dir;
-  { ASSERT_NE(testing::OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(testing::OpenTestLake(dir.path()), nullptr); }
   Holder holder(dir.path(), 20000);
   FakeTime time;
   RetryOptions retry;

@@ -134,7 +134,7 @@ TEST_F(QueryTest, WritesAreRefusedBeforeTheyRun) {
 
 TEST(Query, WritesAreRefusedEvenOnAWritableConnection) {
   TempDir dir;
-  auto lake = testing::OpenWriter(dir.path());
+  auto lake = testing::OpenTestLake(dir.path());
   ASSERT_NE(lake, nullptr);
   testing::Exec(*lake, "INSERT INTO pdr_slots (ID, timestamp) VALUES ('a', 1)");
   auto rs = RunReadOnlyQuery(lake->conn(), "DELETE FROM pdr_slots");

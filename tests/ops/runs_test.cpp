@@ -17,26 +17,22 @@ constexpr int64_t kT0 = 1721952000000;
 // Three runs: succeeded with counts, failed, and one still running (its handle in `running`).
 std::unique_ptr<lake::Lake> LakeWithRuns(const std::string& dir, FixedClock& clock,
                                          std::optional<lake::Run>& running) {
-  lake::OpenOptions options;
-  options.mode = lake::Mode::kWrite;
-  options.command = "runs test";
-  options.clock = &clock;
-  auto lake = lake::Lake::Open(dir, options);
-  EXPECT_TRUE(lake.ok()) << lake.status().message();
-  auto id1 = (*lake)->BeginRun("raw update");
+  auto lake = testing::OpenTestLake(dir, {.command = "runs test", .clock = &clock});
+  if (lake == nullptr) return nullptr;
+  auto id1 = lake->BeginRun("raw update");
   EXPECT_TRUE(id1.ok());
   id1->SetWindow(kT0, kT0 + 3600000);
   id1->tables()["pdr_predictions"] = {120, 118, 0, 0};
   id1->tables()["bronze_pdr_predictions"] = {118, 100, 18, 2};
   id1->detail()["pages"] = 3;
   EXPECT_TRUE(id1->Finish().ok());
-  auto id2 = (*lake)->BeginRun("etl update");
+  auto id2 = lake->BeginRun("etl update");
   EXPECT_TRUE(id2.ok());
   EXPECT_EQ(id2->Fail(Status::Source("subgraph answered 502")).message(), "subgraph answered 502");
-  auto id3 = (*lake)->BeginRun("etl rebuild");
+  auto id3 = lake->BeginRun("etl rebuild");
   EXPECT_TRUE(id3.ok());
   running.emplace(std::move(id3).value());
-  return lake.ok() ? std::move(lake).value() : nullptr;
+  return lake;
 }
 
 TEST(Runs, NewestFirstWithCountsAndLimit) {
@@ -104,7 +100,7 @@ TEST(Runs, TableAndJsonForms) {
 
 TEST(Runs, EmptyLedger) {
   TempDir dir;
-  auto lake = testing::OpenWriter(dir.path());
+  auto lake = testing::OpenTestLake(dir.path());
   ASSERT_NE(lake, nullptr);
   auto runs = ListRuns(lake->conn(), 5);
   ASSERT_TRUE(runs.ok());

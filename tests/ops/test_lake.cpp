@@ -8,21 +8,6 @@ namespace predlake::ops::testing {
 
 namespace fs = std::filesystem;
 
-std::unique_ptr<lake::Lake> OpenWriter(const std::string& dir) {
-  lake::OpenOptions options;
-  options.mode = lake::Mode::kWrite;
-  options.command = "ops test";
-  options.threads = 1;
-  auto lake = lake::Lake::Open(dir, options);
-  EXPECT_TRUE(lake.ok()) << lake.status().message();
-  return lake.ok() ? std::move(lake).value() : nullptr;
-}
-
-void Exec(lake::Lake& lake, const std::string& sql) {
-  Status st = lake.conn().Execute(sql, "test sql");
-  ASSERT_TRUE(st.ok()) << st.message();
-}
-
 void LoadFixtures(lake::Lake& lake) {
   for (std::string_view table : lake::kRawTables) {
     Exec(lake, "INSERT INTO " + std::string(table) + " BY NAME SELECT * FROM " +
@@ -41,7 +26,7 @@ void LoadFixtures(lake::Lake& lake) {
 namespace {
 
 void BuildFixtureLake(const std::string& dir, bool build) {
-  auto lake = OpenWriter(dir);
+  auto lake = OpenTestLake(dir);
   ASSERT_NE(lake, nullptr);
   LoadFixtures(*lake);
   if (!build) return;

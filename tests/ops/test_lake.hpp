@@ -11,6 +11,7 @@
 #include "lake/lake.hpp"
 #include "support/fixtures.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_lake.hpp"
 
 namespace predlake::ops::testing {
 
@@ -18,13 +19,9 @@ namespace predlake::ops::testing {
 using test_support::kFixtureEndMs;
 using test_support::kFixtureStartMs;
 
+using test_support::Exec;
+using test_support::OpenTestLake;
 using test_support::TempDir;
-
-// Opens (creating) the lake in `dir` for writing; fails the calling test on error.
-std::unique_ptr<lake::Lake> OpenWriter(const std::string& dir);
-
-// Runs SQL on a lake; fails the calling test on error.
-void Exec(lake::Lake& lake, const std::string& sql);
 
 // Loads the five fixture CSV files into the raw tables (predictions with predvalue, stake,
 // truevalue and payout set to NULL, as a fresh fetch has them, like pdr-backend's tests) and sets

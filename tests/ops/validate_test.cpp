@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using testing::Exec;
 using testing::kFixtureEndMs;
 using testing::kFixtureStartMs;
-using testing::OpenWriter;
+using testing::OpenTestLake;
 using testing::TempDir;
 
 ValidationReport ValidateDir(const std::string& dir) {
@@ -62,7 +62,7 @@ class ValidateTest : public ::testing::Test {
   }
   // Runs SQL on this test's copy and closes it again.
   void Corrupt(const std::string& sql) {
-    auto lake = OpenWriter(dir_.path());
+    auto lake = OpenTestLake(dir_.path());
     ASSERT_NE(lake, nullptr);
     Exec(*lake, sql);
   }
@@ -246,7 +246,7 @@ TEST_F(ValidateTest, EpochsWithoutASlotAreNoFault) {
           "'0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600-%'; DELETE FROM pdr_payouts "
           "WHERE ID LIKE '0x18f54cc21b7a2fdd011bea06bba7801b280e3151-1721955600-%'");
   {
-    auto lake = OpenWriter(dir_.path());
+    auto lake = OpenTestLake(dir_.path());
     ASSERT_NE(lake, nullptr);
     auto run = lake->BeginRun("etl rebuild");
     ASSERT_TRUE(run.ok()) << run.status().message();
@@ -431,7 +431,7 @@ TEST_F(ValidateTest, IncrementalDuplicateIdsFindCopiesOfChangedRows) {
   const std::string m = std::to_string(mid);
   ValidateMark mark;
   {
-    auto lake = OpenWriter(dir_.path());
+    auto lake = OpenTestLake(dir_.path());
     ASSERT_NE(lake, nullptr);
     mark = MarkWithPayoutsFrom(*lake, mid);
     // Four copies in pdr_payouts: of a payout from mid on, of an early payout with a timestamp
@@ -469,7 +469,7 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
   const std::string m = std::to_string(mid);
   ValidateMark mark;
   {
-    auto lake = OpenWriter(dir_.path());
+    auto lake = OpenTestLake(dir_.path());
     ASSERT_NE(lake, nullptr);
     mark = MarkWithPayoutsFrom(*lake, mid);
     {
@@ -688,7 +688,7 @@ TEST_F(ValidateTest, ExamplesAreCappedAndJsonIsOneDocument) {
 TEST(Validate, BuiltChecksAreSkippedWithoutBuiltTables) {
   TempDir dir;
   {
-    auto lake = OpenWriter(dir.path());
+    auto lake = OpenTestLake(dir.path());
     ASSERT_NE(lake, nullptr);
     testing::LoadFixtures(*lake);
     Exec(*lake,
@@ -710,7 +710,7 @@ TEST(Validate, AFailedRunThatFetchedNothingIsNoCleanLake) {
   // The subgraph failed before any table was stored: validate must not say "all checks passed".
   TempDir dir;
   {
-    auto lake = OpenWriter(dir.path());
+    auto lake = OpenTestLake(dir.path());
     ASSERT_NE(lake, nullptr);
     auto run = lake->BeginRun("update");
     ASSERT_TRUE(run.ok());
@@ -727,7 +727,7 @@ TEST(Validate, AFailedRunThatFetchedNothingIsNoCleanLake) {
 
 TEST(Validate, NewEmptyLakePasses) {
   TempDir dir;
-  { ASSERT_NE(OpenWriter(dir.path()), nullptr); }
+  { ASSERT_NE(OpenTestLake(dir.path()), nullptr); }
   ValidationReport report = ValidateDir(dir.path());
   EXPECT_TRUE(report.Failed().empty()) << Text(report);
   for (const CheckResult& c : report.checks) EXPECT_EQ(c.count, 0) << c.name;

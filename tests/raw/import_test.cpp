@@ -63,7 +63,7 @@ std::string ReplaceLine(const std::string& text, int n, const std::string& line)
 
 TEST(RawImportTest, FixturesGiveTheirRowCountsAndTwiceChangesNothing) {
   TempDir dir;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   ImportOptions o;
   o.paths = {Fixtures()};
   auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -149,7 +149,7 @@ TEST(RawImportTest, PdrBackendDuckDbGivesTheSameRowsAsTheCsvFiles) {
                     .ok());
   }
   const std::string before = ReadAll(db_path);
-  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  auto lake = rawtest::OpenTestLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("lake_data")};
   auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -169,7 +169,7 @@ TEST(RawImportTest, PdrBackendDuckDbGivesTheSameRowsAsTheCsvFiles) {
 
 TEST(RawImportTest, DeclaredWindowAndCoverageRules) {
   TempDir dir;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   ImportOptions o;
   o.paths = {Fixtures() + "/pdr_truevals.csv"};
   o.from_ms = 1721952000000;
@@ -250,7 +250,7 @@ TEST(RawImportTest, MalformedCsvImportsNothing) {
       if (table + ".csv" == c.file) text = ReplaceLine(text, c.line, c.replacement);
       Write(data + "/" + table + "/" + table + "_part1.csv", text);
     }
-    auto lake = rawtest::OpenLake(dir.Sub("lake"));
+    auto lake = rawtest::OpenTestLake(dir.Sub("lake"));
     ImportOptions o;
     o.paths = {data};
     auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -287,7 +287,7 @@ TEST(RawImportTest, LayoutsAndTableDetection) {
   Write(dir.Sub("lake_data/notes.txt"), "not a table");
   // A file whose name does not tell, recognised by its header.
   Write(dir.Sub("export/tv.csv"), "\xEF\xBB\xBF" + ReadAll(Fixtures() + "/pdr_truevals.csv"));
-  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  auto lake = rawtest::OpenTestLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("lake_data"), dir.Sub("export/tv.csv")};
   auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -329,7 +329,7 @@ TEST(RawImportTest, RowsRepeatedAcrossFilesAreStoredOnce) {
   const std::string payouts = ReadAll(Fixtures() + "/pdr_payouts.csv");
   Write(dir.Sub("lake_data/pdr_payouts/pdr_payouts_a.csv"), payouts);
   Write(dir.Sub("lake_data/pdr_payouts/pdr_payouts_b.csv"), payouts);
-  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  auto lake = rawtest::OpenTestLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("lake_data")};
   auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -349,7 +349,7 @@ TEST(RawImportTest, OnlyTheColumnsPdrBackendMayLackAreOptional) {
   Write(dir.Sub("b.csv"),
         "ID,timestamp,slot,truevalue,roundSumStakesUp,roundSumStakes\n"
         "s1,300000,300,true,1,2\n");
-  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  auto lake = rawtest::OpenTestLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("a.csv"), dir.Sub("b.csv")};
   auto r = rawtest::RunImport(*lake, o, nullptr);
@@ -379,7 +379,7 @@ TEST(RawImportTest, BooleansAndEmptyFiles) {
         "1,c,T,u,1,3000,2,,,x\n");
   Write(dir.Sub("pdr_truevals.csv"),
         "ID,token,timestamp,truevalue,slot,revenue,roundSumStakesUp,roundSumStakes\n");
-  auto lake = rawtest::OpenLake(dir.Sub("lake"));
+  auto lake = rawtest::OpenTestLake(dir.Sub("lake"));
   ImportOptions o;
   o.paths = {dir.Sub("pdr_payouts.csv"), dir.Sub("pdr_truevals.csv")};
   auto r = rawtest::RunImport(*lake, o, nullptr);

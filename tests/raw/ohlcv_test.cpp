@@ -10,6 +10,7 @@
 
 #include "fake_exchange.hpp"
 #include "raw_test_util.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -58,7 +59,7 @@ struct FakeExchangeLake {
   FakeExchangeLake(const std::string& start, const std::string& now)
       : world(rawtest::SmallWorld(start, now)),
         engine(rawtest::MakeEngine(world)),
-        lake(rawtest::OpenLake(dir.path())) {}
+        lake(rawtest::OpenTestLake(dir.path())) {}
 
   // The simulated world as of world.now.
   void Restart() { engine = rawtest::MakeEngine(world); }
@@ -126,7 +127,7 @@ TEST(RawOhlcvTest, OneFetchEqualsTheTruthAndStopsAtTheLastClosedCandle) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_06:02:30");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto r =
       rawtest::RunUpdate(*lake, CandleOptions(world, Ms("2024-07-26"), &sleep, SimExchange(engine)),
@@ -167,9 +168,10 @@ TEST(RawOhlcvTest, ManyPagesFaultsFailuresAndRerunsEndWithEverything) {
   world.faults.timeout = 0.05;
   world.faults.malformed = 0.05;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
-  std::mt19937_64 rng(7);
+  SCOPED_TRACE(test_support::SeedNote(7));
+  std::mt19937_64 rng(test_support::PropertySeed(7));
   int failures = 0;
   for (int64_t to = Ms(world.start) + 86'400'000; to <= Ms(world.now); to += 86'400'000) {
     bool ok = false;
@@ -221,7 +223,7 @@ TEST(RawOhlcvTest, AnExchangeThatFailsNeverStopsTheSubgraph) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   ExchangeFactory dead = [engine](int64_t) -> std::unique_ptr<exchange::Transport> {
     return std::make_unique<DyingExchange>(
@@ -469,7 +471,7 @@ TEST(RawOhlcvTest, ImportsPdrBackendOhlcvParquetFiles) {
   // pdr-backend's layout: <exchange>_<BASE-QUOTE>_<timeframe>.parquet, timestamp Int64 (open ms),
   // open..volume Float64.
   TempDir dir;
-  auto lake = rawtest::OpenLake((std::filesystem::path(dir.path()) / "lake").string());
+  auto lake = rawtest::OpenTestLake((std::filesystem::path(dir.path()) / "lake").string());
   const std::string folder = (std::filesystem::path(dir.path()) / "lake_data").string();
   std::filesystem::create_directories(folder);
   const std::string file = folder + "/binance_BTC-USDT_5m.parquet";

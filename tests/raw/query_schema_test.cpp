@@ -197,7 +197,7 @@ TEST(QuerySchemaTest, EveryFetcherQueryUsesOnlyRealFieldsAndArguments) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_02:00");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   std::mutex mu;
   std::vector<std::string> queries;

@@ -22,6 +22,7 @@
 #include "source/sim/subgraph.hpp"
 #include "source/sim/transport.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_lake.hpp"
 
 namespace predlake::raw::rawtest {
 
@@ -58,14 +59,8 @@ inline TransportFactory SimFactory(std::shared_ptr<const sim::Engine> engine) {
   };
 }
 
-inline std::unique_ptr<lake::Lake> OpenLake(const std::string& dir) {
-  lake::OpenOptions o;
-  o.mode = lake::Mode::kWrite;
-  o.command = "test";
-  auto l = lake::Lake::Open(dir, o);
-  EXPECT_TRUE(l.ok()) << l.status().message();
-  return l.ok() ? std::move(l).value() : nullptr;
-}
+using test_support::Exec;
+using test_support::OpenTestLake;
 
 // raw::Update and raw::Import as their commands run them: under a run begun for the command.
 inline Result<UpdateReport> RunUpdate(lake::Lake& lake, const UpdateOptions& options,

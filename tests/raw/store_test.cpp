@@ -6,6 +6,7 @@
 #include <random>
 
 #include "raw_test_util.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -61,7 +62,7 @@ TEST(IsDecimalTextTest, RefusesWhatTheLakeWouldRound) {
 
 struct StoreFixture {
   TempDir dir;
-  std::unique_ptr<lake::Lake> lake = rawtest::OpenLake(dir.path());
+  std::unique_ptr<lake::Lake> lake = rawtest::OpenTestLake(dir.path());
   Stager stager = std::move(Stager::Create(lake->conn())).value();
 
   std::vector<std::string> Column(const std::string& sql) {
@@ -201,10 +202,10 @@ TEST(StagerTest, RawTablesHaveNoIndexAndStoreInTimestampOrder) {
 // ID is stored once; the counts say which IDs were new and which changed. An ID's slot is fixed
 // (the ID holds it) while its timestamp and values vary, and some rows have no slot at all.
 TEST(StagerTest, RandomBatchesStoreEachIdOnceAsTheModelSays) {
-  for (uint32_t seed = 1; seed <= 6; ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
+  for (int i = 1; i <= 6; ++i) {
+    SCOPED_TRACE(test_support::SeedNote(i));
     StoreFixture f;
-    std::mt19937 rng(seed);
+    std::mt19937 rng(static_cast<uint32_t>(test_support::PropertySeed(i)));
     const TableDef& payouts = *FindTable("pdr_payouts");
     const TableDef& slots = *FindTable("pdr_slots");
     std::map<std::string, std::string> payout_model, slot_model;  // ID -> value

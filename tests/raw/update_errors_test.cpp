@@ -34,7 +34,7 @@ struct Fixture {
   TempDir dir;
   config::SimConfig world = rawtest::SmallWorld();
   std::shared_ptr<const sim::Engine> engine = rawtest::MakeEngine(world);
-  std::unique_ptr<lake::Lake> lake = rawtest::OpenLake(dir.path());
+  std::unique_ptr<lake::Lake> lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
 
   UpdateOptions Options() {

@@ -53,7 +53,7 @@ TEST(RawUpdateNetworkTest, LaggingReplicaLosesNothing) {
   auto world = rawtest::SmallWorld();
   world.faults.lagging_replica = 0.3;
   world.faults.replica_lag_ms = 20 * 60 * 1000;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   std::map<std::string, int64_t> retries;
   int64_t smaller = 0;
@@ -70,7 +70,7 @@ TEST(RawUpdateNetworkTest, LaggingReplicaAnswersHeadReadsToo) {
   world.faults.lagging_replica = 1.0;
   world.faults.replica_lag_ms = 30 * 60 * 1000;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto r = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
                               rawtest::SimFactory(engine), nullptr);
@@ -115,7 +115,7 @@ TEST(RawUpdateNetworkTest, AHeadOlderThanTheLakesIsWaitedForOrRefused) {
   older.now = "2024-07-25_03:00";
   auto engine = rawtest::MakeEngine(world);
   auto rewound = rawtest::MakeEngine(older);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto first = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
                                   rawtest::SimFactory(engine), nullptr);
@@ -156,7 +156,7 @@ TEST(RawUpdateNetworkTest, ThrottlingBurstsLoseNothing) {
   auto world = rawtest::SmallWorld();
   world.faults.throttle_burst = 0.25;
   world.faults.throttle_burst_length = 4;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   std::map<std::string, int64_t> retries;
   int64_t smaller = 0;
@@ -178,7 +178,7 @@ TEST(RawUpdateNetworkTest, ThrottlingPastTheBudgetFailsTheRunNamingIt) {
   auto world = rawtest::SmallWorld();
   world.faults.throttle_burst = 1.0;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   UpdateOptions o = NetworkOptions(world, Ms(world.now), &sleep);
   o.retry.budget_ms = 60 * 1000;
@@ -194,7 +194,7 @@ TEST(RawUpdateNetworkTest, NullHeadTimestampIsAskedAgain) {
   TempDir dir;
   auto world = rawtest::SmallWorld();
   world.faults.null_head_timestamp = 0.6;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   std::map<std::string, int64_t> retries;
   int64_t smaller = 0;
@@ -245,7 +245,7 @@ TEST(RawUpdateNetworkTest, RarerGraphNodeAnswersAreAdaptedTo) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_04:00");
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto empty = std::make_shared<int>(2);
   TransportFactory odd = [&](const TransportUse&) -> std::unique_ptr<gql::Transport> {
@@ -270,7 +270,7 @@ TEST(RawUpdateNetworkTest, AHeadTimestampThatStaysNullIsTakenFromTheData) {
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_04:00");
   world.faults.null_head_timestamp = 1.0;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto r = rawtest::RunUpdate(*lake, NetworkOptions(world, Ms(world.now), &sleep),
                               rawtest::SimFactory(engine), nullptr);

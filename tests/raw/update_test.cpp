@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "raw_test_util.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::raw {
 namespace {
@@ -50,7 +51,7 @@ TEST(RawUpdateTest, OneUpdateEqualsDumpAndRecordsTheRun) {
   TempDir dir;
   auto world = rawtest::SmallWorld();
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto report = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
                                    rawtest::SimFactory(engine), nullptr);
@@ -110,7 +111,7 @@ TEST(RawUpdateTest, FeedsWithoutNftDataGetTheirMetadataFromTheFallback) {
   for (const sim::Feed& f : engine->world().feeds()) nftless += f.nft_null ? 1 : 0;
   ASSERT_GT(nftless, 0);
   ASSERT_LT(nftless, static_cast<int>(engine->world().feeds().size()));
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto report = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),
                                    rawtest::SimFactory(engine), nullptr);
@@ -143,7 +144,7 @@ TEST(RawUpdateTest, TheFallbackSourceIsConfigurable) {
   auto world = rawtest::SmallWorld();
   world.nftless_feeds = 1;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   UpdateOptions o = Options(world, Ms(world.start) + 3600 * 1000, &sleep);
   o.fallback_source = "kraken";
@@ -166,7 +167,7 @@ TEST(RawUpdateTest, AContractThatChangesIsStoredAgain) {
   auto world = rawtest::SmallWorld();
   world.nftless_feeds = 0.5;
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto contracts = [&] {
     auto r = lake->conn().Query(
@@ -216,7 +217,7 @@ TEST(RawUpdateTest, ContractsThatAreNotUsableFeedsAreSkippedAndPickedUpLater) {
   config::SimConfig early_world = world;
   early_world.now = "2024-07-25_00:50";
   auto early = rawtest::MakeEngine(early_world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   auto first = rawtest::RunUpdate(*lake, Options(world, Ms(early_world.now), &sleep),
                                   rawtest::SimFactory(early), nullptr);
@@ -257,9 +258,10 @@ TEST(RawUpdateTest, ManySmallUpdatesWithSmallPagesEqualOneBigOne) {
   TempDir dir;
   auto world = rawtest::SmallWorld();
   auto engine = rawtest::MakeEngine(world);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
-  std::mt19937_64 rng(4);
+  SCOPED_TRACE(test_support::SeedNote(4));
+  std::mt19937_64 rng(test_support::PropertySeed(4));
   const int64_t start = Ms(world.start), now = Ms(world.now);
   int64_t to = start;
   int runs = 0;
@@ -293,7 +295,7 @@ TEST(RawUpdateTest, FaultsAndRerunsEndWithEverything) {
   world.faults.http_429 = 0.04;
   world.faults.graphql_error = 0.08;
   world.faults.malformed = 0.04;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   int failures = 0;
   uint64_t seed = 0;
@@ -352,7 +354,7 @@ TEST(RawUpdateTest, PinnedFaultsAreGotPastByReruns) {
 
   {
     TempDir dir;
-    auto lake = rawtest::OpenLake(dir.path());
+    auto lake = rawtest::OpenTestLake(dir.path());
     TransportFactory unsalted = [engine](const TransportUse&) -> std::unique_ptr<gql::Transport> {
       return std::make_unique<sim::InProcessTransport>(engine);
     };
@@ -365,7 +367,7 @@ TEST(RawUpdateTest, PinnedFaultsAreGotPastByReruns) {
   }
 
   TempDir dir;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   int runs = 0;
   bool ok = false;
   while (!ok && runs < 60) {
@@ -397,7 +399,7 @@ TEST(RawUpdateTest, SimDumpIsExactlyWhatACompleteFetchLeaves) {
                      Ms("2024-07-26")}) {
     SCOPED_TRACE(FormatTime(to));
     TempDir dir;
-    auto lake = rawtest::OpenLake(dir.path());
+    auto lake = rawtest::OpenTestLake(dir.path());
     // In two steps, to show that a stepwise fetch against one head ends the same.
     auto first = rawtest::RunUpdate(*lake, Options(world, Ms("2024-07-25_01:00"), &sleep),
                                     rawtest::SimFactory(engine), nullptr);
@@ -426,7 +428,7 @@ TEST(RawUpdateTest, SimDumpIsExactlyWhatACompleteFetchLeaves) {
 TEST(RawUpdateTest, LaggingIndexerThenCatchUp) {
   TempDir dir;
   auto world = rawtest::SmallWorld();
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   world.indexing_lag_ms = 2 * 3600 * 1000;
   auto lagging = rawtest::MakeEngine(world);
@@ -496,7 +498,7 @@ TEST(RawUpdateTest, ReSubmittedPredictionsEndWithTheLatestVersionAndKeepTheFirst
   auto world = rawtest::SmallWorld("2024-07-25", "2024-07-25_03:00");
   world.resubmitted_predictions = 0.3;
   world.indexing_lag_ms = 0;
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   rawtest::NoSleep sleep;
   const int64_t t0 = Ms("2024-07-25_01:00");
   std::vector<int64_t> heads;
@@ -652,7 +654,8 @@ TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
   TempDir dir;
   auto world = rawtest::SmallWorld("2024-07-24_12:00", "2024-07-25_06:00");
   auto engine = rawtest::MakeEngine(world);
-  std::mt19937_64 rng(11);
+  SCOPED_TRACE(test_support::SeedNote(11));
+  std::mt19937_64 rng(test_support::PropertySeed(11));
   int killed = 0;
   for (int round = 0; round < 5; ++round) {
     // The child reports through a pipe (as its progress output) once its run has begun, so that
@@ -666,7 +669,7 @@ TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
       FdStreamBuf buf(ready[1]);
       std::ostream out(&buf);
       Progress progress(out, true);
-      auto lake = rawtest::OpenLake(dir.path());
+      auto lake = rawtest::OpenTestLake(dir.path());
       if (!lake) _exit(2);
       UpdateOptions o = Options(world, Ms(world.now), nullptr);
       o.page_size = 100;
@@ -690,13 +693,13 @@ TEST(RawUpdateTest, KilledAtRandomPointsLosesAndDuplicatesNothing) {
     if (WIFEXITED(status)) {
       ASSERT_EQ(WEXITSTATUS(status), 0);
     }
-    auto lake = rawtest::OpenLake(dir.path());
+    auto lake = rawtest::OpenTestLake(dir.path());
     ASSERT_NE(lake, nullptr);
     ExpectEqualsDump(*lake, *engine);
     if (HasFailure()) return;
   }
   EXPECT_GT(killed, 0);
-  auto lake = rawtest::OpenLake(dir.path());
+  auto lake = rawtest::OpenTestLake(dir.path());
   ASSERT_NE(lake, nullptr);
   rawtest::NoSleep sleep;
   auto r = rawtest::RunUpdate(*lake, Options(world, Ms(world.now), &sleep),

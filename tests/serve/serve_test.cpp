@@ -73,7 +73,7 @@ class ServeWorld : public ::testing::Test {
 
   // Rows of a query on the lake itself (every value as DuckDB renders it).
   static std::vector<std::vector<std::optional<std::string>>> Sql(const std::string& sql) {
-    auto lake = raw::rawtest::OpenLake(dir_->path());
+    auto lake = raw::rawtest::OpenTestLake(dir_->path());
     EXPECT_NE(lake, nullptr);
     if (!lake) return {};
     auto rows = lake->conn().Query(sql, "test");

@@ -7,6 +7,7 @@
 
 #include "sim_test_util.hpp"
 #include "source/sim/dump.hpp"
+#include "support/seeds.hpp"
 
 namespace predlake::sim {
 namespace {
@@ -572,7 +573,8 @@ TEST(SubgraphTest, FuzzedBodiesNeverCrash) {
       "Paying}]}) { id trueValues { id } } _meta { block { number } } }",
       "{ predictPayouts(skip: 1, orderDirection: desc) { payout prediction { id } } }",
   };
-  std::mt19937_64 rng(12345);
+  SCOPED_TRACE(test_support::SeedNote(12345));
+  std::mt19937_64 rng(test_support::PropertySeed(12345));
   const std::string alphabet = "{}()[]:,\"$!@#.=abcdefgz019_- \n\\";
   for (int i = 0; i < 1500; ++i) {
     std::string q = seeds[rng() % seeds.size()];

@@ -1,0 +1,37 @@
+// The seeds of the property tests: how many cases a suite runs, and the seed of each case.
+//
+// A case's seed is the run's seed base plus the case's index. CTest sets the base for every run
+// from the commit being tested (tests/TestEnvironment.cmake.in prints it when the run starts), so
+// that successive commits run new schedules instead of the same ones; PREDLAKE_SEED_BASE in the
+// environment, of ctest or of a test binary run by hand, sets it to rerun a failure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace predlake::test_support {
+
+// Decided by the compiler, so that the tests CTest discovers are the tests that run.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// How many cases a property suite runs: the integer in environment variable `env` when it is set
+// (set it for the build too: discovery lists the cases then), else `release`, or `sanitized` in a
+// tree built with the sanitizers.
+int SeedCount(const char* env, int release, int sanitized);
+
+// PREDLAKE_SEED_BASE (a decimal integer) when it is set, else 0. A malformed value fails the
+// calling test and gives 0.
+uint64_t SeedBase();
+
+// The seed of case `index`: SeedBase() + index, so that a suite's consecutive cases still cover
+// every residue of a small modulus.
+uint64_t PropertySeed(int index);
+
+// How to rerun case `index`: "seed S (case I of seed base B; rerun with PREDLAKE_SEED_BASE=B)".
+std::string SeedNote(int index);
+
+}  // namespace predlake::test_support
