@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "common/time.hpp"
+#include "duck/duck.hpp"
 #include "export/snapshot.hpp"
 #include "fmt/format.h"
 #include "lake/tables.hpp"
@@ -45,24 +46,6 @@ ExportFaults ExportFaults::FromEnv() {
 }
 
 namespace {
-
-std::string SqlString(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
-std::string Ident(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
 
 Status ReachStep(const ExportFaults& faults, std::string_view step) {
   if (!faults.kill_at.empty() && faults.kill_at == step) std::raise(SIGKILL);
@@ -396,7 +379,7 @@ Result<std::vector<std::pair<std::string, std::string>>> Exporter::Schema(std::s
   ASSIGN_OR_RETURN(duck::QueryResult result,
                    conn_.Query("SELECT column_name, data_type FROM information_schema.columns "
                                "WHERE table_schema = 'main' AND table_name = " +
-                                   SqlString(table) + " ORDER BY ordinal_position",
+                                   duck::QuoteString(table) + " ORDER BY ordinal_position",
                                "export: read the schema of " + std::string(table)));
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& row : result.ToText())
@@ -429,7 +412,7 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   ASSIGN_OR_RETURN(duck::QueryResult result,
                    conn_.Query("SELECT CAST(" + day + " AS VARCHAR) AS predlake_day, count(*), " +
-                                   signature + " FROM " + Ident(table.name) + " GROUP BY " + day,
+                                   signature + " FROM " + duck::QuoteIdent(table.name) + " GROUP BY " + day,
                                "export: per-day signatures of " + std::string(table.name)));
   std::map<std::string, DayStats> out;
   for (const auto& row : result.ToText()) {
@@ -488,7 +471,7 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::DerivedStats(
     const ExportTable& table, const std::map<std::string, Part>& before) {
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   const std::string day = DayExpression(table.partitioning);
-  const std::string name = Ident(table.name);
+  const std::string name = duck::QuoteIdent(table.name);
   ASSIGN_OR_RETURN(duck::QueryResult newer,
                    conn_.Query("SELECT DISTINCT CAST(" + day + " AS VARCHAR) FROM " + name +
                                    " WHERE run_id > " + std::to_string(previous_->run_id),
@@ -522,7 +505,7 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::CheckCounts(
     std::string_view table, std::map<std::string, DayStats> stats) {
   int64_t total = 0;
   for (const auto& [d, s] : stats) total += s.rows;
-  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + Ident(table),
+  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + duck::QuoteIdent(table),
                                              "export: count " + std::string(table)));
   if (rows.value_or(0) != total) return std::optional<std::map<std::string, DayStats>>();
   return std::optional<std::map<std::string, DayStats>>(std::move(stats));
@@ -550,7 +533,7 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::AppendedStats(
       duck::QueryResult counts,
       conn_.Query(fmt::format("SELECT CAST({} AS VARCHAR), count(*) FROM {} WHERE \"timestamp\" < "
                               "{} OR \"timestamp\" >= {} GROUP BY ALL",
-                              day, Ident(table.name), lo, hi),
+                              day, duck::QuoteIdent(table.name), lo, hi),
                   "export: count the new days of " + std::string(table.name)));
   const std::string lo_day = ExportDayName(lo), hi_day = ExportDayName(hi);
   std::map<std::string, DayStats> out;
@@ -586,7 +569,7 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
       duck::QueryResult recorded,
       conn_.Query(fmt::format("SELECT CAST(day AS VARCHAR) FROM {} WHERE table_name "
                               "= {} AND write_seq > {} ORDER BY day",
-                              lake::kRawDaysTable, SqlString(table.name), seq->get<int64_t>()),
+                              lake::kRawDaysTable, duck::QuoteString(table.name), seq->get<int64_t>()),
                   "export: the days written in " + std::string(table.name) +
                       " since the previous snapshot"));
   std::vector<std::string> changed;
@@ -603,7 +586,7 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
   ASSIGN_OR_RETURN(
       duck::QueryResult counts,
       conn_.Query("SELECT CAST(" + day + " AS VARCHAR), count(*), " + SignatureSql(table) +
-                      " FROM " + Ident(table.name) + where + " GROUP BY ALL",
+                      " FROM " + duck::QuoteIdent(table.name) + where + " GROUP BY ALL",
                   "export: count the changed days of " + std::string(table.name)));
   std::map<std::string, DayStats> out;
   for (const auto& [d, part] : before) {
@@ -632,8 +615,8 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   if (ec) return FileError("create", staging.parent_path(), ec.value());
   const std::string day = DayExpression(table.partitioning);
   const bool own_day = table.partitioning == Partitioning::kByDayColumn;
-  std::string select = own_day ? "SELECT * FROM " + Ident(table.name)
-                               : "SELECT *, " + day + " AS \"day\" FROM " + Ident(table.name);
+  std::string select = own_day ? "SELECT * FROM " + duck::QuoteIdent(table.name)
+                               : "SELECT *, " + day + " AS \"day\" FROM " + duck::QuoteIdent(table.name);
   if (!all_days) {
     std::vector<std::string> sorted = days;
     std::sort(sorted.begin(), sorted.end());
@@ -647,7 +630,7 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   constexpr int64_t kPartitionedRowGroupRows = 20'000;
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   RETURN_IF_ERROR(conn_.Execute(
-      "COPY (" + select + ") TO " + SqlString(staging.string()) +
+      "COPY (" + select + ") TO " + duck::QuoteString(staging.string()) +
           " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (\"day\"), WRITE_PARTITION_COLUMNS " +
           (own_day ? "true" : "false") +
           fmt::format(", ROW_GROUP_SIZE {}, FILENAME_PATTERN 'part-{:06d}-{{i}}')",
@@ -815,13 +798,13 @@ Result<nlohmann::json> Exporter::ExportWhole(std::string_view table, std::string
   dirs_.push_back(folder);
   const std::string file = fmt::format("part-{:06d}-0.parquet", run_.id());
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
-  RETURN_IF_ERROR(conn_.Execute("COPY (SELECT * FROM " + Ident(table) + where + ") TO " +
-                                    SqlString((folder / file).string()) +
+  RETURN_IF_ERROR(conn_.Execute("COPY (SELECT * FROM " + duck::QuoteIdent(table) + where + ") TO " +
+                                    duck::QuoteString((folder / file).string()) +
                                     " (FORMAT parquet, COMPRESSION zstd)",
                                 "export: write " + std::string(table)));
   written_files_.push_back(folder / file);
   StartWriteback(folder / file);
-  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + Ident(table) + where,
+  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + duck::QuoteIdent(table) + where,
                                              "export: count " + std::string(table)));
   Part part;
   part.rows = rows.value_or(0);
@@ -953,8 +936,8 @@ Result<ExportReport> Exporter::Run() {
       conn_.Query("SELECT table_name FROM duckdb_tables() WHERE database_name = "
                   "current_database() AND schema_name = 'main' AND "
                   "starts_with(table_name, " +
-                      SqlString(lake::kBookkeepingPrefix) + ") AND NOT starts_with(table_name, " +
-                      SqlString(lake::kRawStagingPrefix) + ") ORDER BY table_name",
+                      duck::QuoteString(lake::kBookkeepingPrefix) + ") AND NOT starts_with(table_name, " +
+                      duck::QuoteString(lake::kRawStagingPrefix) + ") ORDER BY table_name",
                   "export: list the bookkeeping tables"));
   for (const auto& row : books.ToText()) {
     ASSIGN_OR_RETURN(nlohmann::json t, ExportWhole(row[0].value_or(""), "bookkeeping"));
