@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "duck/duck.hpp"
+#include "duck/sql_text.hpp"
+#include "export/embedded_sql.hpp"
 #include "fmt/format.h"
 
 namespace predlake::exports {
@@ -122,11 +124,10 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
     for (const auto& col : ManifestArray(t, "schema")) {
       written.insert(col.value("name", ""));
     }
-    ASSIGN_OR_RETURN(duck::QueryResult cols,
-                     conn.Query("SELECT column_name, data_type FROM information_schema.columns "
-                                "WHERE table_schema = 'main' AND table_name = " +
-                                    duck::QuoteString(name) + " ORDER BY ordinal_position",
-                                "read the schema of " + name));
+    ASSIGN_OR_RETURN(std::string cols_sql,
+                     duck::EmbeddedSqlText(EmbeddedSql(), "table_schema",
+                                           {{"table_name", duck::QuoteString(name)}}));
+    ASSIGN_OR_RETURN(duck::QueryResult cols, conn.Query(cols_sql, "read the schema of " + name));
     std::string select;
     for (const auto& row : cols.ToText()) {
       if (row.size() < 2 || !row[0] || !row[1]) continue;
@@ -138,11 +139,12 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
       }
     }
     if (select.empty()) select = "*";  // a table this build does not know: as the files have it
-    RETURN_IF_ERROR(conn.Execute("DROP TABLE IF EXISTS " + duck::QuoteIdent(name) + "; CREATE VIEW " +
-                                     duck::QuoteIdent(name) + " AS SELECT " + select +
-                                     " FROM read_parquet([" + list +
-                                     "], hive_partitioning = false)",
-                                 "open the snapshot's " + name));
+    ASSIGN_OR_RETURN(std::string view_sql,
+                     duck::EmbeddedSqlText(EmbeddedSql(), "snapshot_view",
+                                           {{"table", duck::QuoteIdent(name)},
+                                            {"columns", select},
+                                            {"files", list}}));
+    RETURN_IF_ERROR(conn.Execute(view_sql, "open the snapshot's " + name));
   }
   return lake;
 }
