@@ -370,9 +370,9 @@ Result<std::set<std::string>> Exporter::TablesWithDeletes() {
   // previous snapshot (failed and aborted runs were rolled back).
   std::set<std::string> out;
   if (!previous_) return out;
-  ASSIGN_OR_RETURN(std::string sql,
-                   ExportSql("tables_with_deletes",
-                             {{"previous_run", std::to_string(previous_->run_id)}}));
+  ASSIGN_OR_RETURN(
+      std::string sql,
+      ExportSql("tables_with_deletes", {{"previous_run", std::to_string(previous_->run_id)}}));
   ASSIGN_OR_RETURN(duck::QueryResult result,
                    conn_.Query(sql, "export: read the deletes since the previous snapshot"));
   for (const auto& row : result.ToText()) {
@@ -479,14 +479,15 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::DerivedStats(
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   const std::string day = DayExpression(table.partitioning);
   const std::string name = duck::QuoteIdent(table.name);
-  ASSIGN_OR_RETURN(std::string newer_sql,
-                   ExportSql("days_changed_since",
-                             {{"day", day},
-                              {"table", name},
-                              {"previous_run", std::to_string(previous_->run_id)}}));
-  ASSIGN_OR_RETURN(duck::QueryResult newer,
-                   conn_.Query(newer_sql, "export: the days changed since the previous snapshot in " +
-                                              std::string(table.name)));
+  ASSIGN_OR_RETURN(
+      std::string newer_sql,
+      ExportSql(
+          "days_changed_since",
+          {{"day", day}, {"table", name}, {"previous_run", std::to_string(previous_->run_id)}}));
+  ASSIGN_OR_RETURN(
+      duck::QueryResult newer,
+      conn_.Query(newer_sql, "export: the days changed since the previous snapshot in " +
+                                 std::string(table.name)));
   std::vector<std::string> changed;
   for (const auto& row : newer.ToText()) {
     if (!row[0]) return std::optional<std::map<std::string, DayStats>>();  // a row without a day
@@ -503,9 +504,9 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::DerivedStats(
                                              {"signature", "CAST(max(run_id) AS VARCHAR)"},
                                              {"table", name},
                                              {"rows", where}}));
-    ASSIGN_OR_RETURN(duck::QueryResult counts,
-                     conn_.Query(counts_sql,
-                                 "export: count the changed days of " + std::string(table.name)));
+    ASSIGN_OR_RETURN(
+        duck::QueryResult counts,
+        conn_.Query(counts_sql, "export: count the changed days of " + std::string(table.name)));
     for (const auto& row : counts.ToText()) {
       out[row[0].value_or("")] = DayStats{std::stoll(row[1].value_or("0")), row[2].value_or("")};
     }
@@ -518,8 +519,8 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::CheckCounts(
     std::string_view table, std::map<std::string, DayStats> stats) {
   int64_t total = 0;
   for (const auto& [d, s] : stats) total += s.rows;
-  ASSIGN_OR_RETURN(std::string sql, ExportSql("count_rows", {{"table", duck::QuoteIdent(table)},
-                                                             {"rows", "TRUE"}}));
+  ASSIGN_OR_RETURN(std::string sql,
+                   ExportSql("count_rows", {{"table", duck::QuoteIdent(table)}, {"rows", "TRUE"}}));
   ASSIGN_OR_RETURN(auto rows, conn_.QueryInt(sql, "export: count " + std::string(table)));
   if (rows.value_or(0) != total) return std::optional<std::map<std::string, DayStats>>();
   return std::optional<std::map<std::string, DayStats>>(std::move(stats));
@@ -582,15 +583,15 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
     return std::optional<std::map<std::string, DayStats>>();  // an older snapshot: no number
   }
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
-  ASSIGN_OR_RETURN(std::string recorded_sql,
-                   ExportSql("raw_days_written",
-                             {{"raw_days", std::string(lake::kRawDaysTable)},
-                              {"table_name", duck::QuoteString(table.name)},
-                              {"write_seq", std::to_string(seq->get<int64_t>())}}));
-  ASSIGN_OR_RETURN(duck::QueryResult recorded,
-                   conn_.Query(recorded_sql, "export: the days written in " +
-                                                 std::string(table.name) +
-                                                 " since the previous snapshot"));
+  ASSIGN_OR_RETURN(
+      std::string recorded_sql,
+      ExportSql("raw_days_written", {{"raw_days", std::string(lake::kRawDaysTable)},
+                                     {"table_name", duck::QuoteString(table.name)},
+                                     {"write_seq", std::to_string(seq->get<int64_t>())}}));
+  ASSIGN_OR_RETURN(
+      duck::QueryResult recorded,
+      conn_.Query(recorded_sql, "export: the days written in " + std::string(table.name) +
+                                    " since the previous snapshot"));
   std::vector<std::string> changed;
   for (const auto& row : recorded.ToText()) changed.push_back(row[0].value_or(""));
   const int64_t lo = ExportDayStartMs(mark->value("start_ms", int64_t{0})) + kExportDayMs;
@@ -601,14 +602,14 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
     ASSIGN_OR_RETURN(std::string days, DaysFilter(table, changed));
     where += " OR " + days;
   }
-  ASSIGN_OR_RETURN(std::string counts_sql, ExportSql("day_stats",
-                                                     {{"day", DayExpression(table.partitioning)},
-                                                      {"signature", SignatureSql(table)},
-                                                      {"table", duck::QuoteIdent(table.name)},
-                                                      {"rows", where}}));
-  ASSIGN_OR_RETURN(duck::QueryResult counts,
-                   conn_.Query(counts_sql,
-                               "export: count the changed days of " + std::string(table.name)));
+  ASSIGN_OR_RETURN(std::string counts_sql,
+                   ExportSql("day_stats", {{"day", DayExpression(table.partitioning)},
+                                           {"signature", SignatureSql(table)},
+                                           {"table", duck::QuoteIdent(table.name)},
+                                           {"rows", where}}));
+  ASSIGN_OR_RETURN(
+      duck::QueryResult counts,
+      conn_.Query(counts_sql, "export: count the changed days of " + std::string(table.name)));
   std::map<std::string, DayStats> out;
   for (const auto& [d, part] : before) {
     if (d < lo_day || d >= hi_day) continue;  // counted again below
@@ -650,14 +651,14 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   ASSIGN_OR_RETURN(
       std::string sql,
-      ExportSql("copy_days",
-                {{"table", duck::QuoteIdent(table.name)},
-                 {"day_column", own_day ? "" : ", " + day + " AS \"day\""},
-                 {"rows", where},
-                 {"folder", duck::QuoteString(staging.string())},
-                 {"own_day", own_day ? "true" : "false"},
-                 {"row_group_rows", std::to_string(kPartitionedRowGroupRows)},
-                 {"file_pattern", duck::QuoteString(fmt::format("part-{:06d}-{{i}}", run_.id()))}}));
+      ExportSql("copy_days", {{"table", duck::QuoteIdent(table.name)},
+                              {"day_column", own_day ? "" : ", " + day + " AS \"day\""},
+                              {"rows", where},
+                              {"folder", duck::QuoteString(staging.string())},
+                              {"own_day", own_day ? "true" : "false"},
+                              {"row_group_rows", std::to_string(kPartitionedRowGroupRows)},
+                              {"file_pattern",
+                               duck::QuoteString(fmt::format("part-{:06d}-{{i}}", run_.id()))}}));
   RETURN_IF_ERROR(conn_.Execute(sql, "export: write " + std::string(table.name)));
   const fs::path target = tmp_ / std::string(table.name);
   RETURN_IF_ERROR(MakeDir(target));
@@ -821,9 +822,10 @@ Result<nlohmann::json> Exporter::ExportWhole(std::string_view table, std::string
   dirs_.push_back(folder);
   const std::string file = fmt::format("part-{:06d}-0.parquet", run_.id());
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
-  const std::vector<duck::SqlValue> values = {{"table", duck::QuoteIdent(table)},
-                                              {"rows", rows},
-                                              {"file", duck::QuoteString((folder / file).string())}};
+  const std::vector<duck::SqlValue> values = {
+      {"table", duck::QuoteIdent(table)},
+      {"rows", rows},
+      {"file", duck::QuoteString((folder / file).string())}};
   ASSIGN_OR_RETURN(std::string copy_sql, ExportSql("copy_table", values));
   RETURN_IF_ERROR(conn_.Execute(copy_sql, "export: write " + std::string(table)));
   written_files_.push_back(folder / file);
@@ -930,8 +932,9 @@ Result<ExportReport> Exporter::Run() {
   report_.run_id = run_.id();
 
   ASSIGN_OR_RETURN(std::set<std::string> deleted, TablesWithDeletes());
-  ASSIGN_OR_RETURN(std::string seq_sql, ExportSql("last_raw_days_seq",
-                                                  {{"raw_days", std::string(lake::kRawDaysTable)}}));
+  ASSIGN_OR_RETURN(
+      std::string seq_sql,
+      ExportSql("last_raw_days_seq", {{"raw_days", std::string(lake::kRawDaysTable)}}));
   ASSIGN_OR_RETURN(auto raw_days_seq,
                    conn_.QueryInt(seq_sql, "export: read the number of the last written raw days"));
   raw_days_seq_ = raw_days_seq.value_or(0);

@@ -116,7 +116,8 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
       }
     }
     std::string list;
-    for (const std::string& file : files) list += (list.empty() ? "" : ", ") + duck::QuoteString(file);
+    for (const std::string& file : files)
+      list += (list.empty() ? "" : ", ") + duck::QuoteString(file);
     // The lake's own column order and types, whatever order the files were written in. A column
     // this build added after the snapshot was written (the manifest's schema lacks it) reads as
     // NULL of its type: the layout only ever grows, so an older snapshot stays readable.
@@ -139,11 +140,10 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
       }
     }
     if (select.empty()) select = "*";  // a table this build does not know: as the files have it
-    ASSIGN_OR_RETURN(std::string view_sql,
-                     duck::EmbeddedSqlText(EmbeddedSql(), "snapshot_view",
-                                           {{"table", duck::QuoteIdent(name)},
-                                            {"columns", select},
-                                            {"files", list}}));
+    ASSIGN_OR_RETURN(std::string view_sql, duck::EmbeddedSqlText(EmbeddedSql(), "snapshot_view",
+                                                                 {{"table", duck::QuoteIdent(name)},
+                                                                  {"columns", select},
+                                                                  {"files", list}}));
     RETURN_IF_ERROR(conn.Execute(view_sql, "open the snapshot's " + name));
   }
   return lake;

@@ -192,7 +192,8 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table) {
   ASSIGN_OR_RETURN(duck::QueryResult inserted,
                    conn_->Query(InsertNewIdsSql(table, rows, stored_range), "store " + name));
   counts.rows_out += inserted.rows_changed();
-  ASSIGN_OR_RETURN(std::string empty, StoreSql("stage_empty", {{"stage", stage}, {"rows", "TRUE"}}));
+  ASSIGN_OR_RETURN(std::string empty,
+                   StoreSql("stage_empty", {{"stage", stage}, {"rows", "TRUE"}}));
   RETURN_IF_ERROR(conn_->Execute(empty, "empty " + stage));
   staged_[index] = 0;
   return counts;
@@ -239,10 +240,10 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table,
   ASSIGN_OR_RETURN(duck::QueryResult inserted,
                    conn_->Query(insert_rows, "store re-submitted rows of " + name));
   counts.rows_out = inserted.rows_changed();
-  ASSIGN_OR_RETURN(std::string take_off,
-                   StoreSql("stage_empty", {{"stage", stage},
-                                            {"rows", "ID IN (SELECT ID FROM " +
-                                                         std::string(kMergeIds) + ")"}}));
+  ASSIGN_OR_RETURN(
+      std::string take_off,
+      StoreSql("stage_empty", {{"stage", stage},
+                               {"rows", "ID IN (SELECT ID FROM " + std::string(kMergeIds) + ")"}}));
   RETURN_IF_ERROR(conn_->Execute(take_off, "take merged rows off " + stage));
   return counts;
 }
@@ -265,8 +266,8 @@ Status Stager::Clear() {
 Result<TableStage> TableStage::Open(duck::Connection& conn, std::string_view table,
                                     std::string step) {
   std::string name = std::string(table) + "_stage";
-  ASSIGN_OR_RETURN(std::string sql,
-                   StoreSql("table_stage_create", {{"stage", name}, {"table", std::string(table)}}));
+  ASSIGN_OR_RETURN(std::string sql, StoreSql("table_stage_create",
+                                             {{"stage", name}, {"table", std::string(table)}}));
   RETURN_IF_ERROR(conn.Execute(sql, step));
   ASSIGN_OR_RETURN(duck::Appender appender, conn.MakeAppender(name));
   return TableStage(&conn, std::move(name), std::move(step), std::move(appender));
@@ -285,7 +286,8 @@ Result<int64_t> TableStage::Write(const std::string& count_sql,
     ASSIGN_OR_RETURN(auto written, conn_->Query(statements[i], step_));
     changed += written.rows_changed();
   }
-  ASSIGN_OR_RETURN(std::string empty, StoreSql("stage_empty", {{"stage", name_}, {"rows", "TRUE"}}));
+  ASSIGN_OR_RETURN(std::string empty,
+                   StoreSql("stage_empty", {{"stage", name_}, {"rows", "TRUE"}}));
   RETURN_IF_ERROR(conn_->Execute(empty, step_));
   return changed;
 }
@@ -299,8 +301,8 @@ Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
   // ID. DuckDB skips the row groups whose statistics say they hold no NULL there, so asking is
   // cheap (0.2-1 ms on 10M rows).
   ASSIGN_OR_RETURN(std::string sql, StoreSql("stored_id_range", {{"col", col},
-                                                                {"table", std::string(table.name)},
-                                                                {"rows", std::string(rows_sql)}}));
+                                                                 {"table", std::string(table.name)},
+                                                                 {"rows", std::string(rows_sql)}}));
   ASSIGN_OR_RETURN(auto range, conn.Query(sql, step));
   auto chunk = range.NextChunk();
   if (!chunk || chunk->size() != 1) return Status::Internal(step + ": no range");
@@ -323,23 +325,18 @@ std::string StoreSqlOrEmpty(std::string_view name, const std::vector<duck::SqlVa
 std::vector<duck::SqlValue> IdValues(const TableDef& table, std::string_view rows_sql,
                                      std::string_view stored_range) {
   // Timestamp order keeps the zone maps of a large insert (an import) tight.
-  const std::string order =
-      table.timestamp_column == lake::kNoColumn
-          ? ""
-          : "ORDER BY n." + Ident(table.columns[table.timestamp_column].name);
+  const std::string order = table.timestamp_column == lake::kNoColumn
+                                ? ""
+                                : "ORDER BY n." + Ident(table.columns[table.timestamp_column].name);
   std::string changed;
   for (const ColumnDef& c : table.columns.subspan(1)) {
     const std::string col = Ident(c.name);
     changed += (changed.empty() ? "" : " OR ") + ("stored." + col) + " IS DISTINCT FROM n." + col;
   }
-  return {{"table", std::string(table.name)},
-          {"columns", ColumnList(table)},
-          {"key", Ident(table.columns[0].name)},
-          {"rows", std::string(rows_sql)},
-          {"stored_range", std::string(stored_range)},
-          {"order", order},
-          {"set_columns", SetList(table, "n")},
-          {"changed", changed}};
+  return {{"table", std::string(table.name)},          {"columns", ColumnList(table)},
+          {"key", Ident(table.columns[0].name)},       {"rows", std::string(rows_sql)},
+          {"stored_range", std::string(stored_range)}, {"order", order},
+          {"set_columns", SetList(table, "n")},        {"changed", changed}};
 }
 
 }  // namespace

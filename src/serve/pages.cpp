@@ -74,9 +74,8 @@ const std::vector<std::string>& MetricSortKeys() {
 // What the pages read, made once per snapshot (its files never change) as in-memory tables, and
 // the helpers of their queries (src/serve/sql: macros, snapshot_tables, metric_tables*).
 Status CreateServeTables(duck::Connection& conn, bool gold_has_columns) {
-  for (std::string_view name :
-       {"macros", "snapshot_tables",
-        gold_has_columns ? "metric_tables" : "metric_tables_from_bronze"}) {
+  for (std::string_view name : {"macros", "snapshot_tables",
+                                gold_has_columns ? "metric_tables" : "metric_tables_from_bronze"}) {
     ASSIGN_OR_RETURN(std::string sql, PageSql(name));
     RETURN_IF_ERROR(conn.Execute(sql, "serve: " + std::string(name)));
   }
@@ -251,9 +250,10 @@ Status OverviewPage(PageContext& cx) {
       "Cash P&L = payouts received minus stakes of predictions in paying slots; unclaimed refunds "
       "are apart (refund_pending). Accuracy counts revealed predictions only: see the revealed "
       "share and the bounds.";
-  ASSIGN_OR_RETURN(Table daily, RunTable(cx.conn(), "daily", "Per day",
-                                         PageSql("overview_daily", "", page.dir == "asc" ? "ASC" : "DESC"),
-                                         cx.period_binds()));
+  ASSIGN_OR_RETURN(Table daily,
+                   RunTable(cx.conn(), "daily", "Per day",
+                            PageSql("overview_daily", "", page.dir == "asc" ? "ASC" : "DESC"),
+                            cx.period_binds()));
   daily.sort_keys = {"day"};
   // Charts in day order whatever the table's order.
   Table ordered = daily;
@@ -327,8 +327,8 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(address);
-  ASSIGN_OR_RETURN(Table summary, RunTable(cx.conn(), "summary", "Summary",
-                                           PageSql("predictoor_summary"), binds));
+  ASSIGN_OR_RETURN(Table summary,
+                   RunTable(cx.conn(), "summary", "Summary", PageSql("predictoor_summary"), binds));
   summary.note =
       "Cash P&L counts payouts received; profit and ROI only revealed (claimed) predictions. The "
       "accuracy bounds assume every unrevealed prediction wrong (low) or right (high).";
@@ -381,8 +381,8 @@ Status FeedsPage(PageContext& cx) {
   RETURN_IF_ERROR(ResolveSort(page, FeedSortKeys(), "sales", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(std::monostate());  // every feed
-  ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Feeds",
-                                         PageSql("feeds", OrderTerm(page)), binds));
+  ASSIGN_OR_RETURN(Table feeds,
+                   RunTable(cx.conn(), "feeds", "Feeds", PageSql("feeds", OrderTerm(page)), binds));
   feeds.sort_keys = FeedSortKeys();
   feeds.note = kFeedsNote;
   page.tables.push_back(std::move(feeds));
@@ -401,8 +401,8 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(contract);
-  ASSIGN_OR_RETURN(Table summary, RunTable(cx.conn(), "summary", "Summary",
-                                           PageSql("feeds", "contract"), binds));
+  ASSIGN_OR_RETURN(Table summary,
+                   RunTable(cx.conn(), "summary", "Summary", PageSql("feeds", "contract"), binds));
   if (summary.rows.empty()) return NotFound("no feed " + contract + " in the snapshot");
   summary.note = kFeedsNote;
   {
@@ -426,8 +426,9 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
   ASSIGN_OR_RETURN(Table delay, RunTable(cx.conn(), "trueval_delay",
                                          "Trueval delay (seconds after the epoch's end)",
                                          PageSql("feed_trueval_delay"), binds));
-  ASSIGN_OR_RETURN(Table top, RunTable(cx.conn(), "top_predictoors", "Top predictoors (by cash P&L)",
-                                       PageSql("feed_top_predictoors", OrderTerm(page)), binds));
+  ASSIGN_OR_RETURN(Table top,
+                   RunTable(cx.conn(), "top_predictoors", "Top predictoors (by cash P&L)",
+                            PageSql("feed_top_predictoors", OrderTerm(page)), binds));
   top.sort_keys = keys;
   page.charts.push_back(ChartFromTable(daily, "sales_daily", "Sales per day (OCEAN)",
                                        {{"sales", "sales"}, {"revenue", "slot revenue"}}));
@@ -493,7 +494,6 @@ Result<std::string> PageSql(std::string_view name, const std::string& order,
   }
   return duck::EmbeddedSqlText(EmbeddedSql(), name, values);
 }
-
 
 int HttpStatusFor(const Status& status) {
   switch (status.code()) {

@@ -1,10 +1,11 @@
+#include "http/server.hpp"
+
 #include <httplib.h>
 
 #include <atomic>
 #include <map>
 #include <string>
 
-#include "http/server.hpp"
 #include "serve/pages.hpp"
 #include "serve/serve.hpp"
 #include "web/web.hpp"

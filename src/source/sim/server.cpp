@@ -87,12 +87,11 @@ Result<std::unique_ptr<Server>> Server::Start(std::shared_ptr<const Engine> engi
         s.Get("/api/v3/(klines|time)", [raw](const httplib::Request& req, httplib::Response& res) {
           raw->HandleExchange(req, res);
         });
-        s.set_exception_handler(
-            [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-              res.status = 500;
-              res.set_content("{\"errors\":[{\"message\":\"internal error\"}]}",
-                              "application/json");
-            });
+        s.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                   std::exception_ptr) {
+          res.status = 500;
+          res.set_content("{\"errors\":[{\"message\":\"internal error\"}]}", "application/json");
+        });
       }));
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
