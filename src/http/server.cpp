@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "http/connection_threads.hpp"
@@ -17,8 +17,11 @@ struct Server::Impl {
   ServerOptions options;
   httplib::Server http;
   int port = 0;
+  std::atomic<uint64_t> requests{0};
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> running{false};  // inside Run
+  mutable std::mutex mu;
+  mutable std::condition_variable stop_cv;  // wakes WaitForStop
 };
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -31,7 +34,9 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options, cons
   }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  Impl* raw = impl.get();
   httplib::Server& http = impl->http;
+  std::unique_ptr<Server> server(new Server(std::move(impl)));
   const size_t threads = static_cast<size_t>(std::max(1, options.threads));
   http.new_task_queue = [threads] { return NewConnectionThreads(threads); };
   // httplib's default adds SO_REUSEPORT, which would let a second server share a busy port
@@ -46,10 +51,14 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options, cons
   http.set_read_timeout(options.read_timeout_seconds, 0);
   http.set_write_timeout(options.read_timeout_seconds, 0);
   http.set_payload_max_length(options.max_request_bytes);
-  routes(http);
+  http.set_pre_routing_handler([raw](const httplib::Request&, httplib::Response&) {
+    raw->requests.fetch_add(1);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  routes(http, *server);
   if (options.port == 0) {
-    impl->port = http.bind_to_any_port(options.host);
-    if (impl->port <= 0) {
+    raw->port = http.bind_to_any_port(options.host);
+    if (raw->port <= 0) {
       return Status::Usage(fmt::format(
           "cannot listen on {}: no free port, or not an address of this machine", options.host));
     }
@@ -60,18 +69,20 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options, cons
           "machine's",
           options.host, options.port));
     }
-    impl->port = options.port;
+    raw->port = options.port;
   }
-  return std::unique_ptr<Server>(new Server(std::move(impl)));
+  return server;
 }
 
 int Server::port() const { return impl_->port; }
 
-std::string Server::HostPort() const {
+std::string Server::Url() const {
   const std::string& h = impl_->options.host;
   const std::string host = h.find(':') != std::string::npos ? "[" + h + "]" : h;
-  return fmt::format("{}:{}", host, impl_->port);
+  return fmt::format("http://{}:{}{}", host, impl_->port, impl_->options.url_path);
 }
+
+uint64_t Server::requests() const { return impl_->requests.load(); }
 
 Status Server::Run() {
   impl_->running = true;
@@ -85,12 +96,36 @@ Status Server::Run() {
 }
 
 void Server::Stop() {
-  impl_->stop_requested = true;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stop_requested = true;
+  }
+  impl_->stop_cv.notify_all();
   // httplib ignores stop() until its accept loop has started, so wait for it when Run is under way.
   while (impl_->running && !impl_->http.is_running()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   impl_->http.stop();
+}
+
+Status Server::RunUntil(const std::atomic<bool>& cancelled, const std::function<bool()>& done) {
+  Status run_status;
+  std::atomic<bool> finished{false};
+  std::thread runner([&] {
+    run_status = Run();
+    finished = true;
+  });
+  while (!cancelled && !finished && !(done && done())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  Stop();
+  runner.join();
+  return run_status;
+}
+
+bool Server::WaitForStop(std::chrono::milliseconds wait) const {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  return impl_->stop_cv.wait_for(lock, wait, [this] { return impl_->stop_requested.load(); });
 }
 
 }  // namespace predlake::http

@@ -99,30 +99,7 @@ Response Answer(const ServeOptions& options, std::string_view path,
   return r;
 }
 
-struct Server::Impl {
-  ServeOptions options;
-  std::unique_ptr<http::Server> http;
-  std::atomic<uint64_t> requests{0};
-
-  void Handle(const httplib::Request& req, httplib::Response& res) {
-    requests.fetch_add(1);
-    g_requests.fetch_add(1);
-    std::multimap<std::string, std::string> params(req.params.begin(), req.params.end());
-    Response r = Answer(options, req.path, params);
-    res.status = r.status;
-    for (const auto& [k, v] : r.headers) res.set_header(k, v);
-    res.set_content(std::move(r.body), r.content_type);
-  }
-};
-
-Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-
-Server::~Server() { Stop(); }
-
-Result<std::unique_ptr<Server>> Server::Start(const ServeOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  Impl* raw = impl.get();
+Result<std::unique_ptr<Server>> Listen(const ServeOptions& options) {
   http::ServerOptions listen;
   listen.name = "serve";
   listen.host = options.host;
@@ -130,27 +107,21 @@ Result<std::unique_ptr<Server>> Server::Start(const ServeOptions& options) {
   listen.threads = options.threads;
   listen.keep_alive_seconds = kServeKeepAliveSeconds;
   listen.read_timeout_seconds = kServeReadTimeoutSeconds;
-  ASSIGN_OR_RETURN(impl->http, http::Server::Start(listen, [raw](httplib::Server& s) {
-                     s.Get(".*", [raw](const httplib::Request& req, httplib::Response& res) {
-                       raw->Handle(req, res);
-                     });
-                     s.set_exception_handler(
-                         [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-                           res.status = 500;
-                           res.set_content("internal error\n", "text/plain; charset=utf-8");
-                         });
-                   }));
-  return std::unique_ptr<Server>(new Server(std::move(impl)));
+  return http::Server::Start(listen, [options](httplib::Server& s, const http::Server&) {
+    s.Get(".*", [options](const httplib::Request& req, httplib::Response& res) {
+      g_requests.fetch_add(1);
+      std::multimap<std::string, std::string> params(req.params.begin(), req.params.end());
+      Response r = Answer(options, req.path, params);
+      res.status = r.status;
+      for (const auto& [k, v] : r.headers) res.set_header(k, v);
+      res.set_content(std::move(r.body), r.content_type);
+    });
+    s.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+          res.status = 500;
+          res.set_content("internal error\n", "text/plain; charset=utf-8");
+        });
+  });
 }
-
-int Server::port() const { return impl_->http->port(); }
-
-std::string Server::Url() const { return "http://" + impl_->http->HostPort() + "/"; }
-
-uint64_t Server::requests() const { return impl_->requests.load(); }
-
-Status Server::Run() { return impl_->http->Run(); }
-
-void Server::Stop() { impl_->http->Stop(); }
 
 }  // namespace predlake::serve
