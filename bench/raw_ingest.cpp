@@ -114,7 +114,7 @@ BENCHMARK(BM_UpdateInProcess)
 // The same over HTTP from `sim serve` on 127.0.0.1 (keep-alive connections, one per table).
 void BM_UpdateHttp(benchmark::State& state) {
   sim::ServerOptions options;
-  auto server = std::move(sim::Server::Start(Engine(), options)).value();
+  auto server = std::move(sim::Listen(Engine(), options)).value();
   std::thread runner([&] { (void)server->Run(); });
   const std::string url = server->Url();
   RunUpdate(state, [url](const TransportUse&) -> std::unique_ptr<gql::Transport> {

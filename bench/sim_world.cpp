@@ -90,7 +90,7 @@ void BM_ServeInProcess(benchmark::State& state) {
 BENCHMARK(BM_ServeInProcess)->Unit(benchmark::kMillisecond);
 
 void BM_ServeHttp(benchmark::State& state) {
-  auto s = Server::Start(BenchEngine(), {});
+  auto s = Listen(BenchEngine(), {});
   std::unique_ptr<Server> server = std::move(s).value();
   std::thread runner([&] { (void)server->Run(); });
   {

@@ -22,6 +22,9 @@
 #include <thread>
 
 #include "common/time.hpp"
+#include "duck/duck.hpp"
+#include "duck/sql_text.hpp"
+#include "export/embedded_sql.hpp"
 #include "export/snapshot.hpp"
 #include "fmt/format.h"
 #include "lake/tables.hpp"
@@ -45,24 +48,6 @@ ExportFaults ExportFaults::FromEnv() {
 
 namespace {
 
-std::string SqlString(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
-std::string Ident(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
-
 Status ReachStep(const ExportFaults& faults, std::string_view step) {
   if (!faults.kill_at.empty() && faults.kill_at == step) std::raise(SIGKILL);
   if (!faults.fail_at.empty() && faults.fail_at == step) {
@@ -70,6 +55,11 @@ Status ReachStep(const ExportFaults& faults, std::string_view step) {
                             " (PREDLAKE_FAIL_AT)");
   }
   return Status::Ok();
+}
+
+// The text of src/export/sql/NAME.sql with its placeholders filled in.
+Result<std::string> ExportSql(std::string_view name, const std::vector<duck::SqlValue>& values) {
+  return duck::EmbeddedSqlText(EmbeddedSql(), name, values);
 }
 
 Status FileError(std::string_view what, const fs::path& path, int err) {
@@ -379,12 +369,11 @@ Result<std::set<std::string>> Exporter::TablesWithDeletes() {
   // previous snapshot (failed and aborted runs were rolled back).
   std::set<std::string> out;
   if (!previous_) return out;
+  ASSIGN_OR_RETURN(
+      std::string sql,
+      ExportSql("tables_with_deletes", {{"previous_run", std::to_string(previous_->run_id)}}));
   ASSIGN_OR_RETURN(duck::QueryResult result,
-                   conn_.Query("SELECT DISTINCT t.table_name FROM predlake_run_tables AS t JOIN "
-                               "predlake_runs AS r USING (run_id) WHERE r.status = 'succeeded' "
-                               "AND t.rows_deleted > 0 AND t.run_id > " +
-                                   std::to_string(previous_->run_id),
-                               "export: read the deletes since the previous snapshot"));
+                   conn_.Query(sql, "export: read the deletes since the previous snapshot"));
   for (const auto& row : result.ToText()) {
     if (!row.empty() && row[0]) out.insert(*row[0]);
   }
@@ -392,11 +381,10 @@ Result<std::set<std::string>> Exporter::TablesWithDeletes() {
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> Exporter::Schema(std::string_view table) {
+  ASSIGN_OR_RETURN(std::string sql,
+                   ExportSql("table_schema", {{"table_name", duck::QuoteString(table)}}));
   ASSIGN_OR_RETURN(duck::QueryResult result,
-                   conn_.Query("SELECT column_name, data_type FROM information_schema.columns "
-                               "WHERE table_schema = 'main' AND table_name = " +
-                                   SqlString(table) + " ORDER BY ordinal_position",
-                               "export: read the schema of " + std::string(table)));
+                   conn_.Query(sql, "export: read the schema of " + std::string(table)));
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& row : result.ToText())
     out.emplace_back(row[0].value_or(""), row[1].value_or(""));
@@ -426,10 +414,12 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
   const std::string signature = SignatureSql(table);
   const std::string day = DayExpression(table.partitioning);
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
+  ASSIGN_OR_RETURN(std::string sql, ExportSql("day_stats", {{"day", day},
+                                                            {"signature", signature},
+                                                            {"table", duck::QuoteIdent(table.name)},
+                                                            {"rows", "TRUE"}}));
   ASSIGN_OR_RETURN(duck::QueryResult result,
-                   conn_.Query("SELECT CAST(" + day + " AS VARCHAR) AS predlake_day, count(*), " +
-                                   signature + " FROM " + Ident(table.name) + " GROUP BY " + day,
-                               "export: per-day signatures of " + std::string(table.name)));
+                   conn_.Query(sql, "export: per-day signatures of " + std::string(table.name)));
   std::map<std::string, DayStats> out;
   for (const auto& row : result.ToText()) {
     DayStats s;
@@ -440,7 +430,7 @@ Result<std::map<std::string, DayStats>> Exporter::Stats(const ExportTable& table
   return out;
 }
 
-// A WHERE clause selecting exactly the rows of `days` (YYYY-MM-DD, sorted) of `table`: one range
+// A condition selecting exactly the rows of `days` (YYYY-MM-DD, sorted) of `table`: one range
 // per run of consecutive days, on the column the rows are appended by (`timestamp`, or the gold
 // tables' `day`), so that DuckDB's zone maps skip the row groups of other days.
 Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::string>& days) {
@@ -456,7 +446,7 @@ Result<std::string> DaysFilter(const ExportTable& table, const std::vector<std::
   }
   std::string where;
   for (const auto& [lo, hi] : ranges) {
-    where += where.empty() ? " WHERE " : " OR ";
+    where += where.empty() ? "" : " OR ";
     if (table.partitioning == Partitioning::kByDayColumn) {
       where += fmt::format("\"day\" BETWEEN epoch_ms({})::DATE AND epoch_ms({})::DATE", lo, hi);
     } else {
@@ -470,12 +460,16 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::DerivedStats(
     const ExportTable& table, const std::map<std::string, Part>& before) {
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   const std::string day = DayExpression(table.partitioning);
-  const std::string name = Ident(table.name);
-  ASSIGN_OR_RETURN(duck::QueryResult newer,
-                   conn_.Query("SELECT DISTINCT CAST(" + day + " AS VARCHAR) FROM " + name +
-                                   " WHERE run_id > " + std::to_string(previous_->run_id),
-                               "export: the days changed since the previous snapshot in " +
-                                   std::string(table.name)));
+  const std::string name = duck::QuoteIdent(table.name);
+  ASSIGN_OR_RETURN(
+      std::string newer_sql,
+      ExportSql(
+          "days_changed_since",
+          {{"day", day}, {"table", name}, {"previous_run", std::to_string(previous_->run_id)}}));
+  ASSIGN_OR_RETURN(
+      duck::QueryResult newer,
+      conn_.Query(newer_sql, "export: the days changed since the previous snapshot in " +
+                                 std::string(table.name)));
   std::vector<std::string> changed;
   for (const auto& row : newer.ToText()) {
     if (!row[0]) return std::optional<std::map<std::string, DayStats>>();  // a row without a day
@@ -487,11 +481,14 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::DerivedStats(
   for (const std::string& d : changed) out.erase(d);
   if (!changed.empty()) {
     ASSIGN_OR_RETURN(std::string where, DaysFilter(table, changed));
-    ASSIGN_OR_RETURN(duck::QueryResult counts,
-                     conn_.Query("SELECT CAST(" + day +
-                                     " AS VARCHAR), count(*), CAST(max(run_id) AS VARCHAR) FROM " +
-                                     name + where + " GROUP BY ALL",
-                                 "export: count the changed days of " + std::string(table.name)));
+    ASSIGN_OR_RETURN(std::string counts_sql,
+                     ExportSql("day_stats", {{"day", day},
+                                             {"signature", "CAST(max(run_id) AS VARCHAR)"},
+                                             {"table", name},
+                                             {"rows", where}}));
+    ASSIGN_OR_RETURN(
+        duck::QueryResult counts,
+        conn_.Query(counts_sql, "export: count the changed days of " + std::string(table.name)));
     for (const auto& row : counts.ToText()) {
       out[row[0].value_or("")] = DayStats{std::stoll(row[1].value_or("0")), row[2].value_or("")};
     }
@@ -504,8 +501,9 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::CheckCounts(
     std::string_view table, std::map<std::string, DayStats> stats) {
   int64_t total = 0;
   for (const auto& [d, s] : stats) total += s.rows;
-  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + Ident(table),
-                                             "export: count " + std::string(table)));
+  ASSIGN_OR_RETURN(std::string sql,
+                   ExportSql("count_rows", {{"table", duck::QuoteIdent(table)}, {"rows", "TRUE"}}));
+  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt(sql, "export: count " + std::string(table)));
   if (rows.value_or(0) != total) return std::optional<std::map<std::string, DayStats>>();
   return std::optional<std::map<std::string, DayStats>>(std::move(stats));
 }
@@ -529,11 +527,14 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::AppendedStats(
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   const std::string day = DayExpression(table.partitioning);
   ASSIGN_OR_RETURN(
-      duck::QueryResult counts,
-      conn_.Query(fmt::format("SELECT CAST({} AS VARCHAR), count(*) FROM {} WHERE \"timestamp\" < "
-                              "{} OR \"timestamp\" >= {} GROUP BY ALL",
-                              day, Ident(table.name), lo, hi),
-                  "export: count the new days of " + std::string(table.name)));
+      std::string sql,
+      ExportSql("day_stats",
+                {{"day", day},
+                 {"signature", "''"},
+                 {"table", duck::QuoteIdent(table.name)},
+                 {"rows", fmt::format("\"timestamp\" < {} OR \"timestamp\" >= {}", lo, hi)}}));
+  ASSIGN_OR_RETURN(duck::QueryResult counts,
+                   conn_.Query(sql, "export: count the new days of " + std::string(table.name)));
   const std::string lo_day = FormatDay(lo), hi_day = FormatDay(hi);
   std::map<std::string, DayStats> out;
   for (const auto& [d, part] : before) {
@@ -565,28 +566,32 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
   }
   PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
   ASSIGN_OR_RETURN(
+      std::string recorded_sql,
+      ExportSql("raw_days_written", {{"raw_days", std::string(lake::kRawDaysTable)},
+                                     {"table_name", duck::QuoteString(table.name)},
+                                     {"write_seq", std::to_string(seq->get<int64_t>())}}));
+  ASSIGN_OR_RETURN(
       duck::QueryResult recorded,
-      conn_.Query(fmt::format("SELECT CAST(day AS VARCHAR) FROM {} WHERE table_name "
-                              "= {} AND write_seq > {} ORDER BY day",
-                              lake::kRawDaysTable, SqlString(table.name), seq->get<int64_t>()),
-                  "export: the days written in " + std::string(table.name) +
-                      " since the previous snapshot"));
+      conn_.Query(recorded_sql, "export: the days written in " + std::string(table.name) +
+                                    " since the previous snapshot"));
   std::vector<std::string> changed;
   for (const auto& row : recorded.ToText()) changed.push_back(row[0].value_or(""));
   const int64_t lo = DayStartMs(mark->value("start_ms", int64_t{0})) + kDayMs;
   const int64_t hi = DayStartMs(mark->value("watermark_ms", int64_t{0}));
   const std::string lo_day = FormatDay(lo), hi_day = FormatDay(hi);
-  std::string where = fmt::format(" WHERE (\"timestamp\" < {} OR \"timestamp\" >= {})", lo, hi);
+  std::string where = fmt::format("(\"timestamp\" < {} OR \"timestamp\" >= {})", lo, hi);
   if (!changed.empty()) {
     ASSIGN_OR_RETURN(std::string days, DaysFilter(table, changed));
-    where += " OR" + days.substr(std::string_view(" WHERE").size());
+    where += " OR " + days;
   }
-  const std::string day = DayExpression(table.partitioning);
+  ASSIGN_OR_RETURN(std::string counts_sql,
+                   ExportSql("day_stats", {{"day", DayExpression(table.partitioning)},
+                                           {"signature", SignatureSql(table)},
+                                           {"table", duck::QuoteIdent(table.name)},
+                                           {"rows", where}}));
   ASSIGN_OR_RETURN(
       duck::QueryResult counts,
-      conn_.Query("SELECT CAST(" + day + " AS VARCHAR), count(*), " + SignatureSql(table) +
-                      " FROM " + Ident(table.name) + where + " GROUP BY ALL",
-                  "export: count the changed days of " + std::string(table.name)));
+      conn_.Query(counts_sql, "export: count the changed days of " + std::string(table.name)));
   std::map<std::string, DayStats> out;
   for (const auto& [d, part] : before) {
     if (d < lo_day || d >= hi_day) continue;  // counted again below
@@ -614,13 +619,11 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   if (ec) return FileError("create", staging.parent_path(), ec.value());
   const std::string day = DayExpression(table.partitioning);
   const bool own_day = table.partitioning == Partitioning::kByDayColumn;
-  std::string select = own_day ? "SELECT * FROM " + Ident(table.name)
-                               : "SELECT *, " + day + " AS \"day\" FROM " + Ident(table.name);
+  std::string where = "TRUE";
   if (!all_days) {
     std::vector<std::string> sorted = days;
     std::sort(sorted.begin(), sorted.end());
-    ASSIGN_OR_RETURN(std::string where, DaysFilter(table, sorted));
-    select += where;
+    ASSIGN_OR_RETURN(where, DaysFilter(table, sorted));
   }
   // Row groups of 20,000 rows instead of DuckDB's 122,880: a day of a table holds ~10,000 rows at
   // any lake size in the benchmark (bench/export.cpp), and DuckDB's partitioned write then spends
@@ -628,13 +631,17 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   // lake; 10,000 and 50,000 did no better). Not part of the layout: readers take any row groups.
   constexpr int64_t kPartitionedRowGroupRows = 20'000;
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
-  RETURN_IF_ERROR(conn_.Execute(
-      "COPY (" + select + ") TO " + SqlString(staging.string()) +
-          " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (\"day\"), WRITE_PARTITION_COLUMNS " +
-          (own_day ? "true" : "false") +
-          fmt::format(", ROW_GROUP_SIZE {}, FILENAME_PATTERN 'part-{:06d}-{{i}}')",
-                      kPartitionedRowGroupRows, run_.id()),
-      "export: write " + std::string(table.name)));
+  ASSIGN_OR_RETURN(
+      std::string sql,
+      ExportSql("copy_days", {{"table", duck::QuoteIdent(table.name)},
+                              {"day_column", own_day ? "" : ", " + day + " AS \"day\""},
+                              {"rows", where},
+                              {"folder", duck::QuoteString(staging.string())},
+                              {"own_day", own_day ? "true" : "false"},
+                              {"row_group_rows", std::to_string(kPartitionedRowGroupRows)},
+                              {"file_pattern",
+                               duck::QuoteString(fmt::format("part-{:06d}-{{i}}", run_.id()))}}));
+  RETURN_IF_ERROR(conn_.Execute(sql, "export: write " + std::string(table.name)));
   const fs::path target = tmp_ / std::string(table.name);
   RETURN_IF_ERROR(MakeDir(target));
   for (const std::string& d : days) {
@@ -790,23 +797,25 @@ Result<nlohmann::json> Exporter::ExportWhole(std::string_view table, std::string
   bool has_run_id = false;
   for (const auto& [col, type] : schema) has_run_id = has_run_id || col == "run_id";
   // The ledger as of the snapshot: without this export's own row, still "running".
-  const std::string where =
-      table == "predlake_runs" && has_run_id ? " WHERE run_id <> " + std::to_string(run_.id()) : "";
+  const std::string rows =
+      table == "predlake_runs" && has_run_id ? "run_id <> " + std::to_string(run_.id()) : "TRUE";
   const fs::path folder = tmp_ / std::string(table);
   RETURN_IF_ERROR(MakeDir(folder));
   dirs_.push_back(folder);
   const std::string file = fmt::format("part-{:06d}-0.parquet", run_.id());
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
-  RETURN_IF_ERROR(conn_.Execute("COPY (SELECT * FROM " + Ident(table) + where + ") TO " +
-                                    SqlString((folder / file).string()) +
-                                    " (FORMAT parquet, COMPRESSION zstd)",
-                                "export: write " + std::string(table)));
+  const std::vector<duck::SqlValue> values = {
+      {"table", duck::QuoteIdent(table)},
+      {"rows", rows},
+      {"file", duck::QuoteString((folder / file).string())}};
+  ASSIGN_OR_RETURN(std::string copy_sql, ExportSql("copy_table", values));
+  RETURN_IF_ERROR(conn_.Execute(copy_sql, "export: write " + std::string(table)));
   written_files_.push_back(folder / file);
   StartWriteback(folder / file);
-  ASSIGN_OR_RETURN(auto rows, conn_.QueryInt("SELECT count(*) FROM " + Ident(table) + where,
-                                             "export: count " + std::string(table)));
+  ASSIGN_OR_RETURN(std::string count_sql, ExportSql("count_rows", values));
+  ASSIGN_OR_RETURN(auto count, conn_.QueryInt(count_sql, "export: count " + std::string(table)));
   Part part;
-  part.rows = rows.value_or(0);
+  part.rows = count.value_or(0);
   part.files = {std::string(table) + "/" + file};
   if (kind != "bookkeeping") run_.tables()[std::string(table)].rows_out += part.rows;
   report_.rows_written += part.rows;
@@ -906,9 +915,10 @@ Result<ExportReport> Exporter::Run() {
 
   ASSIGN_OR_RETURN(std::set<std::string> deleted, TablesWithDeletes());
   ASSIGN_OR_RETURN(
-      auto raw_days_seq,
-      conn_.QueryInt(fmt::format("SELECT coalesce(max(write_seq), 0) FROM {}", lake::kRawDaysTable),
-                     "export: read the number of the last written raw days"));
+      std::string seq_sql,
+      ExportSql("last_raw_days_seq", {{"raw_days", std::string(lake::kRawDaysTable)}}));
+  ASSIGN_OR_RETURN(auto raw_days_seq,
+                   conn_.QueryInt(seq_sql, "export: read the number of the last written raw days"));
   raw_days_seq_ = raw_days_seq.value_or(0);
   nlohmann::json tables = nlohmann::json::array();
   for (const ExportTable& table : DataTables()) {
@@ -930,14 +940,12 @@ Result<ExportReport> Exporter::Run() {
     ASSIGN_OR_RETURN(nlohmann::json t, ExportPartitioned(table, rewrite_all));
     tables.push_back(std::move(t));
   }
-  ASSIGN_OR_RETURN(
-      duck::QueryResult books,
-      conn_.Query("SELECT table_name FROM duckdb_tables() WHERE database_name = "
-                  "current_database() AND schema_name = 'main' AND "
-                  "starts_with(table_name, " +
-                      SqlString(lake::kBookkeepingPrefix) + ") AND NOT starts_with(table_name, " +
-                      SqlString(lake::kRawStagingPrefix) + ") ORDER BY table_name",
-                  "export: list the bookkeeping tables"));
+  ASSIGN_OR_RETURN(std::string books_sql,
+                   ExportSql("bookkeeping_tables",
+                             {{"bookkeeping_prefix", duck::QuoteString(lake::kBookkeepingPrefix)},
+                              {"staging_prefix", duck::QuoteString(lake::kRawStagingPrefix)}}));
+  ASSIGN_OR_RETURN(duck::QueryResult books,
+                   conn_.Query(books_sql, "export: list the bookkeeping tables"));
   for (const auto& row : books.ToText()) {
     ASSIGN_OR_RETURN(nlohmann::json t, ExportWhole(row[0].value_or(""), "bookkeeping"));
     tables.push_back(std::move(t));
@@ -964,10 +972,9 @@ Result<ExportReport> Exporter::Run() {
   }
   manifest["watermarks"] = std::move(j_marks);
   manifest["raw_days_seq"] = raw_days_seq_;
-  ASSIGN_OR_RETURN(auto last_run, conn_.QueryInt("SELECT max(run_id) FROM predlake_runs WHERE "
-                                                 "run_id <> " +
-                                                     std::to_string(run_.id()),
-                                                 "export: read the last run"));
+  ASSIGN_OR_RETURN(std::string last_run_sql,
+                   ExportSql("last_run", {{"run", std::to_string(run_.id())}}));
+  ASSIGN_OR_RETURN(auto last_run, conn_.QueryInt(last_run_sql, "export: read the last run"));
   manifest["last_run"] = last_run ? nlohmann::json(*last_run) : nlohmann::json();
   manifest["tables"] = std::move(tables);
 

@@ -5,6 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "duck/duck.hpp"
+#include "duck/sql_text.hpp"
+#include "export/embedded_sql.hpp"
 #include "fmt/format.h"
 
 namespace predlake::exports {
@@ -97,28 +100,6 @@ std::vector<std::string> SnapshotFiles(const Snapshot& snapshot, std::string_vie
   return files;
 }
 
-namespace {
-
-std::string QuoteSqlString(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
-std::string QuoteIdent(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
 Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
                                                  const Snapshot& snapshot, const Clock* clock) {
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake, lake::Lake::OpenEmpty(lake_dir, clock));
@@ -135,7 +116,8 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
       }
     }
     std::string list;
-    for (const std::string& file : files) list += (list.empty() ? "" : ", ") + QuoteSqlString(file);
+    for (const std::string& file : files)
+      list += (list.empty() ? "" : ", ") + duck::QuoteString(file);
     // The lake's own column order and types, whatever order the files were written in. A column
     // this build added after the snapshot was written (the manifest's schema lacks it) reads as
     // NULL of its type: the layout only ever grows, so an older snapshot stays readable.
@@ -143,27 +125,26 @@ Result<std::unique_ptr<lake::Lake>> OpenSnapshot(const std::string& lake_dir,
     for (const auto& col : ManifestArray(t, "schema")) {
       written.insert(col.value("name", ""));
     }
-    ASSIGN_OR_RETURN(duck::QueryResult cols,
-                     conn.Query("SELECT column_name, data_type FROM information_schema.columns "
-                                "WHERE table_schema = 'main' AND table_name = " +
-                                    QuoteSqlString(name) + " ORDER BY ordinal_position",
-                                "read the schema of " + name));
+    ASSIGN_OR_RETURN(std::string cols_sql,
+                     duck::EmbeddedSqlText(EmbeddedSql(), "table_schema",
+                                           {{"table_name", duck::QuoteString(name)}}));
+    ASSIGN_OR_RETURN(duck::QueryResult cols, conn.Query(cols_sql, "read the schema of " + name));
     std::string select;
     for (const auto& row : cols.ToText()) {
       if (row.size() < 2 || !row[0] || !row[1]) continue;
       select += select.empty() ? "" : ", ";
       if (written.empty() || written.count(*row[0]) > 0) {
-        select += QuoteIdent(*row[0]);
+        select += duck::QuoteIdent(*row[0]);
       } else {
-        select += "CAST(NULL AS " + *row[1] + ") AS " + QuoteIdent(*row[0]);
+        select += "CAST(NULL AS " + *row[1] + ") AS " + duck::QuoteIdent(*row[0]);
       }
     }
     if (select.empty()) select = "*";  // a table this build does not know: as the files have it
-    RETURN_IF_ERROR(conn.Execute("DROP TABLE IF EXISTS " + QuoteIdent(name) + "; CREATE VIEW " +
-                                     QuoteIdent(name) + " AS SELECT " + select +
-                                     " FROM read_parquet([" + list +
-                                     "], hive_partitioning = false)",
-                                 "open the snapshot's " + name));
+    ASSIGN_OR_RETURN(std::string view_sql, duck::EmbeddedSqlText(EmbeddedSql(), "snapshot_view",
+                                                                 {{"table", duck::QuoteIdent(name)},
+                                                                  {"columns", select},
+                                                                  {"files", list}}));
+    RETURN_IF_ERROR(conn.Execute(view_sql, "open the snapshot's " + name));
   }
   return lake;
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "duck/sql_text.hpp"
+#include "raw/embedded_sql.hpp"
+
 namespace predlake::raw {
 namespace {
 
@@ -15,6 +18,11 @@ constexpr std::string_view kIntSuffix = "__int";
 constexpr std::string_view kFracSuffix = "__frac";
 constexpr std::string_view kTextSuffix = "__text";
 
+// The text of src/raw/sql/NAME.sql with its placeholders filled in.
+Result<std::string> StoreSql(std::string_view name, const std::vector<duck::SqlValue>& values) {
+  return duck::EmbeddedSqlText(EmbeddedSql(), name, values);
+}
+
 size_t IndexOf(const TableDef& table) {
   const auto& all = RawTables();
   return static_cast<size_t>(&table - all.data());
@@ -24,7 +32,8 @@ std::string Ident(std::string_view name, std::string_view suffix = "") {
   return duck::QuoteIdent(std::string(name) + std::string(suffix));
 }
 
-std::string StagingDdl(const TableDef& t) {
+// The staging table's columns: a decimal column is staged as three (kIntSuffix, ...).
+std::string StagingColumns(const TableDef& t) {
   std::string cols;
   for (const ColumnDef& c : t.columns) {
     if (!cols.empty()) cols += ", ";
@@ -35,7 +44,7 @@ std::string StagingDdl(const TableDef& t) {
       cols += Ident(c.name) + " " + std::string(lake::SqlTypeName(c.type));
     }
   }
-  return "CREATE OR REPLACE TEMP TABLE " + StagingName(t) + " (" + cols + ")";
+  return cols;
 }
 
 // The staged columns turned back into the table's values, in table order.
@@ -109,7 +118,9 @@ std::string StagingName(const TableDef& table) {
 
 Result<Stager> Stager::Create(duck::Connection& conn) {
   for (const TableDef& t : RawTables()) {
-    RETURN_IF_ERROR(conn.Execute(StagingDdl(t), "create staging table for " + std::string(t.name)));
+    ASSIGN_OR_RETURN(std::string sql, StoreSql("stage_create", {{"stage", StagingName(t)},
+                                                                {"columns", StagingColumns(t)}}));
+    RETURN_IF_ERROR(conn.Execute(sql, "create staging table for " + std::string(t.name)));
   }
   Stager s(&conn);
   s.staged_.assign(RawTables().size(), 0);
@@ -181,7 +192,9 @@ Result<lake::TableCounts> Stager::Flush(const TableDef& table) {
   ASSIGN_OR_RETURN(duck::QueryResult inserted,
                    conn_->Query(InsertNewIdsSql(table, rows, stored_range), "store " + name));
   counts.rows_out += inserted.rows_changed();
-  RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + stage, "empty " + stage));
+  ASSIGN_OR_RETURN(std::string empty,
+                   StoreSql("stage_empty", {{"stage", stage}, {"rows", "TRUE"}}));
+  RETURN_IF_ERROR(conn_->Execute(empty, "empty " + stage));
   staged_[index] = 0;
   return counts;
 }
@@ -193,63 +206,45 @@ Result<lake::TableCounts> Stager::MergeVersions(const TableDef& table,
   const std::string versions(table.versions->name);
   const std::string stage = StagingName(table);
   const std::string columns = ColumnList(table);
-  const std::string ids(kMergeIds), rows(kMergeRows);
+  const std::vector<duck::SqlValue> values = {{"table", name},
+                                              {"versions", versions},
+                                              {"stage", stage},
+                                              {"ids", std::string(kMergeIds)},
+                                              {"rows", std::string(kMergeRows)},
+                                              {"columns", columns},
+                                              {"staged_values", SelectList(table)},
+                                              {"set_columns", SetList(table, "m")},
+                                              {"stored_range", stored_range}};
   // The stored rows are read only where `stored_range` says a copy can be (the staged slot
-  // range: the row groups of recent slots, not the whole table); the table is aliased `stored`.
-  // The IDs that need merging: stored already (the fetch meets a stored version again, or a
-  // newer one), or staged with more than one timestamp.
-  RETURN_IF_ERROR(conn_->Execute(
-      "CREATE OR REPLACE TEMP TABLE " + ids + " AS SELECT s.ID FROM " + stage + " AS s JOIN " +
-          name + " AS stored ON stored.ID = s.ID WHERE " + stored_range + " UNION SELECT ID FROM " +
-          stage + " GROUP BY ID HAVING count(DISTINCT timestamp) > 1",
-      "find re-submitted IDs of " + name));
-  ASSIGN_OR_RETURN(std::optional<int64_t> n,
-                   conn_->QueryInt("SELECT count(*) FROM " + ids, "count re-submitted IDs"));
+  // range: the row groups of recent slots, not the whole table).
+  ASSIGN_OR_RETURN(std::string find_ids, StoreSql("merge_find_ids", values));
+  RETURN_IF_ERROR(conn_->Execute(find_ids, "find re-submitted IDs of " + name));
+  ASSIGN_OR_RETURN(std::string count_ids, StoreSql("count_ids", values));
+  ASSIGN_OR_RETURN(std::optional<int64_t> n, conn_->QueryInt(count_ids, "count re-submitted IDs"));
   if (n.value_or(0) == 0) return counts;
-  // Every version known of those IDs, one per (ID, timestamp) (a stored copy wins over a staged
-  // one of the same time): the latest is the row, each earlier one is superseded by the next.
-  const std::string of_ids = "ID IN (SELECT ID FROM " + ids + ")";
-  RETURN_IF_ERROR(conn_->Execute(
-      "CREATE OR REPLACE TEMP TABLE " + rows + " AS WITH cand AS (SELECT " + columns +
-          ", 0 AS src FROM " + name + " AS stored WHERE " + stored_range + " AND " + of_ids +
-          " UNION ALL SELECT " + columns + ", 1 AS src FROM " + versions + " WHERE " + of_ids +
-          " UNION ALL SELECT " + SelectList(table) + ", 2 AS src FROM " + stage + " WHERE " +
-          of_ids +
-          "), one AS (SELECT DISTINCT ON (ID, timestamp) * FROM cand ORDER BY ID, timestamp, src) "
-          "SELECT *, lead(timestamp) OVER (PARTITION BY ID ORDER BY timestamp) AS superseded_at, "
-          "bool_or(src = 0) OVER (PARTITION BY ID) AS stored FROM one",
-      "merge versions of " + name));
+  ASSIGN_OR_RETURN(std::string merge, StoreSql("merge_versions", values));
+  RETURN_IF_ERROR(conn_->Execute(merge, "merge versions of " + name));
   // The days of every version merged, the stored rows' among them: a replaced row leaves its day.
-  RETURN_IF_ERROR(conn_->Execute(lake::RecordWrittenDaysSql(table, "SELECT timestamp FROM " + rows),
-                                 "record the days of merged versions of " + name));
   RETURN_IF_ERROR(conn_->Execute(
-      "UPDATE " + versions + " AS v SET superseded_at = m.superseded_at FROM " + rows +
-          " AS m WHERE m.ID = v.ID AND m.timestamp = v.timestamp AND m.superseded_at IS NOT NULL "
-          "AND m.superseded_at IS DISTINCT FROM v.superseded_at",
-      "update versions of " + name));
-  RETURN_IF_ERROR(conn_->Execute(
-      "INSERT INTO " + versions + " (" + columns + ", superseded_at) SELECT " + columns +
-          ", superseded_at FROM " + rows +
-          " AS m WHERE m.superseded_at IS NOT NULL AND m.src <> 1 AND NOT EXISTS (SELECT 1 FROM " +
-          versions + " AS v WHERE v.ID = m.ID AND v.timestamp = m.timestamp)",
-      "record versions of " + name));
-  ASSIGN_OR_RETURN(
-      duck::QueryResult updated,
-      conn_->Query(
-          "UPDATE " + name + " AS stored SET " + SetList(table, "m") + " FROM " + rows +
-              " AS m WHERE m.superseded_at IS NULL AND m.stored AND stored.ID = m.ID AND " +
-              stored_range + " AND stored.timestamp IS DISTINCT FROM m.timestamp",
-          "replace re-submitted rows of " + name));
+      lake::RecordWrittenDaysSql(table, "SELECT timestamp FROM " + std::string(kMergeRows)),
+      "record the days of merged versions of " + name));
+  ASSIGN_OR_RETURN(std::string update_versions, StoreSql("merge_update_versions", values));
+  RETURN_IF_ERROR(conn_->Execute(update_versions, "update versions of " + name));
+  ASSIGN_OR_RETURN(std::string insert_versions, StoreSql("merge_insert_versions", values));
+  RETURN_IF_ERROR(conn_->Execute(insert_versions, "record versions of " + name));
+  ASSIGN_OR_RETURN(std::string replace, StoreSql("merge_replace_rows", values));
+  ASSIGN_OR_RETURN(duck::QueryResult updated,
+                   conn_->Query(replace, "replace re-submitted rows of " + name));
   counts.rows_updated = updated.rows_changed();
+  ASSIGN_OR_RETURN(std::string insert_rows, StoreSql("merge_insert_rows", values));
   ASSIGN_OR_RETURN(duck::QueryResult inserted,
-                   conn_->Query("INSERT INTO " + name + " (" + columns + ") SELECT " + columns +
-                                    " FROM " + rows +
-                                    " WHERE superseded_at IS NULL AND NOT stored ORDER BY "
-                                    "timestamp, ID",
-                                "store re-submitted rows of " + name));
+                   conn_->Query(insert_rows, "store re-submitted rows of " + name));
   counts.rows_out = inserted.rows_changed();
-  RETURN_IF_ERROR(
-      conn_->Execute("DELETE FROM " + stage + " WHERE " + of_ids, "take merged rows off " + stage));
+  ASSIGN_OR_RETURN(
+      std::string take_off,
+      StoreSql("stage_empty", {{"stage", stage},
+                               {"rows", "ID IN (SELECT ID FROM " + std::string(kMergeIds) + ")"}}));
+  RETURN_IF_ERROR(conn_->Execute(take_off, "take merged rows off " + stage));
   return counts;
 }
 
@@ -260,7 +255,9 @@ Result<lake::TableCounts> Stager::Store(const TableDef& table, const std::vector
 
 Status Stager::Clear() {
   for (const TableDef& t : RawTables()) {
-    RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + StagingName(t), "empty staging tables"));
+    ASSIGN_OR_RETURN(std::string sql,
+                     StoreSql("stage_empty", {{"stage", StagingName(t)}, {"rows", "TRUE"}}));
+    RETURN_IF_ERROR(conn_->Execute(sql, "empty staging tables"));
     staged_[IndexOf(t)] = 0;
   }
   return Status::Ok();
@@ -269,9 +266,9 @@ Status Stager::Clear() {
 Result<TableStage> TableStage::Open(duck::Connection& conn, std::string_view table,
                                     std::string step) {
   std::string name = std::string(table) + "_stage";
-  RETURN_IF_ERROR(conn.Execute("CREATE TEMP TABLE IF NOT EXISTS " + name + " AS SELECT * FROM " +
-                                   std::string(table) + " LIMIT 0",
-                               step));
+  ASSIGN_OR_RETURN(std::string sql, StoreSql("table_stage_create",
+                                             {{"stage", name}, {"table", std::string(table)}}));
+  RETURN_IF_ERROR(conn.Execute(sql, step));
   ASSIGN_OR_RETURN(duck::Appender appender, conn.MakeAppender(name));
   return TableStage(&conn, std::move(name), std::move(step), std::move(appender));
 }
@@ -289,7 +286,9 @@ Result<int64_t> TableStage::Write(const std::string& count_sql,
     ASSIGN_OR_RETURN(auto written, conn_->Query(statements[i], step_));
     changed += written.rows_changed();
   }
-  RETURN_IF_ERROR(conn_->Execute("DELETE FROM " + name_, step_));
+  ASSIGN_OR_RETURN(std::string empty,
+                   StoreSql("stage_empty", {{"stage", name_}, {"rows", "TRUE"}}));
+  RETURN_IF_ERROR(conn_->Execute(empty, step_));
   return changed;
 }
 
@@ -301,13 +300,10 @@ Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
   // The stored rows without the value are counted too: one of them could be a copy of any staged
   // ID. DuckDB skips the row groups whose statistics say they hold no NULL there, so asking is
   // cheap (0.2-1 ms on 10M rows).
-  ASSIGN_OR_RETURN(
-      auto range,
-      conn.Query("SELECT count(*), count(*) FILTER (WHERE " + col +
-                     " IS NULL) + (SELECT count(*) FROM " + std::string(table.name) + " WHERE " +
-                     col + " IS NULL), coalesce(min(" + col + "), 0), coalesce(max(" + col +
-                     "), 0) FROM (" + std::string(rows_sql) + ")",
-                 step));
+  ASSIGN_OR_RETURN(std::string sql, StoreSql("stored_id_range", {{"col", col},
+                                                                 {"table", std::string(table.name)},
+                                                                 {"rows", std::string(rows_sql)}}));
+  ASSIGN_OR_RETURN(auto range, conn.Query(sql, step));
   auto chunk = range.NextChunk();
   if (!chunk || chunk->size() != 1) return Status::Internal(step + ": no range");
   if (chunk->GetInt64(0, 0) == 0) return std::string("FALSE");
@@ -316,36 +312,44 @@ Result<std::string> StoredIdRange(duck::Connection& conn, const TableDef& table,
          std::to_string(chunk->GetInt64(3, 0));
 }
 
-std::string InsertNewIdsSql(const TableDef& table, std::string_view rows_sql,
-                            std::string_view stored_range) {
-  const std::string name(table.name);
-  const std::string key = Ident(table.columns[0].name);
-  std::string sql = "INSERT INTO " + name + " (" + ColumnList(table) + ") SELECT " +
-                    ColumnList(table) + " FROM (SELECT DISTINCT ON (" + key + ") * FROM (" +
-                    std::string(rows_sql) + ")) AS n";
-  if (stored_range != "FALSE") {
-    sql += " WHERE NOT EXISTS (SELECT 1 FROM " + name + " AS stored WHERE stored." + key + " = n." +
-           key + " AND " + std::string(stored_range) + ")";
-  }
-  // Timestamp order keeps the zone maps of a large insert (an import) tight.
-  if (table.timestamp_column != lake::kNoColumn) {
-    sql += " ORDER BY n." + Ident(table.columns[table.timestamp_column].name);
-  }
-  return sql;
+namespace {
+
+// The text of `name` filled in, or "" when the build lacks the file (tests/raw checks that every
+// one fills): DuckDB then refuses the empty statement, and the caller's step says which.
+std::string StoreSqlOrEmpty(std::string_view name, const std::vector<duck::SqlValue>& values) {
+  Result<std::string> sql = StoreSql(name, values);
+  return sql.ok() ? std::move(*sql) : std::string();
 }
 
-std::string UpdateStoredIdsSql(const TableDef& table, std::string_view rows_sql,
-                               std::string_view stored_range) {
-  const std::string key = Ident(table.columns[0].name);
+// The values of insert_*.sql and update_stored_ids.sql.
+std::vector<duck::SqlValue> IdValues(const TableDef& table, std::string_view rows_sql,
+                                     std::string_view stored_range) {
+  // Timestamp order keeps the zone maps of a large insert (an import) tight.
+  const std::string order = table.timestamp_column == lake::kNoColumn
+                                ? ""
+                                : "ORDER BY n." + Ident(table.columns[table.timestamp_column].name);
   std::string changed;
   for (const ColumnDef& c : table.columns.subspan(1)) {
     const std::string col = Ident(c.name);
     changed += (changed.empty() ? "" : " OR ") + ("stored." + col) + " IS DISTINCT FROM n." + col;
   }
-  return "UPDATE " + std::string(table.name) + " AS stored SET " + SetList(table, "n") +
-         " FROM (SELECT DISTINCT ON (" + key + ") * FROM (" + std::string(rows_sql) +
-         ")) AS n WHERE stored." + key + " = n." + key + " AND " + std::string(stored_range) +
-         " AND (" + changed + ")";
+  return {{"table", std::string(table.name)},          {"columns", ColumnList(table)},
+          {"key", Ident(table.columns[0].name)},       {"rows", std::string(rows_sql)},
+          {"stored_range", std::string(stored_range)}, {"order", order},
+          {"set_columns", SetList(table, "n")},        {"changed", changed}};
+}
+
+}  // namespace
+
+std::string InsertNewIdsSql(const TableDef& table, std::string_view rows_sql,
+                            std::string_view stored_range) {
+  return StoreSqlOrEmpty(stored_range == "FALSE" ? "insert_ids" : "insert_new_ids",
+                         IdValues(table, rows_sql, stored_range));
+}
+
+std::string UpdateStoredIdsSql(const TableDef& table, std::string_view rows_sql,
+                               std::string_view stored_range) {
+  return StoreSqlOrEmpty("update_stored_ids", IdValues(table, rows_sql, stored_range));
 }
 
 }  // namespace predlake::raw

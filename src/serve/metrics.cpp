@@ -42,8 +42,9 @@ Response HealthResponse(const ServeOptions& options) {
     return r;
   }
   // Readable: one query over a data table, not only the manifest.
+  Result<std::string> sql = PageSql("healthz");
   Result<std::optional<int64_t>> n =
-      view->conn->QueryInt("SELECT count(*) FROM gold_feed_daily", "serve: healthz");
+      sql.ok() ? view->conn->QueryInt(*sql, "serve: healthz") : sql.status();
   if (!n.ok()) {
     r.status = 503;
     r.body = "unavailable: " + n.status().message() + "\n";
@@ -100,11 +101,9 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
           Seconds(std::max<int64_t>(view.now_ms - *checkpoint, 0)));
   }
   // The last run of the ledger as of the snapshot, and the last successful one.
-  Result<duck::QueryResult> last = view.conn->Query(
-      "SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms), (SELECT "
-      "max(coalesce(ended_at_ms, started_at_ms)) FROM predlake_runs WHERE status = 'succeeded') "
-      "FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
-      "serve: metrics last run");
+  Result<std::string> last_sql = PageSql("metrics_last_run");
+  Result<duck::QueryResult> last =
+      last_sql.ok() ? view.conn->Query(*last_sql, "serve: metrics last run") : last_sql.status();
   if (last.ok()) {
     auto rows = last->ToText();
     if (!rows.empty()) {

@@ -12,60 +12,16 @@
 #include <variant>
 
 #include "duck/duck.hpp"
+#include "duck/sql_text.hpp"
 #include "etl/etl.hpp"
+#include "serve/embedded_sql.hpp"
 
 namespace predlake::serve {
 namespace {
 
-// ---- SQL.
+// ---- SQL (src/serve/sql).
 
-using BindValue = std::variant<int64_t, std::string>;
-
-// The period's bounds are always $1 and $2 (VARCHAR days).
-constexpr const char* kDayInPeriod = "day BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)";
-std::string SlotInPeriod(const std::string& slot_expr) {
-  return "(" + slot_expr + " >= (CAST($1 AS DATE) - DATE '1970-01-01') * 86400 AND " + slot_expr +
-         " < (CAST($2 AS DATE) - DATE '1970-01-01' + 1) * 86400)";
-}
-std::string IsoFromMs(const std::string& ms_expr) {
-  return "strftime(epoch_ms(CAST(" + ms_expr + " AS BIGINT)), '%Y-%m-%dT%H:%M:%SZ')";
-}
-std::string IsoFromMsExact(const std::string& ms_expr) {
-  return "strftime(epoch_ms(CAST(" + ms_expr + " AS BIGINT)), '%Y-%m-%dT%H:%M:%S.%gZ')";
-}
-
-// An exact sum that is NULL as soon as one summed value is unknown (the cash columns).
-std::string StrictSum(const std::string& col) {
-  return "CASE WHEN count(" + col + ") = count(*) THEN sum(" + col + ") END AS " + col;
-}
-std::string IntSum(const std::string& col) { return "CAST(sum(" + col + ") AS BIGINT) AS " + col; }
-
-// Sums of the per-day metric columns of serve_pd / serve_fd over a group of rows.
-std::string MetricSums() {
-  return IntSum("predictions") + ", " + IntSum("resolved") + ", " + IntSum("unrevealed") + ", " +
-         IntSum("correct") + ", sum(stake) AS stake, " + StrictSum("settled_stake") + ", " +
-         StrictSum("settled_payout") + ", " + StrictSum("cash_pnl") + ", " +
-         StrictSum("resolved_stake") + ", sum(profit) AS profit, " + StrictSum("unrevealed_stake") +
-         ", " + StrictSum("refund_pending") + ", " + StrictSum("refund_claimed");
-}
-
-// Ratios over the sums above (DOUBLE; NULL when the denominator is 0).
-constexpr const char* kRatios =
-    "CASE WHEN resolved > 0 THEN correct / resolved END AS accuracy, "
-    "CASE WHEN resolved + unrevealed > 0 THEN resolved / (resolved + unrevealed) END AS "
-    "revealed_share, "
-    "CASE WHEN resolved + unrevealed > 0 THEN correct / (resolved + unrevealed) END AS "
-    "accuracy_low, "
-    "CASE WHEN resolved + unrevealed > 0 THEN (correct + unrevealed) / (resolved + unrevealed) END "
-    "AS accuracy_high, "
-    "CASE WHEN resolved_stake > 0 THEN CAST(profit AS DOUBLE) / CAST(resolved_stake AS DOUBLE) END "
-    "AS roi";
-
-// The metric columns in display order (after the page's key columns).
-constexpr const char* kMetricColumns =
-    "predictions, resolved, unrevealed, correct, accuracy, revealed_share, accuracy_low, "
-    "accuracy_high, stake, settled_stake, settled_payout, cash_pnl, resolved_stake, profit, roi, "
-    "unrevealed_stake, refund_pending, refund_claimed";
+using BindValue = std::variant<std::monostate, int64_t, std::string>;
 
 const std::vector<std::string>& MetricSortKeys() {
   static const std::vector<std::string> keys = {
@@ -75,107 +31,26 @@ const std::vector<std::string>& MetricSortKeys() {
   return keys;
 }
 
-// The cash columns computed from bronze_pdr_predictions, per group, with the gold definitions
-// (docs/serve.md): used when the snapshot's gold tables predate them.
-constexpr const char* kBronzeCashAggregates = R"(
-  CASE WHEN count(*) FILTER (WHERE status = 'paying' AND stake IS NULL) = 0
-       THEN coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0::DECIMAL(38, 18)) END
-    AS settled_stake,
-  coalesce(sum(payout) FILTER (WHERE status = 'paying'), 0::DECIMAL(38, 18)) AS settled_payout,
-  CASE WHEN count(*) FILTER (WHERE status = 'paying' AND predvalue IS NOT NULL
-                                   AND truevalue IS NOT NULL AND stake IS NULL) = 0
-       THEN coalesce(sum(stake) FILTER (WHERE status = 'paying' AND predvalue IS NOT NULL
-                                              AND truevalue IS NOT NULL), 0::DECIMAL(38, 18)) END
-    AS resolved_stake,
-  CASE WHEN count(*) FILTER (WHERE status = 'paying' AND predvalue IS NULL AND stake IS NULL) = 0
-       THEN coalesce(sum(stake) FILTER (WHERE status = 'paying' AND predvalue IS NULL),
-                     0::DECIMAL(38, 18)) END AS unrevealed_stake,
-  CASE WHEN count(*) FILTER (WHERE status = 'canceled' AND payout IS NULL AND stake IS NULL) = 0
-       THEN coalesce(sum(stake) FILTER (WHERE status = 'canceled' AND payout IS NULL),
-                     0::DECIMAL(38, 18)) END AS refund_pending,
-  coalesce(sum(payout) FILTER (WHERE status = 'canceled'), 0::DECIMAL(38, 18)) AS refund_claimed)";
-
-// The gold columns the fallback computes (a snapshot written before them reads them as NULL).
-constexpr const char* kGoldCashNames =
-    "settled_stake, settled_payout, cash_pnl, resolved_stake, unrevealed_stake, refund_pending, "
-    "refund_claimed";
-
-constexpr const char* kCashColumns =
-    "c.settled_stake, c.settled_payout, c.settled_payout - c.settled_stake AS cash_pnl, "
-    "c.resolved_stake, c.unrevealed_stake, c.refund_pending, c.refund_claimed";
-
-// What the pages read, made once per snapshot (its files never change) as in-memory tables:
-// serve_pd / serve_fd, the gold tables with the dashboard's columns (docs/serve.md);
-// serve_unclaimed, the unclaimed payouts and refunds per (day, predictoor, feed); serve_recent,
-// each predictoor's newest 50 predictions (every period ends at the checkpoint's day, so a
-// period's newest 50 are among them).
+// What the pages read, made once per snapshot (its files never change) as in-memory tables, and
+// the helpers of their queries (src/serve/sql: macros, snapshot_tables, metric_tables*).
 Status CreateServeTables(duck::Connection& conn, bool gold_has_columns) {
-  RETURN_IF_ERROR(conn.Execute(
-      "CREATE TABLE serve_unclaimed AS SELECT DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER) "
-      "AS day, user, contract, min(pair) AS pair, min(timeframe) AS timeframe, count(*) FILTER "
-      "(WHERE status = 'paying') AS unclaimed_predictions, sum(stake) FILTER (WHERE status = "
-      "'paying') AS unclaimed_stake, count(*) FILTER (WHERE status = 'canceled') AS "
-      "refunds_pending, sum(stake) FILTER (WHERE status = 'canceled') AS refund_pending FROM "
-      "bronze_pdr_predictions WHERE payout IS NULL AND status IN ('paying', 'canceled') GROUP BY "
-      "ALL ORDER BY day; "
-      // The newest 50 per predictoor without a window over every prediction: per predictoor the
-      // newest day from which on it has at least 50, then the window over those days only.
-      "CREATE TABLE serve_recent AS WITH d AS (SELECT user, slot // 86400 AS dn, count(*) AS n "
-      "FROM bronze_pdr_predictions GROUP BY ALL), c AS (SELECT user, dn, sum(n) OVER (PARTITION "
-      "BY user ORDER BY dn DESC) AS cum FROM d), t AS (SELECT user, coalesce(max(dn) FILTER "
-      "(WHERE cum >= 50), min(dn)) AS from_dn FROM c GROUP BY user) SELECT b.ID, b.slot, b.user, "
-      "b.contract, b.pair, b.timeframe, b.status, b.stake, b.predvalue, b.truevalue, b.payout "
-      "FROM bronze_pdr_predictions AS b JOIN t ON b.user = t.user AND b.slot >= t.from_dn * "
-      "86400 QUALIFY row_number() OVER (PARTITION BY b.user ORDER BY b.slot DESC, b.ID) <= 50; "
-      // The small tables the feed pages read, in memory.
-      "CREATE TABLE serve_sales AS SELECT * FROM gold_feed_sales_daily ORDER BY day; "
-      "CREATE TABLE serve_subs AS SELECT split_part(ID, '-', 1) AS contract, user, "
-      "last_price_value, timestamp FROM pdr_subscriptions ORDER BY timestamp; "
-      "CREATE TABLE serve_slots AS SELECT contract, slot, status, n_predictions, predicted_stake, "
-      "deadline_timestamp, trueval_timestamp, seconds_per_epoch FROM bronze_pdr_slots ORDER BY "
-      "slot;",
-      "serve: the snapshot's tables"));
-  if (gold_has_columns) {
-    return conn.Execute(
-        "CREATE TABLE serve_pd AS SELECT * FROM gold_predictoor_daily ORDER BY day; "
-        "CREATE TABLE serve_fd AS SELECT * FROM gold_feed_daily ORDER BY day;",
-        "serve: the metric views");
+  for (std::string_view name : {"macros", "snapshot_tables",
+                                gold_has_columns ? "metric_tables" : "metric_tables_from_bronze"}) {
+    ASSIGN_OR_RETURN(std::string sql, PageSql(name));
+    RETURN_IF_ERROR(conn.Execute(sql, "serve: " + std::string(name)));
   }
-  const std::string day = "DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER)";
-  const std::string sql =
-      std::string("CREATE TABLE serve_pd AS SELECT g.* EXCLUDE (") + kGoldCashNames + "), " +
-      kCashColumns + " FROM gold_predictoor_daily AS g LEFT JOIN (SELECT " + day +
-      " AS day, user, contract, " + kBronzeCashAggregates +
-      " FROM bronze_pdr_predictions GROUP BY ALL) AS c ON c.day = g.day AND c.user = g.user AND "
-      "c.contract IS NOT DISTINCT FROM g.contract ORDER BY g.day; "
-      "CREATE TABLE serve_fd AS SELECT g.* EXCLUDE (" +
-      kGoldCashNames +
-      ", consensus_slots, consensus_correct_slots, consensus_stake, "
-      "consensus_correct_stake), " +
-      kCashColumns +
-      ", coalesce(k.consensus_slots, 0) AS consensus_slots, coalesce(k.consensus_correct_slots, 0) "
-      "AS consensus_correct_slots, coalesce(k.consensus_stake, 0::DECIMAL(38, 18)) AS "
-      "consensus_stake, coalesce(k.consensus_correct_stake, 0::DECIMAL(38, 18)) AS "
-      "consensus_correct_stake FROM gold_feed_daily AS g LEFT JOIN (SELECT " +
-      day + " AS day, contract, " + kBronzeCashAggregates +
-      " FROM bronze_pdr_predictions GROUP BY ALL) AS c ON c.day = g.day AND c.contract IS NOT "
-      "DISTINCT FROM g.contract LEFT JOIN (SELECT " +
-      day +
-      " AS day, contract, count(*) AS consensus_slots, count(*) FILTER (WHERE (truevalue AND "
-      "roundSumStakesUp * 2 > roundSumStakes) OR (NOT truevalue AND roundSumStakesUp * 2 < "
-      "roundSumStakes)) AS consensus_correct_slots, sum(roundSumStakes) AS consensus_stake, "
-      "sum(CASE WHEN truevalue THEN roundSumStakesUp ELSE roundSumStakes - roundSumStakesUp END) "
-      "AS consensus_correct_stake FROM bronze_pdr_slots WHERE status = 'paying' AND truevalue IS "
-      "NOT NULL AND roundSumStakes > 0 GROUP BY ALL) AS k ON k.day = g.day AND k.contract IS NOT "
-      "DISTINCT FROM g.contract ORDER BY g.day;";
-  return conn.Execute(sql, "serve: the metric views");
+  return Status::Ok();
 }
 
+// Runs the page query `sql` (PageSql) with `binds` as $1, $2, ... into a table.
 Result<Table> RunTable(duck::Connection& conn, const std::string& id, const std::string& title,
-                       const std::string& sql, const std::vector<BindValue>& binds) {
-  ASSIGN_OR_RETURN(duck::Prepared stmt, conn.Prepare(sql, "serve: table " + id));
+                       const Result<std::string>& sql, const std::vector<BindValue>& binds) {
+  if (!sql.ok()) return sql.status();
+  ASSIGN_OR_RETURN(duck::Prepared stmt, conn.Prepare(*sql, "serve: table " + id));
   for (size_t i = 0; i < binds.size(); ++i) {
-    if (std::holds_alternative<int64_t>(binds[i])) {
+    if (std::holds_alternative<std::monostate>(binds[i])) {
+      RETURN_IF_ERROR(stmt.BindNull(i + 1));
+    } else if (std::holds_alternative<int64_t>(binds[i])) {
       RETURN_IF_ERROR(stmt.Bind(i + 1, std::get<int64_t>(binds[i])));
     } else {
       RETURN_IF_ERROR(stmt.Bind(i + 1, std::string_view(std::get<std::string>(binds[i]))));
@@ -330,50 +205,16 @@ Status OverviewPage(PageContext& cx) {
   Page& page = cx.page;
   page.title = "Overview";
   RETURN_IF_ERROR(ResolveSort(page, {"day"}, "day", "asc"));
-  ASSIGN_OR_RETURN(
-      Table network,
-      RunTable(cx.conn(), "network", "Network",
-               "WITH p AS (SELECT count(DISTINCT user) AS predictoors, count(DISTINCT contract) AS "
-               "active_feeds, " +
-                   MetricSums() + " FROM serve_pd WHERE " + kDayInPeriod +
-                   "), f AS (SELECT CAST(coalesce(sum(slots), 0) AS BIGINT) AS slots, "
-                   "CAST(coalesce(sum(slots_canceled), 0) AS BIGINT) AS slots_canceled, "
-                   "sum(revenue) AS revenue FROM serve_fd WHERE " +
-                   kDayInPeriod +
-                   "), s AS (SELECT CAST(coalesce(sum(subscriptions), 0) AS BIGINT) AS "
-                   "subscriptions, coalesce(sum(sales), 0::DECIMAL(38, 18)) AS sales FROM "
-                   "serve_sales WHERE " +
-                   kDayInPeriod + "), r AS (SELECT p.*, " + kRatios +
-                   " FROM p) SELECT predictoors, active_feeds, slots, slots_canceled, " +
-                   kMetricColumns + ", revenue, subscriptions, sales FROM r, f, s",
-               cx.period_binds()));
+  ASSIGN_OR_RETURN(Table network, RunTable(cx.conn(), "network", "Network",
+                                           PageSql("overview_network"), cx.period_binds()));
   network.note =
       "Cash P&L = payouts received minus stakes of predictions in paying slots; unclaimed refunds "
       "are apart (refund_pending). Accuracy counts revealed predictions only: see the revealed "
       "share and the bounds.";
-  const std::string order = page.dir == "asc" ? "ASC" : "DESC";
-  ASSIGN_OR_RETURN(
-      Table daily,
-      RunTable(
-          cx.conn(), "daily", "Per day",
-          "WITH d AS (SELECT day FROM serve_fd WHERE " + std::string(kDayInPeriod) +
-              " UNION SELECT day FROM serve_sales WHERE " + kDayInPeriod +
-              "), p AS (SELECT day, count(DISTINCT user) AS predictoors, " + MetricSums() +
-              " FROM serve_pd WHERE " + kDayInPeriod +
-              " GROUP BY day), f AS (SELECT day, CAST(sum(slots) AS BIGINT) AS slots, "
-              "CAST(sum(slots_canceled) AS BIGINT) AS slots_canceled, sum(revenue) AS "
-              "revenue FROM serve_fd WHERE " +
-              kDayInPeriod +
-              " GROUP BY day), s AS (SELECT day, CAST(sum(subscriptions) AS BIGINT) AS "
-              "subscriptions, sum(sales) AS sales FROM serve_sales WHERE " +
-              kDayInPeriod + " GROUP BY day), r AS (SELECT d.day, p.* EXCLUDE (day), " + kRatios +
-              ", f.slots, f.slots_canceled, f.revenue, coalesce(s.subscriptions, 0) AS "
-              "subscriptions, coalesce(s.sales, 0::DECIMAL(38, 18)) AS sales FROM d LEFT "
-              "JOIN p ON p.day = d.day LEFT JOIN f ON f.day = d.day LEFT JOIN s ON s.day = "
-              "d.day) SELECT CAST(day AS VARCHAR) AS day, predictoors, slots, "
-              "slots_canceled, " +
-              kMetricColumns + ", revenue, subscriptions, sales FROM r ORDER BY r.day " + order,
-          cx.period_binds()));
+  ASSIGN_OR_RETURN(Table daily,
+                   RunTable(cx.conn(), "daily", "Per day",
+                            PageSql("overview_daily", "", page.dir == "asc" ? "ASC" : "DESC"),
+                            cx.period_binds()));
   daily.sort_keys = {"day"};
   // Charts in day order whatever the table's order.
   Table ordered = daily;
@@ -398,11 +239,6 @@ Status OverviewPage(PageContext& cx) {
   return Status::Ok();
 }
 
-constexpr const char* kPredictoorColumns =
-    "\"rank\", user, mine, feeds, predictions, resolved, unrevealed, correct, accuracy, "
-    "revealed_share, accuracy_low, accuracy_high, stake, settled_stake, settled_payout, cash_pnl, "
-    "resolved_stake, profit, roi, unrevealed_stake, refund_pending, refund_claimed";
-
 Status PredictoorsPage(PageContext& cx) {
   Page& page = cx.page;
   page.title = "Predictoors";
@@ -411,16 +247,9 @@ Status PredictoorsPage(PageContext& cx) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "rank", "asc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(JoinComma(cx.options.my_addresses));
-  const std::string with =
-      "WITH a AS (SELECT user, CAST(count(DISTINCT contract) AS BIGINT) AS feeds, " + MetricSums() +
-      " FROM serve_pd WHERE " + kDayInPeriod + " GROUP BY user), b AS (SELECT *, " + kRatios +
-      ", user IN (SELECT unnest(string_split($3, ','))) AS mine, row_number() OVER "
-      "(ORDER BY cash_pnl DESC NULLS LAST, user) AS \"rank\" FROM a) ";
   ASSIGN_OR_RETURN(Table board,
                    RunTable(cx.conn(), "predictoors", "Leaderboard (ranked by cash P&L)",
-                            with + "SELECT " + kPredictoorColumns + " FROM b ORDER BY mine DESC, " +
-                                OrderTerm(page) + ", user",
-                            binds));
+                            PageSql("predictoors", OrderTerm(page)), binds));
   board.sort_keys = keys;
   board.note =
       "Ranked by cash P&L: payouts received minus the stakes of predictions in paying slots. "
@@ -429,16 +258,8 @@ Status PredictoorsPage(PageContext& cx) {
       "(predictoor_ss.my_addresses) come first.";
   page.tables.push_back(std::move(board));
   if (!cx.options.my_addresses.empty()) {
-    ASSIGN_OR_RETURN(
-        Table total,
-        RunTable(cx.conn(), "my_total", "Total of my addresses",
-                 "WITH a AS (SELECT CAST(count(DISTINCT contract) AS BIGINT) AS feeds, " +
-                     MetricSums() + " FROM serve_pd WHERE " + kDayInPeriod +
-                     " AND user IN (SELECT unnest(string_split($3, ',')))), b AS (SELECT "
-                     "'total' AS user, *, " +
-                     kRatios + ", true AS mine, CAST(NULL AS BIGINT) AS \"rank\" FROM a) SELECT " +
-                     kPredictoorColumns + " FROM b",
-                 binds));
+    ASSIGN_OR_RETURN(Table total, RunTable(cx.conn(), "my_total", "Total of my addresses",
+                                           PageSql("predictoors_my_total"), binds));
     page.tables.push_back(std::move(total));
   }
   return Status::Ok();
@@ -453,9 +274,8 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   const std::string address = Lower(raw_address);
   page.title = "Predictoor " + address;
   {
-    ASSIGN_OR_RETURN(duck::Prepared exists,
-                     cx.conn().Prepare("SELECT count(*) FROM serve_pd WHERE user = $1",
-                                       "serve: find the predictoor"));
+    ASSIGN_OR_RETURN(std::string sql, PageSql("predictoor_exists"));
+    ASSIGN_OR_RETURN(duck::Prepared exists, cx.conn().Prepare(sql, "serve: find the predictoor"));
     RETURN_IF_ERROR(exists.Bind(1, std::string_view(address)));
     ASSIGN_OR_RETURN(duck::QueryResult r, exists.Execute());
     auto rows = r.ToText();
@@ -468,54 +288,21 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(address);
-  const std::string where = std::string(" WHERE ") + kDayInPeriod + " AND user = $3";
-  ASSIGN_OR_RETURN(
-      Table summary,
-      RunTable(cx.conn(), "summary", "Summary",
-               "WITH a AS (SELECT CAST(count(DISTINCT contract) AS BIGINT) AS feeds, " +
-                   MetricSums() + " FROM serve_pd" + where + "), b AS (SELECT *, " + kRatios +
-                   " FROM a) SELECT feeds, " + kMetricColumns + " FROM b",
-               binds));
+  ASSIGN_OR_RETURN(Table summary,
+                   RunTable(cx.conn(), "summary", "Summary", PageSql("predictoor_summary"), binds));
   summary.note =
       "Cash P&L counts payouts received; profit and ROI only revealed (claimed) predictions. The "
       "accuracy bounds assume every unrevealed prediction wrong (low) or right (high).";
-  ASSIGN_OR_RETURN(
-      Table feeds,
-      RunTable(cx.conn(), "feeds", "Per feed",
-               "WITH a AS (SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, "
-               "min(source) AS source, " +
-                   MetricSums() + " FROM serve_pd" + where +
-                   " GROUP BY contract), b AS (SELECT *, " + kRatios +
-                   " FROM a) SELECT contract, pair, timeframe, source, " + kMetricColumns +
-                   " FROM b ORDER BY " + OrderTerm(page) + ", contract",
-               binds));
+  ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Per feed",
+                                         PageSql("predictoor_feeds", OrderTerm(page)), binds));
   feeds.sort_keys = keys;
   ASSIGN_OR_RETURN(Table daily,
-                   RunTable(cx.conn(), "daily", "Per day",
-                            "WITH a AS (SELECT day, " + MetricSums() + " FROM serve_pd" + where +
-                                " GROUP BY day), b AS (SELECT *, " + kRatios +
-                                " FROM a) SELECT CAST(day AS VARCHAR) AS day, " + kMetricColumns +
-                                " FROM b ORDER BY b.day",
-                            binds));
-  ASSIGN_OR_RETURN(
-      Table recent,
-      RunTable(cx.conn(), "recent", "Recent predictions (newest 50)",
-               "SELECT ID AS id, " + IsoFromMs("slot * 1000") +
-                   " AS slot_at, contract, pair, timeframe, status, stake, predvalue, truevalue, "
-                   "payout FROM serve_recent WHERE " +
-                   SlotInPeriod("slot") + " AND user = $3 ORDER BY slot DESC, ID LIMIT 50",
-               binds));
-  ASSIGN_OR_RETURN(
-      Table unclaimed,
-      RunTable(cx.conn(), "unclaimed", "Unclaimed payouts and refunds",
-               "SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, "
-               "CAST(sum(unclaimed_predictions) AS BIGINT) AS unclaimed_predictions, "
-               "coalesce(sum(unclaimed_stake), 0::DECIMAL(38, 18)) AS unclaimed_stake, "
-               "CAST(sum(refunds_pending) AS BIGINT) AS refunds_pending, "
-               "coalesce(sum(refund_pending), 0::DECIMAL(38, 18)) AS refund_pending FROM "
-               "serve_unclaimed" +
-                   where + " GROUP BY contract ORDER BY contract",
-               binds));
+                   RunTable(cx.conn(), "daily", "Per day", PageSql("predictoor_daily"), binds));
+  ASSIGN_OR_RETURN(Table recent, RunTable(cx.conn(), "recent", "Recent predictions (newest 50)",
+                                          PageSql("predictoor_recent"), binds));
+  ASSIGN_OR_RETURN(Table unclaimed,
+                   RunTable(cx.conn(), "unclaimed", "Unclaimed payouts and refunds",
+                            PageSql("predictoor_unclaimed"), binds));
   unclaimed.note =
       "Paying slots without a claim: the payout, if the prediction was right, is unknown until "
       "claimed (unclaimed_stake is their stake, not a payout). Canceled slots without a claim: "
@@ -536,62 +323,6 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   return Status::Ok();
 }
 
-constexpr const char* kFeedColumns =
-    "contract, pair, timeframe, source, predictoors, slots, slots_canceled, predictions, "
-    "resolved, unrevealed, correct, accuracy, revealed_share, accuracy_low, accuracy_high, stake, "
-    "settled_payout, cash_pnl, consensus_slots, consensus_accuracy, consensus_slot_accuracy, "
-    "subscriptions, buyers, sales, revenue";
-
-// Every feed (pdr_contracts and any contract with predictions or sales, so that none is dropped by
-// a join), with the period's figures; `extra_where` narrows the feeds (uses $3).
-std::string FeedsSql(bool one_feed) {
-  const std::string extra_where = one_feed ? " WHERE contract = $3" : "";
-  const std::string and_feed = one_feed ? " AND contract = $3" : "";
-  return "WITH k AS (SELECT ID AS contract, pair, timeframe, source FROM pdr_contracts UNION "
-         "SELECT contract, min(pair), min(timeframe), min(source) FROM serve_fd WHERE "
-         "contract NOT IN (SELECT ID FROM pdr_contracts) GROUP BY contract UNION SELECT "
-         "contract, min(pair), min(timeframe), min(source) FROM serve_sales WHERE "
-         "contract NOT IN (SELECT ID FROM pdr_contracts) AND contract NOT IN (SELECT contract "
-         "FROM serve_fd) GROUP BY contract), "
-         "kk AS (SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, min(source) AS "
-         "source FROM k" +
-         extra_where +
-         " GROUP BY contract), "
-         "f AS (SELECT contract, CAST(sum(slots) AS BIGINT) AS slots, CAST(sum(slots_canceled) AS "
-         "BIGINT) AS slots_canceled, " +
-         MetricSums() +
-         ", sum(revenue) AS revenue, CAST(sum(consensus_slots) AS BIGINT) AS consensus_slots, "
-         "CAST(sum(consensus_correct_slots) AS BIGINT) AS consensus_correct_slots, "
-         "sum(consensus_stake) AS consensus_stake, sum(consensus_correct_stake) AS "
-         "consensus_correct_stake FROM serve_fd WHERE " +
-         kDayInPeriod + and_feed +
-         " GROUP BY contract), "
-         "u AS (SELECT contract, CAST(count(DISTINCT user) AS BIGINT) AS predictoors FROM "
-         "serve_pd WHERE " +
-         kDayInPeriod + and_feed +
-         " GROUP BY contract), "
-         "s AS (SELECT contract, CAST(count(*) AS BIGINT) AS "
-         "subscriptions, CAST(count(DISTINCT user) AS BIGINT) AS buyers, sum(last_price_value) "
-         "AS sales FROM serve_subs WHERE " +
-         SlotInPeriod("timestamp // 1000") + and_feed +
-         " GROUP BY 1), "
-         "j AS (SELECT kk.*, coalesce(u.predictoors, 0) AS predictoors, coalesce(f.slots, 0) AS "
-         "slots, coalesce(f.slots_canceled, 0) AS slots_canceled, coalesce(f.predictions, 0) AS "
-         "predictions, coalesce(f.resolved, 0) AS resolved, coalesce(f.unrevealed, 0) AS "
-         "unrevealed, coalesce(f.correct, 0) AS correct, f.stake, f.settled_payout, f.cash_pnl, "
-         "f.resolved_stake, f.profit, f.revenue, coalesce(f.consensus_slots, 0) AS "
-         "consensus_slots, f.consensus_correct_slots, f.consensus_stake, "
-         "f.consensus_correct_stake, coalesce(s.subscriptions, 0) AS subscriptions, "
-         "coalesce(s.buyers, 0) AS buyers, coalesce(s.sales, 0::DECIMAL(38, 18)) AS sales FROM kk "
-         "LEFT JOIN f ON f.contract = kk.contract LEFT JOIN u ON u.contract = kk.contract LEFT "
-         "JOIN s ON s.contract = kk.contract), "
-         "r AS (SELECT *, " +
-         kRatios +
-         ", CASE WHEN consensus_stake > 0 THEN CAST(consensus_correct_stake AS DOUBLE) / "
-         "CAST(consensus_stake AS DOUBLE) END AS consensus_accuracy, CASE WHEN consensus_slots > 0 "
-         "THEN consensus_correct_slots / consensus_slots END AS consensus_slot_accuracy FROM j) ";
-}
-
 const std::vector<std::string>& FeedSortKeys() {
   static const std::vector<std::string> keys = {
       "contract",    "pair",     "timeframe",          "predictoors",  "slots",
@@ -610,10 +341,9 @@ Status FeedsPage(PageContext& cx) {
   page.title = "Feeds";
   RETURN_IF_ERROR(ResolveSort(page, FeedSortKeys(), "sales", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
-  ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Feeds",
-                                         FeedsSql(false) + "SELECT " + kFeedColumns +
-                                             " FROM r ORDER BY " + OrderTerm(page) + ", contract",
-                                         binds));
+  binds.emplace_back(std::monostate());  // every feed
+  ASSIGN_OR_RETURN(Table feeds,
+                   RunTable(cx.conn(), "feeds", "Feeds", PageSql("feeds", OrderTerm(page)), binds));
   feeds.sort_keys = FeedSortKeys();
   feeds.note = kFeedsNote;
   page.tables.push_back(std::move(feeds));
@@ -633,8 +363,7 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(contract);
   ASSIGN_OR_RETURN(Table summary,
-                   RunTable(cx.conn(), "summary", "Summary",
-                            FeedsSql(true) + "SELECT " + kFeedColumns + " FROM r", binds));
+                   RunTable(cx.conn(), "summary", "Summary", PageSql("feeds", "contract"), binds));
   if (summary.rows.empty()) return NotFound("no feed " + contract + " in the snapshot");
   summary.note = kFeedsNote;
   {
@@ -647,66 +376,20 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                    " (" + contract + ")";
     }
   }
-  ASSIGN_OR_RETURN(
-      Table daily,
-      RunTable(cx.conn(), "daily", "Per day",
-               "WITH d AS (SELECT day FROM serve_fd WHERE " + std::string(kDayInPeriod) +
-                   " AND contract = $3 UNION SELECT day FROM serve_sales WHERE " + kDayInPeriod +
-                   " AND contract = $3), f AS (SELECT * FROM serve_fd WHERE " + kDayInPeriod +
-                   " AND contract = $3), s AS (SELECT day, CAST(sum(subscriptions) AS "
-                   "BIGINT) AS subscriptions, CAST(sum(buyers) AS BIGINT) AS buyers, sum(sales) "
-                   "AS sales FROM serve_sales WHERE " +
-                   kDayInPeriod +
-                   " AND contract = $3 GROUP BY day) SELECT CAST(d.day AS VARCHAR) AS day, "
-                   "coalesce(f.slots, 0) AS slots, coalesce(f.slots_canceled, 0) AS "
-                   "slots_canceled, coalesce(f.predictions, 0) AS predictions, f.accuracy, "
-                   "CASE WHEN f.consensus_stake > 0 THEN CAST(f.consensus_correct_stake AS DOUBLE) "
-                   "/ CAST(f.consensus_stake AS DOUBLE) END AS consensus_accuracy, f.stake, "
-                   "f.cash_pnl, coalesce(s.subscriptions, 0) AS subscriptions, coalesce(s.buyers, "
-                   "0) AS buyers, coalesce(s.sales, 0::DECIMAL(38, 18)) AS sales, f.revenue FROM d "
-                   "LEFT JOIN f ON f.day = d.day LEFT JOIN s ON s.day = d.day ORDER BY d.day",
-               binds));
+  ASSIGN_OR_RETURN(Table daily,
+                   RunTable(cx.conn(), "daily", "Per day", PageSql("feed_daily"), binds));
   daily.note = "buyers: distinct buyers of each day.";
-  const std::string sub_where =
-      " WHERE " + SlotInPeriod("timestamp // 1000") + " AND contract = $3";
-  ASSIGN_OR_RETURN(
-      Table buyers,
-      RunTable(cx.conn(), "buyers", "Buyers",
-               "SELECT user, CAST(count(*) AS BIGINT) AS subscriptions, sum(last_price_value) AS "
-               "sales, " +
-                   IsoFromMs("min(timestamp)") + " AS first_at, " + IsoFromMs("max(timestamp)") +
-                   " AS last_at FROM serve_subs" + sub_where +
-                   " GROUP BY user ORDER BY sales DESC NULLS LAST, user",
-               binds));
-  const std::string slot_where = " WHERE " + SlotInPeriod("slot") + " AND contract = $3";
-  ASSIGN_OR_RETURN(
-      Table canceled,
-      RunTable(cx.conn(), "canceled", "Canceled slots (newest 100)",
-               "SELECT " + IsoFromMs("slot * 1000") +
-                   " AS slot_at, n_predictions, "
-                   "predicted_stake, " +
-                   IsoFromMs("deadline_timestamp") + " AS deadline_at FROM serve_slots" +
-                   slot_where + " AND status = 'canceled' ORDER BY slot DESC LIMIT 100",
-               binds));
+  ASSIGN_OR_RETURN(Table buyers,
+                   RunTable(cx.conn(), "buyers", "Buyers", PageSql("feed_buyers"), binds));
+  ASSIGN_OR_RETURN(Table canceled, RunTable(cx.conn(), "canceled", "Canceled slots (newest 100)",
+                                            PageSql("feed_canceled"), binds));
   canceled.note = "A slot without a trueval by its deadline is canceled; its stakes are refunded.";
-  ASSIGN_OR_RETURN(
-      Table delay,
-      RunTable(cx.conn(), "trueval_delay", "Trueval delay (seconds after the epoch's end)",
-               "WITH d AS (SELECT (trueval_timestamp - (slot + seconds_per_epoch) * 1000) / "
-               "1000.0 AS s FROM serve_slots" +
-                   slot_where +
-                   " AND trueval_timestamp IS NOT NULL) SELECT CAST(count(*) AS BIGINT) AS "
-                   "slots, CAST(avg(s) AS DOUBLE) AS mean_s, CAST(quantile_cont(s, 0.5) AS "
-                   "DOUBLE) AS median_s, CAST(quantile_cont(s, 0.95) AS DOUBLE) AS p95_s, "
-                   "CAST(max(s) AS DOUBLE) AS max_s FROM d",
-               binds));
-  ASSIGN_OR_RETURN(
-      Table top, RunTable(cx.conn(), "top_predictoors", "Top predictoors (by cash P&L)",
-                          "WITH a AS (SELECT user, " + MetricSums() + " FROM serve_pd WHERE " +
-                              kDayInPeriod + " AND contract = $3 GROUP BY user), b AS (SELECT *, " +
-                              kRatios + " FROM a) SELECT user, " + kMetricColumns +
-                              " FROM b ORDER BY " + OrderTerm(page) + ", user LIMIT 50",
-                          binds));
+  ASSIGN_OR_RETURN(Table delay, RunTable(cx.conn(), "trueval_delay",
+                                         "Trueval delay (seconds after the epoch's end)",
+                                         PageSql("feed_trueval_delay"), binds));
+  ASSIGN_OR_RETURN(Table top,
+                   RunTable(cx.conn(), "top_predictoors", "Top predictoors (by cash P&L)",
+                            PageSql("feed_top_predictoors", OrderTerm(page)), binds));
   top.sort_keys = keys;
   page.charts.push_back(ChartFromTable(daily, "sales_daily", "Sales per day (OCEAN)",
                                        {{"sales", "sales"}, {"revenue", "slot revenue"}}));
@@ -730,37 +413,14 @@ Status RunsPage(PageContext& cx) {
   page.notes.push_back(
       "The ledger as of the snapshot (the export that made it is the next run). Runs are listed "
       "whatever the period (the newest 200).");
-  ASSIGN_OR_RETURN(
-      Table runs,
-      RunTable(cx.conn(), "runs", "Runs (newest 200)",
-               "WITH r AS (SELECT run_id, command, status, " + IsoFromMsExact("started_at_ms") +
-                   " AS started_at, " + IsoFromMsExact("ended_at_ms") +
-                   " AS ended_at, (ended_at_ms - started_at_ms) / 1000.0 AS duration_s, " +
-                   IsoFromMs("window_start_ms") + " AS window_start, " +
-                   IsoFromMs("window_end_ms") + " AS window_end, " +
-                   IsoFromMs("checkpoint_after_ms") +
-                   " AS checkpoint_after, error FROM predlake_runs ORDER BY run_id DESC LIMIT 200) "
-                   "SELECT run_id, command, status, started_at, ended_at, CAST(duration_s AS "
-                   "DOUBLE) AS duration_s, window_start, window_end, checkpoint_after, error FROM "
-                   "r ORDER BY " +
-                   OrderTerm(page) + ", run_id DESC",
-               {}));
+  ASSIGN_OR_RETURN(Table runs, RunTable(cx.conn(), "runs", "Runs (newest 200)",
+                                        PageSql("runs", OrderTerm(page)), {}));
   runs.sort_keys = keys;
-  ASSIGN_OR_RETURN(
-      Table failures,
-      RunTable(cx.conn(), "failures", "Failed and aborted runs (newest 50)",
-               "SELECT run_id, command, status, " + IsoFromMsExact("started_at_ms") +
-                   " AS started_at, error FROM predlake_runs WHERE status IN ('failed', "
-                   "'aborted') ORDER BY run_id DESC LIMIT 50",
-               {}));
-  ASSIGN_OR_RETURN(
-      Table marks,
-      RunTable(cx.conn(), "watermarks", "Raw tables: watermarks",
-               "SELECT table_name, " + IsoFromMs("start_ms") + " AS start_at, " +
-                   IsoFromMs("watermark_ms") + " AS watermark_at, " +
-                   IsoFromMsExact("updated_at_ms") +
-                   " AS updated_at, run_id FROM predlake_watermarks ORDER BY table_name",
-               {}));
+  ASSIGN_OR_RETURN(Table failures,
+                   RunTable(cx.conn(), "failures", "Failed and aborted runs (newest 50)",
+                            PageSql("runs_failures"), {}));
+  ASSIGN_OR_RETURN(Table marks, RunTable(cx.conn(), "watermarks", "Raw tables: watermarks",
+                                         PageSql("runs_watermarks"), {}));
   Table rows;
   rows.id = "tables";
   rows.title = "Rows per table in the snapshot";
@@ -779,6 +439,22 @@ Status RunsPage(PageContext& cx) {
 }  // namespace
 
 Status NotFound(std::string message) { return Status(StatusCode::kValidation, std::move(message)); }
+
+Result<std::string> PageSql(std::string_view name, const std::string& order,
+                            const std::string& dir) {
+  std::vector<duck::SqlValue> values = {{"order", order}, {"dir", dir}};
+  for (const auto& [part, stem] :
+       std::initializer_list<std::pair<std::string_view, std::string_view>>{
+           {"metric_sums", "part_metric_sums"},
+           {"ratios", "part_ratios"},
+           {"metric_columns", "part_metric_columns"},
+           {"predictoor_columns", "part_predictoor_columns"},
+           {"bronze_cash", "part_bronze_cash"}}) {
+    ASSIGN_OR_RETURN(std::string_view text, duck::FindSql(EmbeddedSql(), stem));
+    values.push_back({part, std::string(text)});
+  }
+  return duck::EmbeddedSqlText(EmbeddedSql(), name, values);
+}
 
 int HttpStatusFor(const Status& status) {
   switch (status.code()) {
@@ -868,14 +544,9 @@ Result<Json> SnapshotFacts(lake::Lake& lake, const exports::Snapshot& s) {
   }
   // The candle streams' health (docs/ohlcv.md): a failing exchange never stops the lake, so the
   // header and /metrics say which streams lack candles, since when and why.
-  ASSIGN_OR_RETURN(
-      duck::QueryResult streams,
-      lake.conn().Query(
-          "SELECT w.table_name, coalesce(s.status, 'not fetched'), w.watermark_ms, s.error, "
-          "s.failing_since_ms, (SELECT count(*) FROM predlake_candle_gaps AS g WHERE g.stream = "
-          "w.table_name) FROM predlake_watermarks AS w LEFT JOIN predlake_ohlcv_streams AS s ON "
-          "s.stream = w.table_name WHERE w.table_name LIKE 'pdr_ohlcv:%' ORDER BY 1",
-          "serve: the candle streams"));
+  ASSIGN_OR_RETURN(std::string streams_sql, PageSql("freshness_candle_streams"));
+  ASSIGN_OR_RETURN(duck::QueryResult streams,
+                   lake.conn().Query(streams_sql, "serve: the candle streams"));
   Json candle_streams = Json::array();
   for (const auto& row : streams.ToText()) {
     candle_streams.push_back(
@@ -887,11 +558,8 @@ Result<Json> SnapshotFacts(lake::Lake& lake, const exports::Snapshot& s) {
          {"known_gaps", std::stoll(row[5].value_or("0"))}});
   }
   f["candle_streams"] = std::move(candle_streams);
-  ASSIGN_OR_RETURN(
-      duck::QueryResult last,
-      lake.conn().Query("SELECT run_id, command, status, coalesce(ended_at_ms, started_at_ms) "
-                        "FROM predlake_runs ORDER BY run_id DESC LIMIT 1",
-                        "serve: the last run"));
+  ASSIGN_OR_RETURN(std::string last_sql, PageSql("freshness_last_run"));
+  ASSIGN_OR_RETURN(duck::QueryResult last, lake.conn().Query(last_sql, "serve: the last run"));
   auto rows = last.ToText();
   if (rows.empty()) {
     f["last_run"] = nullptr;
@@ -903,56 +571,6 @@ Result<Json> SnapshotFacts(lake::Lake& lake, const exports::Snapshot& s) {
                          {"at", r[3] ? Json(FormatTime(std::stoll(*r[3]))) : Json(nullptr)}};
   }
   return f;
-}
-
-// The snapshot's tables as views, like exports::OpenSnapshot, except that a column this build's
-// lake has and the snapshot's files lack (a snapshot written before a column was added, which the
-// layout allows: docs/export.md, "Compatibility") reads as NULL instead of failing the snapshot.
-Result<std::unique_ptr<lake::Lake>> OpenSnapshotTolerant(const std::string& lake_dir,
-                                                         const exports::Snapshot& snapshot,
-                                                         const Clock* clock) {
-  ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake, lake::Lake::OpenEmpty(lake_dir, clock));
-  duck::Connection& conn = lake->conn();
-  for (const auto& t : exports::ManifestArray(snapshot.manifest, "tables")) {
-    const std::string name = t.value("name", "");
-    std::vector<std::string> files = exports::SnapshotFiles(snapshot, name);
-    if (name.empty() || files.empty()) continue;  // the empty table of the lake's schema stays
-    std::set<std::string> in_files;
-    for (const auto& c : exports::ManifestArray(t, "schema")) {
-      in_files.insert(c.value("name", ""));
-    }
-    std::error_code ec;
-    std::string list;
-    for (const std::string& file : files) {
-      if (!std::filesystem::exists(file, ec)) {
-        return Status::Data("the snapshot " + snapshot.dir + " lacks " + file +
-                            " (removed after its grace period?)");
-      }
-      list += (list.empty() ? "" : ", ") + duck::QuoteString(file);
-    }
-    ASSIGN_OR_RETURN(duck::Prepared cols_stmt,
-                     conn.Prepare("SELECT column_name, data_type FROM information_schema.columns "
-                                  "WHERE table_schema = 'main' AND table_name = $1 ORDER BY "
-                                  "ordinal_position",
-                                  "serve: read the schema of " + name));
-    RETURN_IF_ERROR(cols_stmt.Bind(1, std::string_view(name)));
-    ASSIGN_OR_RETURN(duck::QueryResult cols, cols_stmt.Execute());
-    std::string select;
-    for (const auto& row : cols.ToText()) {
-      if (row.size() < 2 || !row[0]) continue;
-      const std::string col = duck::QuoteIdent(*row[0]);
-      const bool known = in_files.empty() || in_files.count(*row[0]) > 0;
-      select += (select.empty() ? "" : ", ") +
-                (known ? col : "CAST(NULL AS " + row[1].value_or("VARCHAR") + ") AS " + col);
-    }
-    if (select.empty()) select = "*";
-    RETURN_IF_ERROR(conn.Execute("DROP TABLE IF EXISTS " + duck::QuoteIdent(name) +
-                                     "; CREATE VIEW " + duck::QuoteIdent(name) + " AS SELECT " +
-                                     select + " FROM read_parquet([" + list +
-                                     "], hive_partitioning = false)",
-                                 "serve: open the snapshot's " + name));
-  }
-  return lake;
 }
 
 // True when the snapshot's files of `table` hold `column` (the manifest's schema).
@@ -970,13 +588,13 @@ bool SnapshotHasColumn(const exports::Snapshot& snapshot, const std::string& tab
 Result<std::shared_ptr<SnapshotEntry>> OpenEntry(const std::string& lake_dir,
                                                  exports::Snapshot snapshot, const Clock* clock,
                                                  const std::string& exports_dir) {
+  // A column this build's lake has and the snapshot's files lack (a snapshot written before it
+  // was added) reads as NULL (docs/export.md, "Compatibility").
   ASSIGN_OR_RETURN(std::unique_ptr<lake::Lake> lake,
-                   OpenSnapshotTolerant(lake_dir, snapshot, clock));
+                   exports::OpenSnapshot(lake_dir, snapshot, clock));
   duck::Connection& conn = lake->conn();
-  // Before the seal locks the configuration: a bounded database, Parquet footers cached.
-  RETURN_IF_ERROR(
-      conn.Execute("SET threads = 2; SET memory_limit = '2GB'; SET parquet_metadata_cache = true;",
-                   "serve: configure the snapshot's database"));
+  ASSIGN_OR_RETURN(std::string settings, PageSql("snapshot_settings"));
+  RETURN_IF_ERROR(conn.Execute(settings, "serve: configure the snapshot's database"));
   RETURN_IF_ERROR(CreateServeTables(
       conn, SnapshotHasColumn(snapshot, "gold_predictoor_daily", "cash_pnl") &&
                 SnapshotHasColumn(snapshot, "gold_feed_daily", "consensus_stake")));

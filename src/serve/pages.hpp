@@ -24,6 +24,14 @@ namespace predlake::serve {
 
 using Json = nlohmann::ordered_json;
 
+// The text of the embedded query `name` (src/serve/sql/NAME.sql) with its parts filled in: the
+// shared column lists (`${metric_sums}`, `${ratios}`, ...: the files part_*.sql) and the page's
+// resolved sort (`${order}`: a key from the page's fixed list, quoted, and its direction; `${dir}`:
+// the direction alone). Everything else a query takes is bound ($1, $2: the period's days).
+// kInternal when the file or a part is missing.
+Result<std::string> PageSql(std::string_view name, const std::string& order = "",
+                            const std::string& dir = "");
+
 // Errors carry their HTTP status in the code: kUsage 400, kValidation 404 (NotFound), kData 503
 // (no snapshot, or a damaged one), anything else 500.
 Status NotFound(std::string message);

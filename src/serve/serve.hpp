@@ -19,6 +19,7 @@
 
 #include "common/status.hpp"
 #include "common/time.hpp"
+#include "http/server.hpp"
 
 namespace predlake::serve {
 
@@ -58,28 +59,12 @@ Response Answer(const ServeOptions& options, std::string_view path,
 // export.
 Status Warm(const ServeOptions& options);
 
-class Server {
- public:
-  // Binds the listening socket. kUsage when the port is out of range or cannot be bound (in use,
-  // no permission, an address that is not this machine's). Nothing is answered until Run.
-  static Result<std::unique_ptr<Server>> Start(const ServeOptions& options);
-  ~Server();  // stops the server; Run must have returned (join its thread first)
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
+// The server: http::Server (src/http), with Url() "http://127.0.0.1:8050/".
+using Server = http::Server;
 
-  int port() const;
-  // "http://127.0.0.1:8050/"
-  std::string Url() const;
-  // Serves until Stop; OK then, kSource when the listener fails. Call once.
-  Status Run();
-  // Makes Run return after in-flight requests. Thread-safe, idempotent, may precede Run.
-  void Stop();
-  uint64_t requests() const;
-
- private:
-  struct Impl;
-  explicit Server(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
+// Binds the listening socket (kUsage, one line, when the port is out of range or cannot be bound:
+// in use, no permission, an address that is not this machine's) and answers every GET with Answer.
+// Nothing is answered until Run.
+Result<std::unique_ptr<Server>> Listen(const ServeOptions& options);
 
 }  // namespace predlake::serve

@@ -1,16 +1,11 @@
-#include <fmt/format.h>
+#include "http/server.hpp"
+
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <map>
+#include <string>
 
-#include "http/connection_threads.hpp"
 #include "serve/pages.hpp"
 #include "serve/serve.hpp"
 #include "web/web.hpp"
@@ -104,102 +99,29 @@ Response Answer(const ServeOptions& options, std::string_view path,
   return r;
 }
 
-struct Server::Impl {
-  ServeOptions options;
-  httplib::Server http;
-  int port = 0;
-  std::atomic<uint64_t> requests{0};
-  std::atomic<bool> stop_requested{false};
-  std::atomic<bool> running{false};
-
-  void Handle(const httplib::Request& req, httplib::Response& res) {
-    requests.fetch_add(1);
-    g_requests.fetch_add(1);
-    std::multimap<std::string, std::string> params(req.params.begin(), req.params.end());
-    Response r = Answer(options, req.path, params);
-    res.status = r.status;
-    for (const auto& [k, v] : r.headers) res.set_header(k, v);
-    res.set_content(std::move(r.body), r.content_type);
-  }
-};
-
-Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-
-Server::~Server() { Stop(); }
-
-Result<std::unique_ptr<Server>> Server::Start(const ServeOptions& options) {
-  if (options.port < 0 || options.port > 65535) {
-    return Status::Usage(fmt::format("--port: {} is out of range 0..65535", options.port));
-  }
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  Impl* raw = impl.get();
-  const size_t threads = static_cast<size_t>(std::max(1, options.threads));
-  impl->http.new_task_queue = [threads] { return http::NewConnectionThreads(threads); };
-  // httplib's default adds SO_REUSEPORT, which would let a second server share a busy port.
-  impl->http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+Result<std::unique_ptr<Server>> Listen(const ServeOptions& options) {
+  http::ServerOptions listen;
+  listen.name = "serve";
+  listen.host = options.host;
+  listen.port = options.port;
+  listen.threads = options.threads;
+  listen.keep_alive_seconds = kServeKeepAliveSeconds;
+  listen.read_timeout_seconds = kServeReadTimeoutSeconds;
+  return http::Server::Start(listen, [options](httplib::Server& s, const http::Server&) {
+    s.Get(".*", [options](const httplib::Request& req, httplib::Response& res) {
+      g_requests.fetch_add(1);
+      std::multimap<std::string, std::string> params(req.params.begin(), req.params.end());
+      Response r = Answer(options, req.path, params);
+      res.status = r.status;
+      for (const auto& [k, v] : r.headers) res.set_header(k, v);
+      res.set_content(std::move(r.body), r.content_type);
+    });
+    s.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+          res.status = 500;
+          res.set_content("internal error\n", "text/plain; charset=utf-8");
+        });
   });
-  impl->http.set_tcp_nodelay(true);
-  impl->http.set_keep_alive_max_count(1000);
-  impl->http.set_keep_alive_timeout(kServeKeepAliveSeconds);
-  impl->http.set_read_timeout(kServeReadTimeoutSeconds, 0);
-  impl->http.set_write_timeout(kServeReadTimeoutSeconds, 0);
-  impl->http.set_payload_max_length(64 * 1024);
-  impl->http.Get(
-      ".*", [raw](const httplib::Request& req, httplib::Response& res) { raw->Handle(req, res); });
-  impl->http.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        res.status = 500;
-        res.set_content("internal error\n", "text/plain; charset=utf-8");
-      });
-  if (options.port == 0) {
-    impl->port = impl->http.bind_to_any_port(options.host);
-    if (impl->port <= 0) {
-      return Status::Usage(
-          fmt::format("cannot listen on {}: no free port, or not an address of "
-                      "this machine",
-                      options.host));
-    }
-  } else {
-    if (!impl->http.bind_to_port(options.host, options.port)) {
-      return Status::Usage(fmt::format(
-          "cannot listen on {}:{}: the port is in use, not permitted, or the address is not this "
-          "machine's",
-          options.host, options.port));
-    }
-    impl->port = options.port;
-  }
-  return std::unique_ptr<Server>(new Server(std::move(impl)));
-}
-
-int Server::port() const { return impl_->port; }
-
-std::string Server::Url() const {
-  const std::string& h = impl_->options.host;
-  const std::string host = h.find(':') != std::string::npos ? "[" + h + "]" : h;
-  return fmt::format("http://{}:{}/", host, impl_->port);
-}
-
-uint64_t Server::requests() const { return impl_->requests.load(); }
-
-Status Server::Run() {
-  impl_->running = true;
-  bool ok = true;
-  if (!impl_->stop_requested) ok = impl_->http.listen_after_bind();
-  impl_->running = false;
-  if (!ok && !impl_->stop_requested) return Status::Source("serve: the HTTP listener failed");
-  return Status::Ok();
-}
-
-void Server::Stop() {
-  impl_->stop_requested = true;
-  // httplib ignores stop() until its accept loop has started.
-  while (impl_->running && !impl_->http.is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  impl_->http.stop();
 }
 
 }  // namespace predlake::serve

@@ -491,7 +491,7 @@ TEST_F(ServeWorld, HtmlFollowsTheConventions) {
 }
 
 TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
-  auto server = Server::Start(Options());
+  auto server = Listen(Options());
   ASSERT_TRUE(server.ok()) << server.status().message();
   Server& s = **server;
   std::thread runner([&] { EXPECT_TRUE(s.Run().ok()); });
@@ -538,7 +538,7 @@ TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
   // A second server on the same port: kUsage.
   ServeOptions again = Options();
   again.port = s.port();
-  auto busy = Server::Start(again);
+  auto busy = Listen(again);
   ASSERT_FALSE(busy.ok());
   EXPECT_EQ(busy.status().code(), StatusCode::kUsage);
   s.Stop();

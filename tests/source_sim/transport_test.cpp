@@ -22,7 +22,7 @@ class RunningServer {
   explicit RunningServer(std::shared_ptr<const Engine> engine, int64_t fault_delay_ms = 30'000) {
     ServerOptions options;
     options.fault_delay_ms = fault_delay_ms;
-    auto s = Server::Start(std::move(engine), options);
+    auto s = Listen(std::move(engine), options);
     EXPECT_TRUE(s.ok()) << s.status().message();
     server_ = std::move(s).value();
     thread_ = std::thread([this] { run_status_ = server_->Run(); });
@@ -105,19 +105,19 @@ TEST(HttpServerTest, AnswersAreByteIdenticalToInProcess) {
 
 TEST(HttpServerTest, StopBeforeRunAndBusyPort) {
   auto e = MakeEngine(SmallConfig());
-  auto s = Server::Start(e, {});
+  auto s = Listen(e, {});
   ASSERT_TRUE(s.ok());
   (*s)->Stop();
   EXPECT_TRUE((*s)->Run().ok());  // returns at once
   // A second server on the same port fails cleanly.
-  auto first = Server::Start(e, {});
+  auto first = Listen(e, {});
   ASSERT_TRUE(first.ok());
   ServerOptions same;
   same.port = (*first)->port();
-  auto second = Server::Start(e, same);
+  auto second = Listen(e, same);
   EXPECT_EQ(second.status().code(), StatusCode::kUsage);
   same.port = 70000;
-  EXPECT_EQ(Server::Start(e, same).status().code(), StatusCode::kUsage);
+  EXPECT_EQ(Listen(e, same).status().code(), StatusCode::kUsage);
 }
 
 config::SimConfig WithFault(double config::SimFaults::*rate) {

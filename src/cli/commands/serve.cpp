@@ -3,7 +3,6 @@
 #include "serve/serve.hpp"
 
 #include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -95,19 +94,13 @@ Status Serve(Context& ctx, const ServeCommandOptions& o) {
   options.port = static_cast<int>(o.port);
   options.clock = &ctx.clock();
   options.my_addresses = ctx.config().predictoor.my_addresses;
-  ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, serve::Server::Start(options));
+  ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, serve::Listen(options));
   const std::atomic<bool>& cancelled = Context::EnableCancellation();
   // The first line on stdout: tests (and scripts) read the URL from it.
   ctx.out() << server->Url() << std::endl;
   ctx.log().Info("serving the dashboard at " + server->Url() + " from " + ctx.LakeDir() +
                  "/exports/current" + (o.every.empty() ? "" : ", updating every " + o.every) +
                  " (Ctrl-C stops)");
-  Status run_status;
-  std::atomic<bool> server_done{false};
-  std::thread runner([&] {
-    run_status = server->Run();
-    server_done = true;
-  });
   Status loop_status;
   std::atomic<bool> loop_done{o.every.empty()};
   std::thread loop;
@@ -117,11 +110,8 @@ Status Serve(Context& ctx, const ServeCommandOptions& o) {
       loop_done = true;
     });
   }
-  while (!cancelled && !server_done && !(loop.joinable() && loop_done)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  server->Stop();
-  runner.join();
+  const Status run_status =
+      server->RunUntil(cancelled, [&] { return loop.joinable() && loop_done; });
   if (loop.joinable()) loop.join();
   RETURN_IF_ERROR(run_status);
   if (!loop_status.ok() && loop_status.code() != StatusCode::kCancelled) return loop_status;

@@ -1,6 +1,3 @@
-#include <chrono>
-#include <thread>
-
 #include "cli/command.hpp"
 #include "source/sim/server.hpp"
 #include "source/sim/subgraph.hpp"
@@ -22,20 +19,11 @@ Status Serve(Context& ctx, const SimServeOptions& o) {
                    sim::Engine::Create(ctx.config().sim, ctx.now_ms(), live));
   sim::ServerOptions options;
   options.port = static_cast<int>(o.port);
-  ASSIGN_OR_RETURN(std::unique_ptr<sim::Server> server, sim::Server::Start(engine, options));
+  ASSIGN_OR_RETURN(std::unique_ptr<sim::Server> server, sim::Listen(engine, options));
   const std::atomic<bool>& cancelled = Context::EnableCancellation();
   ctx.out() << server->Url() << std::endl;
   ctx.log().Info("serving the simulated subgraph at " + server->Url() + " (Ctrl-C stops)");
-  Status run_status;
-  std::atomic<bool> finished{false};
-  std::thread runner([&] {
-    run_status = server->Run();
-    finished = true;
-  });
-  while (!cancelled && !finished) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  server->Stop();
-  runner.join();
-  RETURN_IF_ERROR(run_status);
+  RETURN_IF_ERROR(server->RunUntil(cancelled));
   ctx.log().Info("stopped after " + std::to_string(server->requests()) + " requests");
   return Status::Cancelled("sim serve: stopped by a signal");
 }

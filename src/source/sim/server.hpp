@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/status.hpp"
+#include "http/server.hpp"
 #include "source/sim/subgraph.hpp"
 
 namespace predlake::sim {
@@ -27,33 +28,15 @@ struct ServerOptions {
   int threads = 256;
 };
 
-class Server {
- public:
-  // Binds the listening socket. Returns kUsage when the port cannot be bound (in use, no
-  // permission) or is out of range. The server answers nothing until Run is called.
-  static Result<std::unique_ptr<Server>> Start(std::shared_ptr<const Engine> engine,
-                                               const ServerOptions& options);
-  ~Server();  // stops the server; Run must have returned (join its thread first)
+// The server: http::Server (src/http), with Url()
+// "http://127.0.0.1:PORT/subgraphs/name/predlake/sim".
+using Server = http::Server;
 
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
-
-  int port() const;
-  // "http://127.0.0.1:PORT/subgraphs/name/predlake/sim"
-  std::string Url() const;
-
-  // Serves until Stop is called; returns OK then, or kSource when the listener fails. Call once.
-  Status Run();
-  // Makes Run return (after in-flight requests finish; injected delays are cut short). Thread-safe,
-  // idempotent, may be called before Run (Run then returns at once).
-  void Stop();
-  // Requests answered so far (including faulty ones).
-  uint64_t requests() const;
-
- private:
-  struct Impl;
-  explicit Server(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
+// Binds the listening socket (kUsage, one line, when the port is out of range or cannot be
+// bound) and answers the engine's GraphQL on any POST path and the simulated exchange on GET
+// /api/v3/klines and /api/v3/time, with the engine's faults; a "timeout" fault holds its answer
+// back for fault_delay_ms or until Stop. Nothing is answered until Run.
+Result<std::unique_ptr<Server>> Listen(std::shared_ptr<const Engine> engine,
+                                       const ServerOptions& options);
 
 }  // namespace predlake::sim

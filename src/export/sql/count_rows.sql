@@ -1,0 +1,2 @@
+-- The rows of TABLE where ROWS.
+SELECT count(*) FROM ${table} WHERE ${rows}

@@ -1,0 +1,2 @@
+-- The IDs to merge (IDS).
+SELECT count(*) FROM ${ids}

@@ -1,0 +1,58 @@
+-- Feeds, and the Feed page's "Summary": every feed (pdr_contracts and any contract with
+-- predictions or sales, so that none is dropped by a join) with the period's figures, or only the
+-- feed $3 (NULL: every feed). $1, $2: the period.
+WITH k AS (
+  SELECT ID AS contract, pair, timeframe, source FROM pdr_contracts
+  UNION SELECT contract, min(pair), min(timeframe), min(source) FROM serve_fd
+        WHERE contract NOT IN (SELECT ID FROM pdr_contracts) GROUP BY contract
+  UNION SELECT contract, min(pair), min(timeframe), min(source) FROM serve_sales
+        WHERE contract NOT IN (SELECT ID FROM pdr_contracts)
+          AND contract NOT IN (SELECT contract FROM serve_fd)
+        GROUP BY contract),
+kk AS (
+  SELECT contract, min(pair) AS pair, min(timeframe) AS timeframe, min(source) AS source
+  FROM k WHERE $3 IS NULL OR contract = $3 GROUP BY contract),
+f AS (
+  SELECT contract, CAST(sum(slots) AS BIGINT) AS slots,
+         CAST(sum(slots_canceled) AS BIGINT) AS slots_canceled, ${metric_sums},
+         sum(revenue) AS revenue, CAST(sum(consensus_slots) AS BIGINT) AS consensus_slots,
+         CAST(sum(consensus_correct_slots) AS BIGINT) AS consensus_correct_slots,
+         sum(consensus_stake) AS consensus_stake,
+         sum(consensus_correct_stake) AS consensus_correct_stake
+  FROM serve_fd WHERE serve_day_in(day, $1, $2) AND ($3 IS NULL OR contract = $3)
+  GROUP BY contract),
+u AS (
+  SELECT contract, CAST(count(DISTINCT user) AS BIGINT) AS predictoors
+  FROM serve_pd WHERE serve_day_in(day, $1, $2) AND ($3 IS NULL OR contract = $3)
+  GROUP BY contract),
+s AS (
+  SELECT contract, CAST(count(*) AS BIGINT) AS subscriptions,
+         CAST(count(DISTINCT user) AS BIGINT) AS buyers, sum(last_price_value) AS sales
+  FROM serve_subs
+  WHERE serve_second_in(timestamp // 1000, $1, $2) AND ($3 IS NULL OR contract = $3)
+  GROUP BY 1),
+j AS (
+  SELECT kk.*, coalesce(u.predictoors, 0) AS predictoors, coalesce(f.slots, 0) AS slots,
+         coalesce(f.slots_canceled, 0) AS slots_canceled,
+         coalesce(f.predictions, 0) AS predictions, coalesce(f.resolved, 0) AS resolved,
+         coalesce(f.unrevealed, 0) AS unrevealed, coalesce(f.correct, 0) AS correct, f.stake,
+         f.settled_payout, f.cash_pnl, f.resolved_stake, f.profit, f.revenue,
+         coalesce(f.consensus_slots, 0) AS consensus_slots, f.consensus_correct_slots,
+         f.consensus_stake, f.consensus_correct_stake,
+         coalesce(s.subscriptions, 0) AS subscriptions, coalesce(s.buyers, 0) AS buyers,
+         coalesce(s.sales, 0::DECIMAL(38, 18)) AS sales
+  FROM kk LEFT JOIN f ON f.contract = kk.contract LEFT JOIN u ON u.contract = kk.contract
+  LEFT JOIN s ON s.contract = kk.contract),
+r AS (
+  SELECT *, ${ratios},
+         CASE WHEN consensus_stake > 0
+              THEN CAST(consensus_correct_stake AS DOUBLE) / CAST(consensus_stake AS DOUBLE) END
+           AS consensus_accuracy,
+         CASE WHEN consensus_slots > 0 THEN consensus_correct_slots / consensus_slots END
+           AS consensus_slot_accuracy
+  FROM j)
+SELECT contract, pair, timeframe, source, predictoors, slots, slots_canceled, predictions,
+       resolved, unrevealed, correct, accuracy, revealed_share, accuracy_low, accuracy_high, stake,
+       settled_payout, cash_pnl, consensus_slots, consensus_accuracy, consensus_slot_accuracy,
+       subscriptions, buyers, sales, revenue
+FROM r ORDER BY ${order}, contract
