@@ -6,7 +6,9 @@
 // table name, a condition, a list of rows), ${name} placeholders that FillSql replaces.
 #pragma once
 
+#include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +17,18 @@
 namespace predlake {
 
 using SqlFiles = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// The text of the file named `stem` in `files`; nullopt when there is none.
+std::optional<std::string_view> FindSqlText(const SqlFiles& files, std::string_view stem);
+
+// `text` with every ${name} replaced by value_of(name), inserted as it is (not scanned again).
+// nullopt, with `*error` saying why, when a placeholder is unclosed or value_of has no value for
+// it. The one substitution behind FillSql (which aborts) and duck::FillSql (which returns a
+// Status).
+std::optional<std::string> SubstituteSql(
+    std::string_view text,
+    const std::function<std::optional<std::string_view>(std::string_view name)>& value_of,
+    std::string* error);
 
 // The text of the file named `stem` in `files`. A stem that is not there is a build error (the
 // file was renamed or removed): it aborts, naming it, so that every test that reaches the

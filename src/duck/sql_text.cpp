@@ -3,38 +3,26 @@
 namespace predlake::duck {
 
 Result<std::string_view> FindSql(const SqlFiles& files, std::string_view name) {
-  for (const auto& [stem, text] : files) {
-    if (stem == name) return text;
-  }
+  if (auto text = FindSqlText(files, name)) return *text;
   return Status::Internal("no embedded SQL file " + std::string(name) + ".sql");
 }
 
 Result<std::string> FillSql(std::string_view text, const std::vector<SqlValue>& values,
                             std::string_view context) {
-  std::string out;
-  out.reserve(text.size());
-  size_t pos = 0;
-  while (true) {
-    const size_t open = text.find("${", pos);
-    if (open == std::string_view::npos) break;
-    const size_t close = text.find('}', open);
-    if (close == std::string_view::npos) {
-      return Status::Internal(std::string(context) + ": an unclosed ${ in its SQL");
-    }
-    const std::string_view name = text.substr(open + 2, close - open - 2);
-    const SqlValue* value = nullptr;
-    for (const SqlValue& v : values) {
-      if (v.name == name) value = &v;
-    }
-    if (value == nullptr) {
-      return Status::Internal(std::string(context) + ": no value for ${" + std::string(name) +
-                              "} in its SQL");
-    }
-    out.append(text.substr(pos, open - pos)).append(value->text);
-    pos = close + 1;
-  }
-  out.append(text.substr(pos));
-  return out;
+  std::string error;
+  std::optional<std::string> out = SubstituteSql(
+      text,
+      [&](std::string_view name) -> std::optional<std::string_view> {
+        const SqlValue* found = nullptr;
+        for (const SqlValue& v : values) {
+          if (v.name == name) found = &v;
+        }
+        if (found == nullptr) return std::nullopt;
+        return std::string_view(found->text);
+      },
+      &error);
+  if (!out) return Status::Internal(std::string(context) + ": " + error + " in its SQL");
+  return std::move(*out);
 }
 
 Result<std::string> EmbeddedSqlText(const SqlFiles& files, std::string_view name,

@@ -10,12 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include "common/embedded_sql.hpp"
 #include "common/status.hpp"
 
 namespace predlake::duck {
 
-// A module's embedded files: (file stem, text), as EmbeddedSql() returns them.
-using SqlFiles = std::vector<std::pair<std::string_view, std::string_view>>;
+// A module's embedded files: (file stem, text), as EmbeddedSql() returns them. These functions are
+// common/embedded_sql.hpp's lookup and substitution returning a Status instead of aborting, for
+// callers whose values are built at run time (the dashboard's sort keys, the export's filters).
+using predlake::SqlFiles;
 
 // One placeholder's value: `${name}` becomes `text`.
 struct SqlValue {
