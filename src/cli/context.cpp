@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 #include "lake/lake.hpp"
 #include "ops/lake_info.hpp"
 #include "ops/open.hpp"
-
 namespace predlake::cli {
 namespace {
 
@@ -232,8 +232,7 @@ OptionDecl& OptionSet::Time(std::string name, std::string* value, std::string he
 }
 
 OptionDecl& OptionSet::Format(std::string* value, std::vector<std::string> choices) {
-  std::string names;
-  for (const std::string& c : choices) names += (names.empty() ? "" : "|") + c;
+  const std::string names = fmt::format("{}", fmt::join(choices, "|"));
   OptionDecl& decl = Add(OptionDecl::Kind::kFormat, "--format", "output format: " + names);
   decl.type_name = "FORMAT";
   decl.choices = std::move(choices);

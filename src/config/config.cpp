@@ -1,6 +1,7 @@
 #include "config/config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -190,8 +191,7 @@ const Row kRows[] = {
 constexpr std::string_view kNetworkSegment = "<network>";
 
 std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  std::string out = fmt::format("{}", fmt::join(items, ", "));
   return out;
 }
 
@@ -727,14 +727,12 @@ bool IsKnownExchange(const std::string& name) {
 }
 
 std::string KnownExchanges() {
-  std::string out;
-  for (const char* n : kExchanges) out += (out.empty() ? "" : ", ") + std::string(n);
+  std::string out = fmt::format("{}", fmt::join(kExchanges, ", "));
   return out;
 }
 
 std::string KnownNetworks() {
-  std::string out;
-  for (const char* n : kNetworks) out += (out.empty() ? "" : ", ") + std::string(n);
+  std::string out = fmt::format("{}", fmt::join(kNetworks, ", "));
   return out;
 }
 

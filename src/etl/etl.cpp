@@ -1,5 +1,7 @@
 #include "etl/etl.hpp"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,9 +43,7 @@ Result<duck::ThreadsSetting> ThreadsForWindow(lake::Lake& lake, Job job, int64_t
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 // Puts what the ETL did on its run: the window, the per-table counts and the detail {start_ms,

@@ -1,6 +1,7 @@
 #include "lake/lake.hpp"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -536,8 +537,7 @@ Status Lake::AddMissingColumns() {
     }
   }
   if (stale_columns > 0) {
-    std::string tables;
-    for (const std::string& t : stale_tables) tables += (tables.empty() ? "" : ", ") + t;
+    const std::string tables = fmt::format("{}", fmt::join(stale_tables, ", "));
     RETURN_IF_ERROR(SetMeta(kMetaRebuildRequired, std::to_string(stale_columns) + " column" +
                                                       (stale_columns > 1 ? "s" : "") +
                                                       " added to " + tables));

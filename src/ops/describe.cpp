@@ -1,5 +1,7 @@
 #include "ops/describe.hpp"
 
+#include <fmt/ranges.h>
+
 #include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -314,8 +316,7 @@ void WriteDescriptionText(std::ostream& out, const Description& d, int width) {
     out << "Frontier         " << TimeAndMs(*d.frontier.frontier_ms) << ", held back by "
         << d.frontier.held_by << "\n";
   } else {
-    std::string missing;
-    for (const std::string& t : d.frontier.missing) missing += (missing.empty() ? "" : ", ") + t;
+    const std::string missing = fmt::format("{}", fmt::join(d.frontier.missing, ", "));
     out << "Frontier         none: never fetched: " << missing << "\n";
   }
   if (!d.checkpoint) {

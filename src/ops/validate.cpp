@@ -1,5 +1,7 @@
 #include "ops/validate.hpp"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -482,8 +484,7 @@ Status Checker::BuiltRowsPastCheckpoint() {
   }
   NoteIncremental(check, "rows written by the runs since the last run");
   if (!unchecked.empty()) {
-    std::string list;
-    for (const std::string& n : unchecked) list += (list.empty() ? "" : ", ") + n;
+    const std::string list = fmt::format("{}", fmt::join(unchecked, ", "));
     check.note = "not checked (no event time column): " + list;
   }
   if (!checkpoint_) {

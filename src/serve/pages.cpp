@@ -1,6 +1,7 @@
 #include "serve/pages.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -166,8 +167,7 @@ std::string Lower(std::string s) {
 }
 
 std::string JoinComma(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;
+  std::string out = fmt::format("{}", fmt::join(items, ","));
   return out;
 }
 
@@ -176,8 +176,7 @@ Status ResolveSort(Page& page, const std::vector<std::string>& keys, const std::
                    const std::string& def_dir) {
   page.sort = page.params.sort.empty() ? def_key : page.params.sort;
   if (std::find(keys.begin(), keys.end(), page.sort) == keys.end()) {
-    std::string list;
-    for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+    const std::string list = fmt::format("{}", fmt::join(keys, ", "));
     return Status::Usage("sort: unknown key '" + page.params.sort + "' for this page (one of " +
                          list + ")");
   }

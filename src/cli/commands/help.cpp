@@ -1,6 +1,7 @@
+#include <fmt/ranges.h>
+
 #include "cli/cli.hpp"
 #include "cli/command.hpp"
-
 namespace predlake::cli {
 namespace {
 
@@ -11,8 +12,7 @@ struct HelpOptions {
 // The help `predlake WORDS --help` prints, for a path of the command table (a command or a group);
 // no words: predlake's own.
 Status Help(Context& ctx, const HelpOptions& o) {
-  std::string path;
-  for (const std::string& word : o.words) path += (path.empty() ? "" : " ") + word;
+  const std::string path = fmt::format("{}", fmt::join(o.words, " "));
   bool known = path.empty();
   for (const CommandSpec& spec : AllCommands()) known = known || spec.path == path;
   if (!known) return Status::Usage("unknown command '" + path + "' (see 'predlake --help')");

@@ -1,5 +1,7 @@
 #include "ops/validate.hpp"
 
+#include <fmt/ranges.h>
+
 #include "cli/command.hpp"
 #include "cli/writer_env.hpp"
 #include "jobs/writer.hpp"
@@ -70,8 +72,7 @@ Status Validate(Context& ctx, const ValidateOptions& o) {
   }
   std::vector<std::string> failed = report.Failed();
   if (failed.empty()) return Status::Ok();
-  std::string names;
-  for (const std::string& n : failed) names += (names.empty() ? "" : ", ") + n;
+  const std::string names = fmt::format("{}", fmt::join(failed, ", "));
   return Status::Validation("validation failed: " + std::to_string(failed.size()) +
                             " check(s): " + names);
 }

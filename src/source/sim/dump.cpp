@@ -1,5 +1,7 @@
 #include "source/sim/dump.hpp"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -59,8 +61,7 @@ Status ForEachDumpRow(const Engine& engine, const std::string& table, int64_t fr
                       int64_t to_ms,
                       const std::function<void(const std::vector<std::string>&)>& row) {
   if (DumpColumns(table).empty()) {
-    std::string names;
-    for (const auto& n : DumpTableNames()) names += (names.empty() ? "" : ", ") + n;
+    const std::string names = fmt::format("{}", fmt::join(DumpTableNames(), ", "));
     return Status::Usage("unknown table '" + table + "' (expected one of: " + names + ")");
   }
   const World& w = engine.world();
