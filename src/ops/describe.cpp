@@ -11,6 +11,7 @@
 #include "common/table_format.hpp"
 #include "common/time.hpp"
 #include "duck/duck.hpp"
+#include "ops/embedded_sql.hpp"
 #include "ops/json_fields.hpp"
 
 namespace predlake::ops {
@@ -21,7 +22,7 @@ std::string TimeAndMs(int64_t ms) { return FormatTime(ms) + " (" + std::to_strin
 
 Result<std::optional<int64_t>> MetaInt(duck::Connection& conn, const std::string& key) {
   return conn.QueryInt(
-      "SELECT TRY_CAST(value AS BIGINT) FROM predlake_meta WHERE key = " + duck::QuoteString(key),
+      FillSql(EmbeddedSql(), "describe_meta_int", {{"key", duck::QuoteString(key)}}),
       "read lake meta");
 }
 
@@ -31,7 +32,8 @@ Result<std::optional<int64_t>> MetaInt(duck::Connection& conn, const std::string
 std::optional<std::pair<int64_t, int64_t>> StatsBounds(duck::Connection& conn,
                                                        const std::string& table,
                                                        const std::string& time) {
-  auto result = conn.Query("SELECT stats(" + time + ") FROM " + table + " LIMIT 1", "stats");
+  auto result = conn.Query(
+      FillSql(EmbeddedSql(), "describe_table_stats", {{"time", time}, {"table", table}}), "stats");
   if (!result.ok()) return std::nullopt;
   auto rows = result->ToText();
   if (rows.empty() || rows[0].empty() || !rows[0][0]) return std::nullopt;
@@ -67,13 +69,13 @@ Result<TableSummary> Summarize(duck::Connection& conn, const TableRef& table) {
   // answers instead.
   if (!s.time_column.empty()) {
     if (auto bounds = StatsBounds(conn, name, time)) {
-      ASSIGN_OR_RETURN(
-          auto result,
-          conn.Query("SELECT count(*)::BIGINT, (SELECT min(" + time + ")::BIGINT FROM " + name +
-                         " WHERE " + time + " <= " + std::to_string(bounds->first) +
-                         "), (SELECT max(" + time + ")::BIGINT FROM " + name + " WHERE " + time +
-                         " >= " + std::to_string(bounds->second) + ") FROM " + name,
-                     "summarize " + table.name));
+      ASSIGN_OR_RETURN(auto result,
+                       conn.Query(FillSql(EmbeddedSql(), "describe_summary_within_bounds",
+                                          {{"time", time},
+                                           {"table", name},
+                                           {"lo", std::to_string(bounds->first)},
+                                           {"hi", std::to_string(bounds->second)}}),
+                                  "summarize " + table.name));
       auto chunk = result.NextChunk();
       if (chunk && chunk->size() > 0 && !chunk->IsNull(1, 0) && !chunk->IsNull(2, 0)) {
         s.rows = chunk->GetInt64(0, 0);
@@ -83,8 +85,8 @@ Result<TableSummary> Summarize(duck::Connection& conn, const TableRef& table) {
       }
     }
   }
-  ASSIGN_OR_RETURN(auto result, conn.Query("SELECT count(*)::BIGINT, min(" + time +
-                                               ")::BIGINT, max(" + time + ")::BIGINT FROM " + name,
+  ASSIGN_OR_RETURN(auto result, conn.Query(FillSql(EmbeddedSql(), "describe_summary",
+                                                   {{"time", time}, {"table", name}}),
                                            "summarize " + table.name));
   auto chunk = result.NextChunk();
   if (chunk && chunk->size() > 0) {
@@ -133,9 +135,7 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
   {
     // A lake no writer of this version has opened yet lacks the health tables: no health then.
     ASSIGN_OR_RETURN(auto health_tables,
-                     conn.QueryInt("SELECT count(*) FROM duckdb_tables() WHERE table_name IN "
-                                   "('predlake_ohlcv_streams', 'predlake_candle_gaps', "
-                                   "'predlake_candle_changes')",
+                     conn.QueryInt(SqlText(EmbeddedSql(), "describe_candle_health_tables"),
                                    "describe candle streams"));
     const bool has_health = health_tables.value_or(0) == 3;
     std::map<std::string, CandleStreamSummary> streams;
@@ -147,10 +147,7 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     if (has_health) {
       ASSIGN_OR_RETURN(
           auto health,
-          QueryText(conn,
-                    "SELECT s.stream, s.status, s.error, s.failing_since_ms, s.last_ok_ms, "
-                    "count(g.open_ms), min(g.open_ms) FROM predlake_ohlcv_streams AS s LEFT JOIN "
-                    "predlake_candle_gaps AS g ON g.stream = s.stream GROUP BY ALL ORDER BY 1",
+          QueryText(conn, std::string(SqlText(EmbeddedSql(), "describe_candle_streams")),
                     "describe candle streams"));
       auto int_of = [](const std::optional<std::string>& v) -> std::optional<int64_t> {
         if (!v) return std::nullopt;
@@ -166,8 +163,9 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
         c.known_gaps = int_of(row[5]).value_or(0);
         c.first_gap_ms = int_of(row[6]);
       }
-      ASSIGN_OR_RETURN(auto pending, conn.QueryInt("SELECT count(*) FROM predlake_candle_changes",
-                                                   "describe candle streams"));
+      ASSIGN_OR_RETURN(auto pending,
+                       conn.QueryInt(SqlText(EmbeddedSql(), "describe_pending_candle_changes"),
+                                     "describe candle streams"));
       d.pending_candle_changes = pending.value_or(0);
     }
     for (auto& [name, c] : streams) d.candle_streams.push_back(std::move(c));
@@ -185,11 +183,11 @@ Result<Description> Describe(lake::Lake& lake, int64_t run_limit) {
     if (t.name != kContractsTable) continue;
     ASSIGN_OR_RETURN(
         auto feeds,
-        QueryText(conn,
-                  "SELECT ID, pair, timeframe, source, " +
-                      std::string(t.HasColumn("metadata_from") ? "metadata_from" : "NULL") +
-                      " FROM pdr_contracts ORDER BY pair, timeframe, ID",
-                  "describe feeds"));
+        QueryText(
+            conn,
+            FillSql(EmbeddedSql(), "describe_feeds",
+                    {{"metadata_from", t.HasColumn("metadata_from") ? "metadata_from" : "NULL"}}),
+            "describe feeds"));
     for (auto& row : feeds.rows) {
       d.feeds.push_back({row[0].value_or(""), row[1], row[2], row[3], row[4]});
     }

@@ -9,8 +9,8 @@
 #include "common/time.hpp"
 #include "duck/duck.hpp"
 #include "etl/etl.hpp"
+#include "ops/embedded_sql.hpp"
 #include "ops/lake_info.hpp"
-#include "ops/validate_sql.hpp"
 
 namespace predlake::ops {
 
@@ -23,7 +23,7 @@ using duck::QuoteString;
 std::string CheckSql(
     std::string_view stem,
     std::initializer_list<std::pair<std::string_view, std::string_view>> values = {}) {
-  return FillSql(ValidateSql(), stem, values);
+  return FillSql(EmbeddedSql(), stem, values);
 }
 
 // A condition for SQL: `condition`, or TRUE (every row) when there is none.
