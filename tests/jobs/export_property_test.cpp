@@ -254,10 +254,15 @@ TEST_P(ExportProperty, IncrementalSnapshotsHoldExactlyTheLake) {
   ASSERT_TRUE(last.ok()) << last.status().message();
   EXPECT_EQ(last->days_linked, 0);
   ExpectSnapshotEqualsLake(*lake, last->run_id, "full export");
-  // The comparison sees a difference when there is one.
+  // The comparison sees a difference when there is one: one row left out of the lake's side is
+  // one row of difference (whatever the schedule left in the table, when it left any).
   auto current = exports::ReadCurrent(lake->dir());
   ASSERT_TRUE(current.ok() && current->has_value());
-  EXPECT_GT(Difference(*lake, **current, "bronze_pdr_predictions", " WHERE payout IS NULL"), 0);
+  if (Int(*lake, "SELECT count(*) FROM bronze_pdr_predictions") > 0) {
+    EXPECT_EQ(Difference(*lake, **current, "bronze_pdr_predictions",
+                         " WHERE ID <> (SELECT min(ID) FROM bronze_pdr_predictions)"),
+              1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ExportProperty, ::testing::Range(0, ExportSeedCount()));
