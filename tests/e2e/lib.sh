@@ -118,7 +118,7 @@ start_holder() {
   holder_lake="$1"
   "$holder_bin" "$1" "$2" > holder.out 2>&1 &
   holder_pid=$!
-  for _ in $(seq 1 200); do
+  for _ in $(seq 1 1200); do
     [ -e "$1/holder.ready" ] && return 0
     sleep 0.05
   done
@@ -134,11 +134,12 @@ stop_holder() {
 }
 
 # start_sim_serve [OPTION...]: `predlake OPTION... sim serve --port 0` in the background (output in
-# serve.out and serve.err); returns with server_pid and url set once it printed its URL.
+# serve.out and serve.err); returns with server_pid and url set once it printed its URL (within a
+# minute: a sanitized build on a loaded machine starts slowly).
 start_sim_serve() {
   "$bin" "$@" sim serve --port 0 > serve.out 2> serve.err &
   server_pid=$!
-  for _ in $(seq 1 200); do
+  for _ in $(seq 1 1200); do
     [ -s serve.out ] && break
     kill -0 "$server_pid" 2> /dev/null || break
     sleep 0.05

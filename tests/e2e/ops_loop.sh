@@ -122,7 +122,14 @@ rm -rf lake
 sed -i 's/st_timestr: 3 hours ago/st_timestr: 12 hours ago/' ppss.yaml
 "$bin" --log-format json update --every 1h > loop.out 2> loop.err &
 loop_pid=$!
-sleep 1.5
+# The signal lands inside the first run: once the lake exists (a slow start, as under the
+# sanitizers on a loaded machine, must not leave it before the lake), half a second later.
+for _ in $(seq 300); do
+  [ -s lake/lake.duckdb ] && break
+  kill -0 "$loop_pid" 2>/dev/null || break
+  sleep 0.1
+done
+sleep 0.5
 kill -TERM "$loop_pid"
 set +e
 wait "$loop_pid"
