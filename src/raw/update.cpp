@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/backoff.hpp"
 #include "common/time.hpp"
 #include "raw/contracts.hpp"
 #include "raw/fetch.hpp"
@@ -443,7 +444,10 @@ Status ReadHeadAndContracts(lake::Lake& lake, const UpdateOptions& options,
     const int64_t newest = std::stoll(**recorded_block);
     Sleeper& sleeper = options.sleeper != nullptr ? *options.sleeper : DefaultSleeper();
     int64_t waited_ms = 0;
-    int64_t wait_ms = std::max<int64_t>(options.retry.base_delay_ms, 1);
+    const int64_t base_ms = std::max<int64_t>(options.retry.base_delay_ms, 1);
+    const int64_t max_ms = std::max<int64_t>(options.retry.max_delay_ms, 1);
+    // Predictable waits (no jitter): one process asks one node again.
+    int64_t wait_ms = Backoff::CeilingMs(base_ms, max_ms, 1);
     while (head->block < newest) {
       if (waited_ms + wait_ms > options.retry.budget_ms) {
         report.head_retries_by_kind["head_behind_lake"] = head_behind_waits;
@@ -460,7 +464,7 @@ Status ReadHeadAndContracts(lake::Lake& lake, const UpdateOptions& options,
         return Status::Cancelled("raw update interrupted");
       }
       waited_ms += wait_ms;
-      wait_ms = std::min(wait_ms * 2, std::max<int64_t>(options.retry.max_delay_ms, 1));
+      wait_ms = Backoff::CeilingMs(base_ms, max_ms, head_behind_waits + 1);
       head = FetchHead(client);
       if (!head.ok()) return head.status().WithContext("reading the indexed head");
     }

@@ -195,7 +195,7 @@ TEST(ExchangeTest, ANearlyUsedRequestWeightWaitsForTheNextWindow) {
   // The last answer reported the weight near the limit: a whole window first.
   ASSERT_TRUE(client.Klines(Request()).ok());
   EXPECT_EQ(sleeper.waits, std::vector<int64_t>{kWeightWindowMs});
-  EXPECT_EQ(client.stats().weight_pauses, 1);
+  EXPECT_EQ(client.stats().retries_by_kind.at("weight_pause"), 1);
   EXPECT_EQ(seen.size(), 3u);
 }
 

@@ -198,7 +198,6 @@ Result<T> Client::GetParsed(const std::string& path, Parse parse) {
                               std::to_string(kRequestWeightPerMinute) +
                               " per minute, and waiting for the next minute exceeds the budget");
       }
-      ++stats_.weight_pauses;
       ++stats_.retries_by_kind["weight_pause"];
       if (policy_.on_retry) {
         policy_.on_retry({"weight", attempt, kWeightWindowMs,

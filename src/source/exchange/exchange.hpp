@@ -109,8 +109,9 @@ struct Failure {
 struct ClientStats {
   int64_t requests = 0;
   int64_t retries = 0;
-  int64_t weight_pauses = 0;  // waits of kWeightWindowMs because the used weight neared the limit
-  std::map<std::string, int64_t> retries_by_kind;  // "http_429", "http_418", "http", ...
+  // "http_429", "http_418", "http", ..., and "weight_pause": the waits of kWeightWindowMs
+  // because the used weight neared the limit (the ledger's retry counts carry them).
+  std::map<std::string, int64_t> retries_by_kind;
 };
 
 // The klines client. Not thread-safe: one per thread. The sleeper must outlive it.
