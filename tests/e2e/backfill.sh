@@ -8,12 +8,13 @@
 # only that chunk, a run under a small lake_ss.memory_limit builds the same tables, and a bad
 # checkpoint_period or memory_limit is one line naming file:line, exit 2, nothing written.
 #
-# The sections run in parallel, each on its own lakes; the ones that compare with a one-shot build
-# from 12:00 make it themselves (one_shot).
+# The sections run in parallel, each on its own lakes; the ones that compare with the one-shot build
+# from 12:00 read its fingerprint, made once by the setup section (one_shot).
 #
 # backfill.sh PREDLAKE_BINARY [all|SECTION]
 set -euo pipefail
-sections="start later rebuild kill etl_chunks memory config"
+sections="setup start later rebuild kill etl_chunks memory config"
+needs_setup="start rebuild kill etl_chunks memory"
 source "$(dirname "$0")/lib.sh" backfill "$@"
 loop_pid=""
 on_exit() {
@@ -45,24 +46,36 @@ sim_ss:
   timeframes: [5m, 1h]
 EOF
 }
-# fingerprint CONFIG: every raw and built table's rows (built ones without run_id), the watermarks'
-# starts and the checkpoint.
+# fingerprint CONFIG: every raw and built table's rows (built ones without run_id) as count/hash,
+# and the checkpoint, in two queries (each run of the binary opens the lake: a fifth of a CPU second).
 fingerprint() {
-  local out="" t
+  local q="" t i=0
   for t in pdr_predictions pdr_truevals pdr_payouts pdr_subscriptions pdr_slots; do
-    out+="$t=$(sql "$1" "SELECT count(*) || '/' || coalesce(sum(hash(r)), 0) FROM $t AS r") "
+    q+="SELECT $((i++)) AS i, '$t' AS t, count(*) || '/' || coalesce(sum(hash(r)), 0) AS v FROM $t AS r UNION ALL "
   done
   for t in $(sql "$1" "SELECT string_agg(table_name, ' ' ORDER BY table_name) FROM duckdb_tables() WHERE table_name LIKE 'bronze\_%' ESCAPE '\\' OR table_name LIKE 'gold\_%' ESCAPE '\\'"); do
-    out+="$t=$(sql "$1" "SELECT count(*) || '/' || coalesce(sum(hash(r)), 0) FROM (SELECT * EXCLUDE (run_id) FROM $t) AS r") "
+    q+="SELECT $((i++)), '$t', count(*) || '/' || coalesce(sum(hash(r)), 0) FROM (SELECT * EXCLUDE (run_id) FROM $t) AS r UNION ALL "
   done
-  out+="checkpoint=$(sql "$1" "SELECT start_ms || '/' || checkpoint_ms FROM predlake_checkpoint")"
-  echo "$out"
+  q+="SELECT $i, 'checkpoint', (SELECT start_ms || '/' || checkpoint_ms FROM predlake_checkpoint)"
+  sql "$1" "SELECT string_agg(t || '=' || coalesce(v, ''), ' ' ORDER BY i) FROM ($q)"
 }
-# one_shot: the one-shot build from 12:00 in onelake (one.yaml), made once per section.
+# The one-shot build from 12:00, in $shared (lib.sh): CTest runs this section once, before the
+# sections that compare with it; its fingerprint is $shared/one.fingerprint.
+section_setup() {
+  rm -rf "$shared/onelake" "$shared/one.fingerprint"
+  (
+    cd "$shared"
+    config one.yaml onelake 2024-07-25_12:00 1000d
+    run 0 -c one.yaml update
+    fingerprint one.yaml > one.fingerprint.tmp
+    mv one.fingerprint.tmp one.fingerprint
+  )
+}
+# one_shot: $one, the one-shot build's fingerprint (built here when this run has none: a section run
+# alone).
 one_shot() {
-  [ -e onelake ] && return 0
-  config one.yaml onelake 2024-07-25_12:00 1000d
-  run 0 -c one.yaml update
+  [ -s "$shared/one.fingerprint" ] || section_setup
+  one="$(cat "$shared/one.fingerprint")"
 }
 
 # A chunked first update: one line per chunk but the last (chunks done and left, rows per second,
@@ -89,10 +102,10 @@ section_start() {
   [ "$(sql a.yaml "SELECT count(*) > 0 FROM bronze_pdr_predictions WHERE timestamp < epoch_ms(TIMESTAMP '2024-07-25 20:00:00')")" = true ] \
     || fail "nothing built before the old start"
   one_shot
-  [ "$(fingerprint a.yaml)" = "$(fingerprint one.yaml)" ] \
+  [ "$(fingerprint a.yaml)" = "$one" ] \
     || fail "backfilled lake differs from a one-shot build:
   $(fingerprint a.yaml)
-  $(fingerprint one.yaml)"
+  $one"
 }
 
 # The start moved later (on a lake that starts at 12:00): one line says that nothing changes.
@@ -165,7 +178,7 @@ section_rebuild() {
   run 0 -c b.yaml etl rebuild
   grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, .*(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)' err.txt \
     || fail "etl rebuild after the backfill: $(cat err.txt)"
-  [ "$(fingerprint b.yaml)" = "$(fingerprint one.yaml)" ] || fail "etl rebuild after the backfill differs from a one-shot build"
+  [ "$(fingerprint b.yaml)" = "$one" ] || fail "etl rebuild after the backfill differs from a one-shot build"
 }
 
 # A SIGKILL in a later chunk (its publish) loses that chunk only; the rerun equals one window.
@@ -181,7 +194,7 @@ section_kill() {
   [ "$(sql k.yaml "SELECT checkpoint_ms = epoch_ms(TIMESTAMP '2024-07-25 18:00:00') FROM predlake_checkpoint")" = true ] \
     || fail "the killed chunk moved the checkpoint"
   run 0 -c k.yaml update
-  [ "$(fingerprint k.yaml)" = "$(fingerprint one.yaml)" ] || fail "rerun after the kills differs from one window"
+  [ "$(fingerprint k.yaml)" = "$one" ] || fail "rerun after the kills differs from one window"
   [ "$(sql k.yaml "SELECT count(*) FILTER (WHERE status = 'aborted') || '/' || count(*) FILTER (WHERE status NOT IN ('aborted', 'succeeded')) FROM predlake_runs")" = "2/0" ] \
     || fail "ledger: $(sql k.yaml "SELECT string_agg(status, ' ') FROM predlake_runs")"
 }
@@ -194,11 +207,11 @@ section_etl_chunks() {
   run 0 -c e.yaml etl update
   [ "$(grep -c '^predlake: etl update: \[' err.txt)" = 3 ] || fail "etl update chunks: $(cat err.txt)"
   grep -q '^predlake: etl update: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first etl chunk: $(cat err.txt)"
-  [ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl update differs from one window"
+  [ "$(fingerprint e.yaml)" = "$one" ] || fail "chunked etl update differs from one window"
   run 0 -c e.yaml etl rebuild
   grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first rebuild chunk: $(cat err.txt)"
   [ "$(grep -c '^predlake: etl update: \[' err.txt)" = 2 ] || fail "rebuild chunks: $(cat err.txt)"
-  [ "$(fingerprint e.yaml)" = "$(fingerprint one.yaml)" ] || fail "chunked etl rebuild differs from one window"
+  [ "$(fingerprint e.yaml)" = "$one" ] || fail "chunked etl rebuild differs from one window"
 }
 
 # A bad checkpoint_period or memory_limit: one line naming file:line, exit 2, nothing written.
@@ -230,7 +243,7 @@ section_memory() {
   one_shot
   config m.yaml mlake 2024-07-25_12:00 1000d 128MB
   run 0 -c m.yaml update
-  [ "$(fingerprint m.yaml)" = "$(fingerprint one.yaml)" ] || fail "a 128MB memory_limit built other tables"
+  [ "$(fingerprint m.yaml)" = "$one" ] || fail "a 128MB memory_limit built other tables"
 }
 
 run_sections

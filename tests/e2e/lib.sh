@@ -2,6 +2,7 @@
 #
 #   set -euo pipefail
 #   sections="a b"                          # optional: its sections, run by run_sections
+#   needs_setup="b"                         # optional: the sections that use what `setup` builds
 #   source "$(dirname "$0")/lib.sh" NAME "$@"
 #
 # CTest registers one entry per section, reading the `sections="..."` line of each script
@@ -18,6 +19,11 @@
 #   work        a new temporary folder, made the current directory and removed at exit, after the
 #               script's own `on_exit` (define it to stop other background processes) and after
 #               stopping the holder (start_holder) and the server in $server_pid (start_sim_serve)
+#   shared      where a script's `setup` section leaves what the sections of its needs_setup line
+#               share (a lake built once, its fingerprint): PREDLAKE_E2E_SHARED, a folder of the
+#               build tree that CTest fills by running the setup section as a fixture those
+#               sections require (tests/CMakeLists.txt); else a folder in $work, so that a section
+#               run alone runs the setup itself
 e2e_name="$1"
 shift
 bin="$(cd "$(dirname "$1")" 2> /dev/null && pwd)/$(basename "$1")"
@@ -37,6 +43,8 @@ if [ -n "$sections" ]; then
   esac
 fi
 work="$(mktemp -d)"
+shared="${PREDLAKE_E2E_SHARED:-$work/shared}"
+mkdir -p "$shared"
 holder_pid=""
 holder_lake=""
 server_pid=""
