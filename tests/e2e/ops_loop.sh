@@ -140,15 +140,25 @@ loop_pid=""
 while read -r line; do
   case "$line" in \{*\}) ;; *) fail "not a JSON log line: $line" ;; esac
 done < loop.err
-"$bin" -q runs --limit 0 --format csv > runs.csv
-! grep -q ',running,' runs.csv || fail "a run left running after SIGTERM: $(cat runs.csv)"
-interrupted="$(grep -o ',update,[a-z]*,' runs.csv | head -1 | cut -d, -f3)"
-case "$interrupted" in aborted|succeeded) ;; *) fail "interrupted run: '$interrupted': $(cat runs.csv)" ;; esac
+# On a loaded machine the signal can land while the lake is being created, before its ledger: the
+# lake is then empty (`runs` says so, exit 3) and the next update fills it.
+set +e
+"$bin" -q runs --limit 0 --format csv > runs.csv 2> runs.err
+rc=$?
+set -e
+if [ "$rc" -eq 3 ] && grep -q 'is empty' runs.err; then
+  interrupted="none (the lake was still being created)"
+else
+  [ "$rc" -eq 0 ] || fail "runs after SIGTERM exited $rc: $(cat runs.err)"
+  ! grep -q ',running,' runs.csv || fail "a run left running after SIGTERM: $(cat runs.csv)"
+  interrupted="$(grep -o ',update,[a-z]*,' runs.csv | head -1 | cut -d, -f3)"
+  case "$interrupted" in aborted|succeeded) ;; *) fail "interrupted run: '$interrupted': $(cat runs.csv)" ;; esac
+fi
 # The interrupted lake is consistent already (rows at a watermark are informational), and the next run
 # picks up where the interrupted one stopped.
 # A signal that lands before the first table was stored (a slow build) leaves tables without a
 # watermark after an aborted run: validate says so (raw_tables_never_fetched) and nothing else.
-"$bin" -q validate > validate.out ||
+[ "$rc" -eq 3 ] || "$bin" -q validate > validate.out ||
   tail -1 validate.out | grep -Eq '^validate: 1 of [0-9]+ checks failed: raw_tables_never_fetched( |$)' ||
   fail "validate right after an interrupted run: $(cat validate.out)"
 "$bin" -q update || fail "update after the interrupted loop"
