@@ -189,7 +189,7 @@ Chart ChartFromTable(const Table& t, const std::string& id, const std::string& t
 // Adds `column` of `by_day` (a table with a `day` column) to `chart` as a series on the chart's
 // days; a day the table lacks is 0 (nothing pending that day is a known 0).
 void AddSeriesByDay(Chart& chart, const Table& by_day, const std::string& column,
-                    const std::string& label, const std::string& kind) {
+                    const std::string& label, const std::string& kind, bool cumulative) {
   const size_t day = ColumnIndex(by_day, "day");
   const size_t col = ColumnIndex(by_day, column);
   std::map<int64_t, Json> values;
@@ -200,12 +200,18 @@ void AddSeriesByDay(Chart& chart, const Table& by_day, const std::string& column
     }
   }
   Json out = Json::array();
+  double running = 0;
   for (const Json& x : chart.data["x"]) {
     auto it = x.is_number() ? values.find(x.get<int64_t>()) : values.end();
-    out.push_back(it != values.end() ? it->second : Json(0));
+    Json v = it != values.end() ? it->second : Json(0);
+    if (cumulative) {
+      if (v.is_number()) running += v.get<double>();
+      v = running;
+    }
+    out.push_back(std::move(v));
   }
   chart.data["series"].push_back(
-      Json{{"label", label}, {"values", std::move(out)}, {"kind", kind}});
+      Json{{"label", label}, {"values", std::move(out)}, {"kind", cumulative ? "level" : kind}});
 }
 
 // The sum of a decimal column of `t` as text with two decimals (a chart note).
@@ -219,12 +225,14 @@ std::string SumText(const Table& t, const std::string& column) {
   return fmt::format("{:.2f}", sum);
 }
 
-// The pending stake as series of a P&L chart, and the note saying what is pending.
-void AddPending(Chart& chart, const Table& pending) {
-  AddSeriesByDay(chart, pending, "awaiting_claim_stake", "pending: stake waiting for claims",
-                 "pending");
-  AddSeriesByDay(chart, pending, "awaiting_trueval_stake", "pending: stake waiting for truevals",
-                 "pending");
+// The pending stake as series of a P&L chart (running totals on a cumulative one), and the note
+// saying what is pending.
+void AddPending(Chart& chart, const Table& pending, bool cumulative = false) {
+  const std::string to_date = cumulative ? " (to date)" : "";
+  AddSeriesByDay(chart, pending, "awaiting_claim_stake",
+                 "pending: stake waiting for claims" + to_date, "pending", cumulative);
+  AddSeriesByDay(chart, pending, "awaiting_trueval_stake",
+                 "pending: stake waiting for truevals" + to_date, "pending", cumulative);
   chart.data["note"] = fmt::format(
       "Pending (shaded, not a loss): {} OCEAN of stake in paying slots not claimed yet (the claim "
       "reveals a payout or a loss; cash P&L counts it as not received), {} OCEAN in slots waiting "
@@ -430,12 +438,14 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   Chart cumulative = ChartFromTable(
       daily, "cumulative_pnl", "Cumulative P&L (OCEAN)",
       {{"cash_pnl", "cash P&L", true}, {"profit", "profit on revealed predictions", true}});
-  AddPending(cumulative, pending);
+  AddPending(cumulative, pending, true);
   page.charts.push_back(std::move(cumulative));
   Chart over_time = ChartFromTable(daily, "stake_pnl_daily", "Stake and cash P&L per day (OCEAN)",
                                    {{"stake", "stake"}, {"cash_pnl", "cash P&L"}});
   AddPending(over_time, pending);
   page.charts.push_back(std::move(over_time));
+  page.notes.push_back(
+      "Transaction costs (gas) are not shown: the lake holds no gas figures of any transaction.");
   page.charts.push_back(ChartFromTable(daily, "accuracy", "Accuracy per day, with its bounds",
                                        {{"accuracy", "accuracy (revealed)"},
                                         {"accuracy_low", "lower bound"},

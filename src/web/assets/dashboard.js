@@ -137,7 +137,7 @@
     var tails = [];
     data.series.forEach(function (s, k) {
       var color = PALETTE[k % PALETTE.length];
-      var pending = s.kind === "pending";
+      var pending = s.kind === "pending" || /^pending: /.test(s.label);
       var scale = s.axis === "right" ? "right" : "y";
       var main = s.values.slice();
       if (partialIdx >= 0) main[partialIdx] = null;
@@ -160,7 +160,9 @@
       columns.push({opts: opts, values: main});
       if (partialIdx >= 0) {
         var drawn = s.values[partialIdx];
-        if (drawn !== null && (s.kind === "sum" || pending) && pace !== 1) drawn = drawn * pace;
+        if (drawn !== null && (s.kind === "sum" || s.kind === "pending") && pace !== 1) {
+          drawn = drawn * pace;
+        }
         var tail = data.x.map(function () { return null; });
         if (partialIdx > 0) tail[partialIdx - 1] = s.values[partialIdx - 1];
         tail[partialIdx] = drawn;
