@@ -408,6 +408,18 @@ TEST_F(ServeWorld, CompareDrawsEachItemAndChecksItsAddresses) {
   Response html = Answer(o, "/predictoors", {});
   EXPECT_NE(html.body.find("class=\"pl-action\" href=\"/compare?period=1w&amp;a=0x"),
             std::string::npos);
+  // So does the Feeds page, with every feed it lists (a contract without figures too).
+  Response feeds_html = Answer(o, "/feeds", {{"period", "all"}});
+  std::smatch m;
+  const std::regex link("href=\"/compare\\?period=all((&amp;a=0x[0-9a-f]{40})+)\"");
+  ASSERT_TRUE(std::regex_search(feeds_html.body, m, link));
+  std::multimap<std::string, std::string> from_feeds = {{"period", "all"}};
+  const std::string list = m[1].str();
+  for (size_t at = list.find("a="); at != std::string::npos; at = list.find("a=", at + 2)) {
+    from_feeds.emplace("a", list.substr(at + 2, 42));
+  }
+  Json compared = Api(o, "/api/compare", from_feeds);
+  EXPECT_EQ(compared["tables"]["compared"]["rows"].size(), from_feeds.size() - 1);
 }
 
 TEST_F(ServeWorld, EveryFeedIsListedWithItsSalesAndConsensus) {
