@@ -20,6 +20,13 @@
 namespace predlake::serve {
 namespace {
 
+// "2024-07-26 14:05": a time to the minute, UTC.
+std::string MinuteText(int64_t ms) {
+  std::string t = FormatTime(ms).substr(0, 16);
+  if (t.size() > 10) t[10] = ' ';
+  return t;
+}
+
 // ---- SQL (src/serve/sql).
 
 using BindValue = std::variant<std::monostate, int64_t, std::string>;
@@ -35,8 +42,9 @@ const std::vector<std::string>& MetricSortKeys() {
 // What the pages read, made once per snapshot (its files never change) as in-memory tables, and
 // the helpers of their queries (src/serve/sql: macros, snapshot_tables, metric_tables*).
 Status CreateServeTables(duck::Connection& conn, bool gold_has_columns) {
-  for (std::string_view name : {"macros", "snapshot_tables",
-                                gold_has_columns ? "metric_tables" : "metric_tables_from_bronze"}) {
+  for (std::string_view name :
+       {"macros", "snapshot_tables",
+        gold_has_columns ? "metric_tables" : "metric_tables_from_bronze", "chart_tables"}) {
     ASSIGN_OR_RETURN(std::string sql, PageSql(name));
     RETURN_IF_ERROR(conn.Execute(sql, "serve: " + std::string(name)));
   }
@@ -116,11 +124,31 @@ size_t ColumnIndex(const Table& t, const std::string& col) {
   return t.columns.size();
 }
 
+// A chart series from a table column. `kind` tells dashboard.js how to draw a partial last day
+// (docs/serve.md, "Charts"): "sum" (a per-day total: drawn at its pace), "level" (a ratio or a
+// running total: drawn as it is), "pending" (stake whose outcome is not known yet, per day: a
+// shaded band, at its pace on a partial day);
+// `axis` "right" puts it on a second y scale (a running total beside daily values).
 struct SeriesSpec {
+  SeriesSpec(std::string column_in, std::string label_in, bool cumulative_in = false,
+             std::string kind_in = "sum", std::string axis_in = "")
+      : column(std::move(column_in)),
+        label(std::move(label_in)),
+        cumulative(cumulative_in),
+        kind(std::move(kind_in)),
+        axis(std::move(axis_in)) {}
   std::string column;
   std::string label;
-  bool cumulative = false;
+  bool cumulative;
+  std::string kind;
+  std::string axis;
 };
+
+bool ChartIsRatio(const std::string& column) {
+  return column == "accuracy" || column == "accuracy_low" || column == "accuracy_high" ||
+         column == "revealed_share" || column == "roi" || column == "consensus_accuracy" ||
+         column == "consensus_slot_accuracy";
+}
 
 // A chart from a table with a `day` column.
 Chart ChartFromTable(const Table& t, const std::string& id, const std::string& title,
@@ -149,10 +177,92 @@ Chart ChartFromTable(const Table& t, const std::string& id, const std::string& t
       }
       values.push_back(std::move(v));
     }
-    all.push_back(Json{{"label", spec.label}, {"values", std::move(values)}});
+    Json one{{"label", spec.label}, {"values", std::move(values)}};
+    one["kind"] = spec.cumulative || ChartIsRatio(spec.column) ? std::string("level") : spec.kind;
+    if (!spec.axis.empty()) one["axis"] = spec.axis;
+    all.push_back(std::move(one));
   }
   chart.data = Json{{"x", std::move(x)}, {"series", std::move(all)}};
   return chart;
+}
+
+// Adds `column` of `by_day` (a table with a `day` column) to `chart` as a series on the chart's
+// days; a day the table lacks is 0 (nothing pending that day is a known 0).
+void AddSeriesByDay(Chart& chart, const Table& by_day, const std::string& column,
+                    const std::string& label, const std::string& kind, bool cumulative) {
+  const size_t day = ColumnIndex(by_day, "day");
+  const size_t col = ColumnIndex(by_day, column);
+  std::map<int64_t, Json> values;
+  for (const auto& row : by_day.rows) {
+    if (day >= row.size() || col >= row.size() || !row[day].is_string()) continue;
+    if (std::optional<int64_t> ms = ParseDay(row[day].get<std::string>())) {
+      values[*ms / 1000] = ChartValue(row[col]);
+    }
+  }
+  Json out = Json::array();
+  double running = 0;
+  for (const Json& x : chart.data["x"]) {
+    auto it = x.is_number() ? values.find(x.get<int64_t>()) : values.end();
+    Json v = it != values.end() ? it->second : Json(0);
+    if (cumulative) {
+      if (v.is_number()) running += v.get<double>();
+      v = running;
+    }
+    out.push_back(std::move(v));
+  }
+  chart.data["series"].push_back(
+      Json{{"label", label}, {"values", std::move(out)}, {"kind", cumulative ? "level" : kind}});
+}
+
+// The sum of a decimal column of `t` as text with two decimals (a chart note).
+std::string SumText(const Table& t, const std::string& column) {
+  const size_t col = ColumnIndex(t, column);
+  double sum = 0;
+  for (const auto& row : t.rows) {
+    if (col < row.size() && ChartValue(row[col]).is_number())
+      sum += ChartValue(row[col]).get<double>();
+  }
+  return fmt::format("{:.2f}", sum);
+}
+
+// The pending stake as series of a P&L chart (running totals on a cumulative one), and the note
+// saying what is pending.
+void AddPending(Chart& chart, const Table& pending, bool cumulative = false) {
+  const std::string to_date = cumulative ? " (to date)" : "";
+  AddSeriesByDay(chart, pending, "awaiting_claim_stake",
+                 "pending: stake waiting for claims" + to_date, "pending", cumulative);
+  AddSeriesByDay(chart, pending, "awaiting_trueval_stake",
+                 "pending: stake waiting for truevals" + to_date, "pending", cumulative);
+  chart.data["note"] = fmt::format(
+      "Pending (shaded, not a loss): {} OCEAN of stake in paying slots not claimed yet (the claim "
+      "reveals a payout or a loss; cash P&L counts it as not received), {} OCEAN in slots waiting "
+      "for their trueval (not in cash P&L yet).",
+      SumText(pending, "awaiting_claim_stake"), SumText(pending, "awaiting_trueval_stake"));
+}
+
+// Marks the chart's partial last day (the period's, when the chart's last x is that day):
+// dashboard.js draws it dashed and a per-day total at its pace, never as a drop.
+void MarkPartialDay(Chart& chart, const Period& period) {
+  if (!period.partial_day) return;
+  const Json& x = chart.data["x"];
+  const std::optional<int64_t> day_ms = ParseDay(*period.partial_day);
+  if (!day_ms || x.empty() || !x.back().is_number() || x.back().get<int64_t>() != *day_ms / 1000) {
+    return;
+  }
+  chart.data["partial"] = Json{{"x", *day_ms / 1000},
+                               {"to", FormatTime(period.holds_to_ms)},
+                               {"covered_s", (period.holds_to_ms - *day_ms) / 1000}};
+}
+
+Json PeriodJson(const Period& p) {
+  const bool all = p.name == "all";
+  return Json{{"name", p.name},
+              {"from_day", all ? Json(nullptr) : Json(p.from_day)},
+              {"to_day", all ? Json(nullptr) : Json(p.to_day)},
+              {"holds_to", FormatTime(p.holds_to_ms)},
+              {"partial_day", p.partial_day ? Json(*p.partial_day) : Json(nullptr)},
+              {"clamped", p.clamped},
+              {"label", p.label}};
 }
 
 bool IsAddress(const std::string& s) {
@@ -200,6 +310,20 @@ struct PageContext {
 
 // ---- The pages.
 
+// "Pending outcomes per day" (pending_daily.sql) of `user` (monostate: the network).
+Result<Table> PendingTable(PageContext& cx, BindValue user) {
+  std::vector<BindValue> binds = cx.period_binds();
+  binds.push_back(std::move(user));
+  ASSIGN_OR_RETURN(Table t, RunTable(cx.conn(), "pending", "Pending outcomes per day",
+                                     PageSql("pending_daily"), binds));
+  t.note =
+      "Stake whose outcome is not known yet. awaiting_claim: predictions in paying slots without a "
+      "claim (won or lost: the claim reveals it; cash P&L counts their stake as not received). "
+      "awaiting_trueval: predictions in slots still waiting for their trueval (not in cash P&L "
+      "yet). Known stakes only.";
+  return t;
+}
+
 Status OverviewPage(PageContext& cx) {
   Page& page = cx.page;
   page.title = "Overview";
@@ -223,9 +347,12 @@ Status OverviewPage(PageContext& cx) {
   page.charts.push_back(ChartFromTable(
       ordered, "stake_daily", "Stake and payouts per day (OCEAN)",
       {{"stake", "stake"}, {"settled_payout", "payouts received"}, {"sales", "sales"}}));
-  page.charts.push_back(ChartFromTable(
-      ordered, "pnl_daily", "Network cash P&L (OCEAN)",
-      {{"cash_pnl", "cash P&L per day"}, {"cash_pnl", "cumulative cash P&L", true}}));
+  ASSIGN_OR_RETURN(Table pending, PendingTable(cx, std::monostate()));
+  Chart pnl = ChartFromTable(ordered, "pnl_daily", "Network cash P&L (OCEAN)",
+                             {{"cash_pnl", "cash P&L per day"},
+                              {"cash_pnl", "cumulative cash P&L (right axis)", true, "", "right"}});
+  AddPending(pnl, pending);
+  page.charts.push_back(std::move(pnl));
   page.charts.push_back(ChartFromTable(ordered, "revenue_daily", "Revenue per day (OCEAN)",
                                        {{"revenue", "slot revenue"}, {"sales", "sales"}}));
   page.charts.push_back(ChartFromTable(ordered, "accuracy_daily",
@@ -235,6 +362,7 @@ Status OverviewPage(PageContext& cx) {
                                         {"accuracy_high", "upper bound"}}));
   page.tables.push_back(std::move(network));
   page.tables.push_back(std::move(daily));
+  page.tables.push_back(std::move(pending));
   return Status::Ok();
 }
 
@@ -306,9 +434,18 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
       "Paying slots without a claim: the payout, if the prediction was right, is unknown until "
       "claimed (unclaimed_stake is their stake, not a payout). Canceled slots without a claim: "
       "the refund (the stake) is still to collect.";
-  page.charts.push_back(ChartFromTable(
+  ASSIGN_OR_RETURN(Table pending, PendingTable(cx, address));
+  Chart cumulative = ChartFromTable(
       daily, "cumulative_pnl", "Cumulative P&L (OCEAN)",
-      {{"cash_pnl", "cash P&L", true}, {"profit", "profit on revealed predictions", true}}));
+      {{"cash_pnl", "cash P&L", true}, {"profit", "profit on revealed predictions", true}});
+  AddPending(cumulative, pending, true);
+  page.charts.push_back(std::move(cumulative));
+  Chart over_time = ChartFromTable(daily, "stake_pnl_daily", "Stake and cash P&L per day (OCEAN)",
+                                   {{"stake", "stake"}, {"cash_pnl", "cash P&L"}});
+  AddPending(over_time, pending);
+  page.charts.push_back(std::move(over_time));
+  page.notes.push_back(
+      "Transaction costs (gas) are not shown: the lake holds no gas figures of any transaction.");
   page.charts.push_back(ChartFromTable(daily, "accuracy", "Accuracy per day, with its bounds",
                                        {{"accuracy", "accuracy (revealed)"},
                                         {"accuracy_low", "lower bound"},
@@ -319,6 +456,7 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
   page.tables.push_back(std::move(daily));
   page.tables.push_back(std::move(recent));
   page.tables.push_back(std::move(unclaimed));
+  page.tables.push_back(std::move(pending));
   return Status::Ok();
 }
 
@@ -409,15 +547,31 @@ Status RunsPage(PageContext& cx) {
   page.title = "Runs";
   const std::vector<std::string> keys = {"run_id", "command", "status", "started_at", "duration_s"};
   RETURN_IF_ERROR(ResolveSort(page, keys, "run_id", "desc"));
+  // Runs are stamped in wall-clock time, not slot time: the period is the runs started in the
+  // last 24 h, 7 or 30 days before the snapshot was made.
+  const int64_t made_ms = cx.view.snapshot().created_at_ms;
+  const int64_t days = cx.period.name == "1d" ? 1 : cx.period.name == "1m" ? 30 : 7;
+  BindValue from;
+  if (cx.period.name != "all") {
+    from = made_ms - days * kDayMs;
+    cx.period.label = "runs started from " + MinuteText(made_ms - days * kDayMs) +
+                      " UTC to the snapshot (" + MinuteText(made_ms) + " UTC)";
+  } else {
+    cx.period.label = "every run";
+  }
+  page.period = PeriodJson(cx.period);
+  page.period["from_day"] = nullptr;
+  page.period["to_day"] = nullptr;
   page.notes.push_back(
-      "The ledger as of the snapshot (the export that made it is the next run). Runs are listed "
-      "whatever the period (the newest 200).");
+      "The ledger as of the snapshot (the export that made it is the next run): the runs started "
+      "in "
+      "the period, in wall-clock time (the newest 200).");
   ASSIGN_OR_RETURN(Table runs, RunTable(cx.conn(), "runs", "Runs (newest 200)",
-                                        PageSql("runs", OrderTerm(page)), {}));
+                                        PageSql("runs", OrderTerm(page)), {from}));
   runs.sort_keys = keys;
   ASSIGN_OR_RETURN(Table failures,
                    RunTable(cx.conn(), "failures", "Failed and aborted runs (newest 50)",
-                            PageSql("runs_failures"), {}));
+                            PageSql("runs_failures"), {from}));
   ASSIGN_OR_RETURN(Table marks, RunTable(cx.conn(), "watermarks", "Raw tables: watermarks",
                                          PageSql("runs_watermarks"), {}));
   Table rows;
@@ -433,6 +587,143 @@ Status RunsPage(PageContext& cx) {
   page.tables.push_back(std::move(marks));
   page.tables.push_back(std::move(rows));
   return Status::Ok();
+}
+
+// ---- Compare (up to five predictoors or feeds on one chart).
+
+constexpr size_t kMaxCompared = 5;
+
+// A chart of one column per compared item, on the days of `daily` (compare_daily.sql).
+Chart CompareChart(const Table& daily,
+                   const std::vector<std::pair<std::string, std::string>>& items,
+                   const std::string& id, const std::string& title, const std::string& column,
+                   bool cumulative) {
+  const size_t day = ColumnIndex(daily, "day");
+  const size_t item = std::min(ColumnIndex(daily, "user"), ColumnIndex(daily, "contract"));
+  const size_t col = ColumnIndex(daily, column);
+  std::vector<int64_t> xs;
+  std::map<std::pair<std::string, int64_t>, Json> at;
+  for (const auto& row : daily.rows) {
+    std::optional<int64_t> ms =
+        row[day].is_string() ? ParseDay(row[day].get<std::string>()) : std::nullopt;
+    if (!ms || !row[item].is_string()) continue;
+    if (xs.empty() || xs.back() != *ms / 1000) xs.push_back(*ms / 1000);
+    at[{row[item].get<std::string>(), *ms / 1000}] = ChartValue(row[col]);
+  }
+  Chart chart;
+  chart.id = id;
+  chart.title = title;
+  Json series = Json::array();
+  for (const auto& [address, label] : items) {
+    Json values = Json::array();
+    double running = 0;
+    for (int64_t x : xs) {
+      auto it = at.find({address, x});
+      // A day without rows: nothing predicted (a known 0) for a total, no value for a ratio.
+      Json v = it != at.end() ? it->second : ChartIsRatio(column) ? Json(nullptr) : Json(0);
+      if (cumulative) {
+        if (v.is_number()) running += v.get<double>();
+        v = running;
+      }
+      values.push_back(std::move(v));
+    }
+    series.push_back(Json{{"label", label},
+                          {"values", std::move(values)},
+                          {"kind", cumulative || ChartIsRatio(column) ? "level" : "sum"}});
+  }
+  chart.data = Json{{"x", xs}, {"series", std::move(series)}};
+  return chart;
+}
+
+Status ComparePage(PageContext& cx) {
+  Page& page = cx.page;
+  page.title = "Compare";
+  RETURN_IF_ERROR(ResolveSort(page, {"item"}, "item", "asc"));
+  const std::vector<std::string>& given = page.params.compare;
+  if (given.empty()) {
+    return Status::Usage(
+        "compare: no address (give one to five predictoors or feeds: /compare?a=0x..&a=0x..)");
+  }
+  std::vector<std::string> addresses;
+  for (const std::string& raw : given) {
+    if (!IsAddress(raw)) {
+      return Status::Usage("a: '" + raw + "' is not an address (0x and 40 hexadecimal digits)");
+    }
+    const std::string address = Lower(raw);
+    if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
+      addresses.push_back(address);
+    }
+  }
+  if (addresses.size() > kMaxCompared) {
+    return Status::Usage(
+        fmt::format("a: {} addresses; compare at most {}", addresses.size(), kMaxCompared));
+  }
+  std::string kind;
+  std::vector<std::pair<std::string, std::string>> items;  // (address, label)
+  ASSIGN_OR_RETURN(std::string item_sql, PageSql("compare_item"));
+  for (const std::string& address : addresses) {
+    ASSIGN_OR_RETURN(duck::Prepared stmt, cx.conn().Prepare(item_sql, "serve: compare"));
+    RETURN_IF_ERROR(stmt.Bind(1, std::string_view(address)));
+    ASSIGN_OR_RETURN(duck::QueryResult r, stmt.Execute());
+    auto rows = r.ToText();
+    const bool predictoor = !rows.empty() && rows[0][0] && *rows[0][0] != "0";
+    const bool feed = !rows.empty() && rows[0][1].has_value();
+    if (!predictoor && !feed)
+      return NotFound("no predictoor or feed " + address + " in the snapshot");
+    const std::string this_kind = predictoor ? "predictoor" : "feed";
+    if (!kind.empty() && kind != this_kind) {
+      return Status::Usage("a: compare predictoors or feeds, not both (" + address + " is a " +
+                           this_kind + ", the first a " + kind + ")");
+    }
+    kind = this_kind;
+    const std::string shortened = address.substr(0, 6) + "\xE2\x80\xA6" + address.substr(38);
+    items.emplace_back(address, predictoor ? shortened : *rows[0][1] + " " + shortened);
+  }
+  page.title = fmt::format("Compare {} {}s", items.size(), kind);
+  std::vector<BindValue> binds = cx.period_binds();
+  binds.emplace_back(JoinComma(addresses));
+  binds.emplace_back(kind);
+  ASSIGN_OR_RETURN(Table summary,
+                   RunTable(cx.conn(), "compared", "Compared", PageSql("compare"), binds));
+  summary.note =
+      "The period's figures of each, in the order given; cash P&L as on the leaderboard. In the "
+      "charts a day without predictions counts 0 (stake, cash P&L) and has no accuracy.";
+  ASSIGN_OR_RETURN(Table daily,
+                   RunTable(cx.conn(), "daily", "Per day", PageSql("compare_daily"), binds));
+  // The item column named as on the other pages, so that it links to the item's page.
+  for (Table* t : {&summary, &daily}) {
+    for (std::string& col : t->columns) {
+      if (col == "item") col = kind == "predictoor" ? "user" : "contract";
+    }
+  }
+  page.charts.push_back(CompareChart(daily, items, "compare_cumulative_pnl",
+                                     "Cumulative cash P&L (OCEAN)", "cash_pnl", true));
+  page.charts.push_back(
+      CompareChart(daily, items, "compare_stake", "Stake per day (OCEAN)", "stake", false));
+  page.charts.push_back(CompareChart(daily, items, "compare_accuracy",
+                                     "Accuracy per day (revealed predictions)", "accuracy", false));
+  page.tables.push_back(std::move(summary));
+  page.tables.push_back(std::move(daily));
+  return Status::Ok();
+}
+
+// A link comparing the first five rows of `t` (their `column`), when it has two or more.
+void AddCompareAction(Page& page, const Table& t, const std::string& column,
+                      const std::string& what) {
+  const size_t col = ColumnIndex(t, column);
+  std::string query;
+  size_t n = 0;
+  for (const auto& row : t.rows) {
+    if (n == kMaxCompared) break;
+    if (col >= row.size() || !row[col].is_string() || !IsAddress(row[col].get<std::string>())) {
+      continue;
+    }
+    query += "&a=" + row[col].get<std::string>();
+    ++n;
+  }
+  if (n < 2) return;
+  page.actions.emplace_back("/compare?period=" + page.params.period + query,
+                            fmt::format("Compare the first {} {} on one chart", n, what));
 }
 
 }  // namespace
@@ -476,6 +767,10 @@ Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& pa
   PageParams out;
   std::set<std::string> seen;
   for (const auto& [name, value] : params) {
+    if (name == "a") {  // /compare's items: several, checked by the page
+      out.compare.push_back(value);
+      continue;
+    }
     if (!seen.insert(name).second) return Status::Usage("parameter '" + name + "' given twice");
     if (name == "period") {
       if (value != "1d" && value != "1w" && value != "1m" && value != "all") {
@@ -501,19 +796,48 @@ Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& pa
 }
 
 Period PeriodFor(const std::string& name, std::optional<int64_t> checkpoint_ms,
-                 int64_t created_at_ms) {
+                 int64_t created_at_ms, std::optional<int64_t> lake_start_ms) {
   Period p;
   p.name = name;
+  p.holds_to_ms = checkpoint_ms ? *checkpoint_ms : created_at_ms;
+  const int64_t last = DayStartMs(checkpoint_ms ? *checkpoint_ms - 1 : created_at_ms);
+  if (p.holds_to_ms > last && p.holds_to_ms < last + kDayMs) p.partial_day = FormatDay(last);
+  const std::string holds_to = FormatTime(p.holds_to_ms).substr(11, 5) + " UTC";
   if (name == "all") {
     p.from_day = "1970-01-01";
     p.to_day = "9999-12-31";
+    p.label = "every day" +
+              (p.partial_day ? ", the last (" + *p.partial_day + ") to " + holds_to + " (partial)"
+                             : std::string());
     return p;
   }
-  const int64_t anchor_ms = checkpoint_ms ? *checkpoint_ms - 1 : created_at_ms;
-  const int64_t last = DayStartMs(anchor_ms);
-  const int64_t days = name == "1d" ? 1 : name == "1m" ? 30 : 7;
-  p.from_day = FormatDay(last - (days - 1) * kDayMs);
+  // 1d: the last 24 hours. The tables are per slot day, so they show the days those hours touch
+  // (the label says which), never the partial calendar day alone.
+  const int64_t first = name == "1d"   ? DayStartMs(p.holds_to_ms - kDayMs)
+                        : name == "1m" ? last - 29 * kDayMs
+                                       : last - 6 * kDayMs;
+  const int64_t days = (last - first) / kDayMs + 1;
+  p.from_day = FormatDay(first);
   p.to_day = FormatDay(last);
+  if (lake_start_ms && first < *lake_start_ms && *lake_start_ms <= last) {
+    p.from_day = FormatDay(*lake_start_ms);
+    p.clamped = true;
+  }
+  const std::string to_text =
+      p.partial_day ? p.to_day + " " + holds_to + " (partial day)" : p.to_day + " (whole)";
+  if (name == "1d") {
+    p.label = "the last 24 h, " + MinuteText(p.holds_to_ms - kDayMs) + " to " +
+              MinuteText(p.holds_to_ms) + " UTC: per slot day, " + p.from_day +
+              (days > 1        ? " to " + to_text
+               : p.partial_day ? " " + holds_to + " (partial day)"
+                               : std::string(" (whole)"));
+  } else {
+    p.label = p.from_day + " to " + to_text + " (UTC slot days)";
+  }
+  if (p.clamped) {
+    const int64_t shown = (last - *lake_start_ms) / kDayMs + 1;
+    p.label += fmt::format(": {} of {} days, the lake starts {}", shown, days, p.from_day);
+  }
   return p;
 }
 
@@ -584,6 +908,15 @@ bool SnapshotHasColumn(const exports::Snapshot& snapshot, const std::string& tab
   return false;
 }
 
+// The first day of the snapshot's data (period_lake_start.sql), nullopt without data.
+Result<std::optional<int64_t>> LakeStartMs(duck::Connection& conn) {
+  ASSIGN_OR_RETURN(std::string sql, PageSql("period_lake_start"));
+  ASSIGN_OR_RETURN(duck::QueryResult r, conn.Query(sql, "serve: the lake's first day"));
+  auto rows = r.ToText();
+  if (rows.empty() || !rows[0][0]) return std::optional<int64_t>();
+  return std::optional<int64_t>(std::stoll(*rows[0][0]));
+}
+
 Result<std::shared_ptr<SnapshotEntry>> OpenEntry(const std::string& lake_dir,
                                                  exports::Snapshot snapshot, const Clock* clock,
                                                  const std::string& exports_dir) {
@@ -600,6 +933,7 @@ Result<std::shared_ptr<SnapshotEntry>> OpenEntry(const std::string& lake_dir,
   RETURN_IF_ERROR(duck::Seal(conn, duck::Reach::kSealedReadFiles, {exports_dir}));
   auto entry = std::make_shared<SnapshotEntry>();
   ASSIGN_OR_RETURN(entry->freshness, SnapshotFacts(*lake, snapshot));
+  ASSIGN_OR_RETURN(entry->lake_start_ms, LakeStartMs(conn));
   entry->snapshot = std::move(snapshot);
   entry->lake = std::move(lake);
   return entry;
@@ -703,11 +1037,9 @@ Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::str
     checkpoint = page.freshness["checkpoint_ms"].get<int64_t>();
   }
   PageContext cx{options, view, page,
-                 PeriodFor(params.period, checkpoint, view.snapshot().created_at_ms)};
-  page.period =
-      Json{{"name", cx.period.name},
-           {"from_day", cx.period.name == "all" ? Json(nullptr) : Json(cx.period.from_day)},
-           {"to_day", cx.period.name == "all" ? Json(nullptr) : Json(cx.period.to_day)}};
+                 PeriodFor(params.period, checkpoint, view.snapshot().created_at_ms,
+                           view.entry->lake_start_ms)};
+  page.period = PeriodJson(cx.period);
   const std::string p(path);
   if (p == "/" || p.empty()) {
     page.path = "/";
@@ -722,8 +1054,18 @@ Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::str
     RETURN_IF_ERROR(FeedPage(cx, p.substr(6)));
   } else if (p == "/runs") {
     RETURN_IF_ERROR(RunsPage(cx));
+  } else if (p == "/compare") {
+    RETURN_IF_ERROR(ComparePage(cx));
   } else {
     return NotFound("no page " + p);
+  }
+  for (Chart& chart : page.charts) MarkPartialDay(chart, cx.period);
+  for (const Table& t : page.tables) {
+    if (page.path == "/predictoors" && t.id == "predictoors") {
+      AddCompareAction(page, t, "user", "predictoors");
+    } else if (page.path == "/feeds" && t.id == "feeds") {
+      AddCompareAction(page, t, "contract", "feeds");
+    }
   }
   return page;
 }

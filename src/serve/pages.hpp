@@ -40,24 +40,31 @@ int HttpStatusFor(const Status& status);
 // The parameters a page takes (state in the URL). Checked by ParseParams: unknown names or values
 // are kUsage.
 struct PageParams {
-  std::string period = "1w";  // 1d | 1w | 1m | all
-  std::string sort;           // a key of the page's sortable table; "" = its default
-  std::string dir;            // asc | desc; "" = the sort key's default
-  std::string table;          // /csv only
+  std::string period = "1w";         // 1d | 1w | 1m | all
+  std::string sort;                  // a key of the page's sortable table; "" = its default
+  std::string dir;                   // asc | desc; "" = the sort key's default
+  std::string table;                 // /csv only
+  std::vector<std::string> compare;  // /compare: the `a` values, in order (several allowed)
 };
 Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& params, bool csv);
 
-// The UTC slot days a period covers, anchored at the snapshot's checkpoint: the last day is the one
-// holding checkpoint - 1 ms (the newest instant the built tables cover; the snapshot's creation
-// time when it has no checkpoint); 1d is that day, 1w the 7 days ending with it, 1m 30 days, all
-// every day.
+// The UTC slot days a period covers, anchored at the snapshot's checkpoint (the newest instant the
+// built tables cover; the snapshot's creation time when it has no checkpoint): the last day is the
+// one holding checkpoint - 1 ms, partial unless the checkpoint is a UTC midnight. 1d is the last 24
+// hours, shown as the (one or two) slot days they touch; 1w the 7 days ending with the last day,
+// 1m 30 days, all every day. A start before the lake's (`lake_start_ms`, the first day of its
+// data) is clamped to it (`clamped`).
 struct Period {
   std::string name;
-  std::string from_day;  // YYYY-MM-DD, inclusive ("1970-01-01" for all)
-  std::string to_day;    // YYYY-MM-DD, inclusive ("9999-12-31" for all)
+  std::string from_day;                    // YYYY-MM-DD, inclusive ("1970-01-01" for all)
+  std::string to_day;                      // YYYY-MM-DD, inclusive ("9999-12-31" for all)
+  int64_t holds_to_ms = 0;                 // the checkpoint: the data holds up to (excluding) it
+  std::optional<std::string> partial_day;  // the last day when the data ends inside it
+  bool clamped = false;                    // from_day raised to the lake's first day
+  std::string label;                       // what the period selector says it shows
 };
 Period PeriodFor(const std::string& name, std::optional<int64_t> checkpoint_ms,
-                 int64_t created_at_ms);
+                 int64_t created_at_ms, std::optional<int64_t> lake_start_ms = std::nullopt);
 
 struct Table {
   std::string id;
@@ -71,7 +78,9 @@ struct Table {
 struct Chart {
   std::string id;
   std::string title;
-  Json data;  // {"x": [unix seconds], "series": [{"label": ..., "values": [...]}]}
+  // {"x": [unix seconds], "series": [{"label", "values", "kind"?, "axis"?}], "partial"?, "note"?}
+  // (docs/serve.md, "Charts").
+  Json data;
 };
 
 struct Page {
@@ -82,6 +91,7 @@ struct Page {
   Json freshness;
   Json period;
   std::vector<std::string> notes;
+  std::vector<std::pair<std::string, std::string>> actions;  // links above the tables: (href, text)
   std::vector<Chart> charts;
   std::vector<Table> tables;
 };
@@ -94,7 +104,8 @@ struct SnapshotEntry {
   exports::Snapshot snapshot;
   std::unique_ptr<lake::Lake> lake;  // owns the database; lake->conn() only under `mu`
   std::mutex mu;
-  Json freshness;  // Freshness() without the age
+  Json freshness;                        // Freshness() without the age
+  std::optional<int64_t> lake_start_ms;  // the first day of the lake's data (periods are clamped)
   std::optional<std::vector<std::pair<std::string, int64_t>>> waiting;  // /metrics, under mu
   bool waiting_tried = false;  // under mu: computed (or failed) once per snapshot
 };

@@ -249,7 +249,10 @@ void RenderPeriods(const Page& page, std::string& out) {
            "</a> ";
   }
   const Json& p = page.period;
-  if (p.contains("from_day") && p["from_day"].is_string()) {
+  if (p.contains("label") && p["label"].is_string() && !p["label"].get<std::string>().empty()) {
+    out +=
+        "<span class=\"pl-period-days\">" + HtmlEscape(p["label"].get<std::string>()) + "</span>";
+  } else if (p.contains("from_day") && p["from_day"].is_string()) {
     out += "<span class=\"pl-period-days\">" + HtmlEscape(p["from_day"].get<std::string>()) +
            " to " + HtmlEscape(p["to_day"].get<std::string>()) + " (UTC slot days)</span>";
   } else {
@@ -261,7 +264,41 @@ void RenderPeriods(const Page& page, std::string& out) {
 void RenderChart(const Chart& c, std::string& out) {
   out += "<figure class=\"pl-chart\" id=\"" + HtmlEscape(c.id) + "\"><figcaption>" +
          HtmlEscape(c.title) + "</figcaption><script type=\"application/json\">" +
-         ScriptJson(c.data) + "</script></figure>\n";
+         ScriptJson(c.data) + "</script>";
+  // What the chart holds that is not final, said in words (also without the script).
+  if (c.data.contains("partial") && c.data["partial"].is_object()) {
+    const std::string to = c.data["partial"].value("to", "");
+    out += "<p class=\"pl-chart-note pl-partial-note\">The last day holds data to " +
+           HtmlEscape(to.size() >= 16 ? to.substr(11, 5) + " UTC" : to) +
+           " (partial): drawn dashed; a per-day total there is drawn at its pace for a whole day "
+           "(the legend and the tables give the value so far).</p>";
+  }
+  if (c.data.contains("note") && c.data["note"].is_string()) {
+    out += "<p class=\"pl-chart-note\">" + HtmlEscape(c.data["note"].get<std::string>()) + "</p>";
+  }
+  out += "</figure>\n";
+}
+
+// Links to related views (e.g. compare the first rows), above the tables.
+void RenderActions(const Page& page, std::string& out) {
+  if (page.actions.empty()) return;
+  out += "<p class=\"pl-actions\">";
+  for (const auto& [href, text] : page.actions) {
+    out += "<a class=\"pl-action\" href=\"" + HtmlEscape(href) + "\">" + HtmlEscape(text) + "</a> ";
+  }
+  out += "</p>\n";
+}
+
+// The partial last day in a `day` cell: the minute its data holds to.
+std::string PartialDayMark(const Page& page, const std::string& col, const Json& v) {
+  const Json& p = page.period;
+  if (col != "day" || !v.is_string() || !p.contains("partial_day") ||
+      !p["partial_day"].is_string() || p["partial_day"] != v) {
+    return "";
+  }
+  const std::string to = p.value("holds_to", "");
+  return " <span class=\"pl-partial\" title=\"This day's data ends at " + HtmlEscape(to) +
+         "\">to " + HtmlEscape(to.size() >= 16 ? to.substr(11, 5) : to) + " UTC (partial)</span>";
 }
 
 void RenderTable(const Page& page, const Table& t, std::string& out) {
@@ -316,7 +353,7 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
         text = "<a href=\"" + HtmlEscape(base + v.get<std::string>() + period_query) + "\">" +
                text + "</a>";
       }
-      out += text + "</td>";
+      out += text + PartialDayMark(page, col, v) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -395,6 +432,7 @@ std::string QueryString(const Page& page, const std::map<std::string, std::strin
     if (it == state.end()) continue;
     out += (out.empty() ? "" : "&") + std::string(key) + "=" + UrlEncode(it->second);
   }
+  for (const std::string& a : page.params.compare) out += "&a=" + UrlEncode(a);
   return out;
 }
 
@@ -408,6 +446,7 @@ std::string RenderHtml(const Page& page) {
   for (const std::string& note : page.notes) {
     out += "<p class=\"pl-note\">" + HtmlEscape(note) + "</p>\n";
   }
+  RenderActions(page, out);
   for (const Chart& c : page.charts) RenderChart(c, out);
   for (const Table& t : page.tables) RenderTable(page, t, out);
   out += "</main></body></html>\n";

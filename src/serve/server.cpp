@@ -67,7 +67,7 @@ Response Answer(const ServeOptions& options, std::string_view path,
     page_path = path.size() <= 5 ? "/" : std::string(path.substr(4));
   }
   if (page_path != "/" && page_path != "/predictoors" && page_path != "/feeds" &&
-      page_path != "/runs" && page_path.rfind("/predictoor/", 0) != 0 &&
+      page_path != "/runs" && page_path != "/compare" && page_path.rfind("/predictoor/", 0) != 0 &&
       page_path.rfind("/feed/", 0) != 0) {
     return ErrorResponse(format, NotFound("no page " + std::string(path)));
   }

@@ -30,7 +30,7 @@ lake_ss:
 sim_ss:
   now: 2024-07-26_06:00
   start: 2024-07-23
-  predictoors: 4
+  predictoors: 6
   pairs: BTC/USDT ETH/USDT
 YAML
 "$bin" -q update > update.out 2> update.err || fail "update: $(cat update.err)"

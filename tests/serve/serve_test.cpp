@@ -4,6 +4,7 @@
 #include "serve/serve.hpp"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -232,9 +233,18 @@ TEST_F(ServeWorld, PeriodsAreSlotDaysAnchoredAtTheCheckpoint) {
   Json day = Api(Options(), "/api/", {{"period", "1d"}});
   auto cp = Sql("SELECT checkpoint_ms FROM predlake_checkpoint");
   ASSERT_EQ(cp.size(), 1u);
-  const int64_t last_day = (std::stoll(*cp[0][0]) - 1) / 86'400'000;
-  EXPECT_EQ(day["period"]["to_day"], day["period"]["from_day"]);
-  const std::string lo = std::to_string(last_day * 86400),
+  const int64_t checkpoint_ms = std::stoll(*cp[0][0]);
+  const int64_t last_day = (checkpoint_ms - 1) / 86'400'000;
+  // 1d is the last 24 hours: the slot days they touch, the last one partial (to the checkpoint).
+  const int64_t first_day = (checkpoint_ms - 86'400'000) / 86'400'000;
+  ASSERT_NE(checkpoint_ms % 86'400'000, 0) << "the world should end inside a day";
+  EXPECT_EQ(first_day, last_day - 1);
+  EXPECT_EQ(day["period"]["from_day"], FormatDay(first_day * 86'400'000));
+  EXPECT_EQ(day["period"]["to_day"], FormatDay(last_day * 86'400'000));
+  EXPECT_EQ(day["period"]["partial_day"], FormatDay(last_day * 86'400'000));
+  EXPECT_EQ(day["period"]["holds_to"], FormatTime(checkpoint_ms));
+  EXPECT_NE(day["period"]["label"].get<std::string>().find("last 24 h"), std::string::npos);
+  const std::string lo = std::to_string(first_day * 86400),
                     hi = std::to_string(last_day * 86400 + 86400);
   auto n_day =
       Sql("SELECT count(*) FROM bronze_pdr_predictions WHERE slot >= " + lo + " AND slot < " + hi);
@@ -252,6 +262,164 @@ TEST_F(ServeWorld, PeriodsAreSlotDaysAnchoredAtTheCheckpoint) {
   ASSERT_TRUE(all["charts"].contains("predictions_daily"));
   EXPECT_EQ(all["charts"]["predictions_daily"]["x"].size(), daily["rows"].size());
   EXPECT_EQ(all["freshness"]["checkpoint_ms"].get<int64_t>(), std::stoll(*cp[0][0]));
+}
+
+// Pending outcomes (docs/serve.md): per day, the stake of predictions whose slot has no trueval yet
+// (and whose deadline has not passed) and of predictions in slots with a trueval but no payout,
+// from the raw tables (pdr_predictions, pdr_truevals, pdr_payouts, pdr_contracts) as of the
+// checkpoint; the P&L chart carries the same numbers as its pending series.
+TEST_F(ServeWorld, PendingOutcomesEqualTheRawTables) {
+  auto cp = Sql("SELECT checkpoint_ms FROM predlake_checkpoint");
+  ASSERT_EQ(cp.size(), 1u);
+  const std::string c = *cp[0][0];
+  auto expected = Sql(
+      "WITH p AS (SELECT * FROM pdr_predictions WHERE timestamp < " + c +
+      "), t AS (SELECT DISTINCT ID FROM pdr_truevals WHERE timestamp < " + c +
+      "), y AS (SELECT DISTINCT ID FROM pdr_payouts WHERE timestamp < " + c +
+      "), k AS (SELECT ID, seconds_per_epoch, trueval_submit_timeout FROM pdr_contracts), "
+      "s AS (SELECT p.*, p.contract || '-' || p.slot IN (SELECT ID FROM t) AS has_trueval, "
+      "p.ID IN (SELECT ID FROM y) AS has_payout, "
+      "(p.slot + coalesce(k.seconds_per_epoch, 300) + coalesce(k.trueval_submit_timeout, 259200)) "
+      "* 1000 AS deadline FROM p LEFT JOIN k ON k.ID = p.contract) "
+      "SELECT CAST(DATE '1970-01-01' + CAST(slot // 86400 AS INTEGER) AS VARCHAR) AS day, "
+      "count(*) FILTER (WHERE NOT has_trueval AND deadline >= " +
+      c + "), coalesce(sum(stake) FILTER (WHERE NOT has_trueval AND deadline >= " + c +
+      "), 0), count(*) FILTER (WHERE has_trueval AND NOT has_payout), "
+      "coalesce(sum(stake) FILTER (WHERE has_trueval AND NOT has_payout), 0) "
+      "FROM s GROUP BY 1 HAVING count(*) FILTER (WHERE (NOT has_trueval AND deadline >= " +
+      c + ") OR (has_trueval AND NOT has_payout)) > 0 ORDER BY 1");
+  ASSERT_FALSE(expected.empty());
+  Json j = Api(Options(), "/api/", {{"period", "all"}});
+  const Json& t = j["tables"]["pending"];
+  ASSERT_EQ(t["rows"].size(), expected.size());
+  bool some_trueval = false, some_claim = false;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const Json& row = t["rows"][i];
+    SCOPED_TRACE(*expected[i][0]);
+    EXPECT_EQ(row[Col(t, "day")], *expected[i][0]);
+    EXPECT_EQ(std::to_string(row[Col(t, "awaiting_trueval")].get<int64_t>()), *expected[i][1]);
+    EXPECT_EQ(Norm(row[Col(t, "awaiting_trueval_stake")]), Norm(expected[i][2]));
+    EXPECT_EQ(std::to_string(row[Col(t, "awaiting_claim")].get<int64_t>()), *expected[i][3]);
+    EXPECT_EQ(Norm(row[Col(t, "awaiting_claim_stake")]), Norm(expected[i][4]));
+    some_trueval = some_trueval || *expected[i][1] != "0";
+    some_claim = some_claim || *expected[i][3] != "0";
+  }
+  EXPECT_TRUE(some_trueval) << "the world should end with slots waiting for truevals";
+  EXPECT_TRUE(some_claim) << "the world should end with unclaimed payouts";
+  // The P&L chart: cash P&L apart from the two pending series, which equal the table per day.
+  const Json& chart = j["charts"]["pnl_daily"];
+  std::map<std::string, const Json*> by_label;
+  for (const Json& series : chart["series"]) by_label[series["label"]] = &series;
+  ASSERT_TRUE(by_label.count("pending: stake waiting for claims"));
+  ASSERT_TRUE(by_label.count("pending: stake waiting for truevals"));
+  EXPECT_EQ((*by_label["cash P&L per day"])["kind"], "sum");
+  const Json& claims = (*by_label["pending: stake waiting for claims"])["values"];
+  for (size_t i = 0; i < chart["x"].size(); ++i) {
+    const std::string day = FormatDay(chart["x"][i].get<int64_t>() * 1000);
+    double want = 0;
+    for (const Json& row : t["rows"]) {
+      if (row[Col(t, "day")] == day)
+        want = std::stod(row[Col(t, "awaiting_claim_stake")].get<std::string>());
+    }
+    EXPECT_NEAR(claims[i].get<double>(), want, 1e-6 * std::max(1.0, want)) << day;
+  }
+  EXPECT_NE(chart["note"].get<std::string>().find("Pending"), std::string::npos);
+  // A predictoor's page: its own pending rows sum to its share of the network's.
+  const std::string me = (*mine_)[0];
+  Json pj = Api(Options(), "/api/predictoor/" + me, {{"period", "all"}});
+  auto mine_claims = Sql(
+      "SELECT count(*) FROM pdr_predictions AS p WHERE user = '" + me + "' AND timestamp < " + c +
+      " AND p.contract || '-' || p.slot IN (SELECT ID FROM pdr_truevals WHERE timestamp < " + c +
+      ") AND ID NOT IN (SELECT ID FROM pdr_payouts WHERE timestamp < " + c + ")");
+  const Json& pt = pj["tables"]["pending"];
+  int64_t sum = 0;
+  for (const Json& row : pt["rows"]) sum += row[Col(pt, "awaiting_claim")].get<int64_t>();
+  EXPECT_EQ(std::to_string(sum), *mine_claims[0][0]);
+  EXPECT_TRUE(pj["charts"].contains("stake_pnl_daily"));
+}
+
+// The partial last day is marked in the period, the charts and the daily table; 1m is clamped to
+// the lake's first day and says so; the Runs page's period selects runs by their start.
+TEST_F(ServeWorld, PartialDayAndClampedPeriodsAreMarked) {
+  Json week = Api(Options(), "/api/", {{"period", "1w"}});
+  auto cp = Sql("SELECT checkpoint_ms FROM predlake_checkpoint");
+  const int64_t checkpoint_ms = std::stoll(*cp[0][0]);
+  const std::string last = FormatDay(checkpoint_ms - 1);
+  EXPECT_EQ(week["period"]["partial_day"], last);
+  const Json& chart = week["charts"]["predictions_daily"];
+  ASSERT_TRUE(chart.contains("partial"));
+  EXPECT_EQ(chart["partial"]["x"].get<int64_t>() * 1000, *ParseDay(last));
+  EXPECT_EQ(chart["partial"]["covered_s"].get<int64_t>(), (checkpoint_ms - *ParseDay(last)) / 1000);
+  auto first = Sql("SELECT CAST(min(day) AS VARCHAR) FROM gold_feed_daily");
+  Json month = Api(Options(), "/api/", {{"period", "1m"}});
+  EXPECT_EQ(month["period"]["from_day"], *first[0][0]);
+  EXPECT_TRUE(month["period"]["clamped"].get<bool>());
+  EXPECT_NE(month["period"]["label"].get<std::string>().find("the lake starts " + *first[0][0]),
+            std::string::npos);
+  Response html = Answer(Options(), "/", {});
+  EXPECT_NE(html.body.find("UTC (partial)</span>"), std::string::npos);
+  EXPECT_NE(html.body.find("pl-partial-note"), std::string::npos);
+  Json all_runs = Api(Options(), "/api/runs", {{"period", "all"}});
+  Json day_runs = Api(Options(), "/api/runs", {{"period", "1d"}});
+  EXPECT_EQ(all_runs["period"]["label"], "every run");
+  EXPECT_LE(day_runs["tables"]["runs"]["rows"].size(), all_runs["tables"]["runs"]["rows"].size());
+  EXPECT_FALSE(all_runs["tables"]["runs"]["rows"].empty());
+}
+
+// /compare: up to five predictoors (or feeds) on one chart; more, a bad address, a mix of kinds or
+// none are 400, an unknown address 404.
+TEST_F(ServeWorld, CompareDrawsEachItemAndChecksItsAddresses) {
+  auto users = Sql("SELECT DISTINCT user FROM bronze_pdr_predictions ORDER BY user");
+  ASSERT_GE(users.size(), 2u);
+  std::multimap<std::string, std::string> params = {{"period", "all"}};
+  for (const auto& u : users) {
+    if (params.size() <= 5) params.emplace("a", *u[0]);
+  }
+  const size_t n = params.size() - 1;
+  Json j = Api(Options(), "/api/compare", params);
+  const Json& t = j["tables"]["compared"];
+  ASSERT_EQ(t["rows"].size(), n);
+  Json board = Api(Options(), "/api/predictoors", {{"period", "all"}});
+  const Json& b = board["tables"]["predictoors"];
+  for (const Json& row : t["rows"]) {
+    for (const Json& brow : b["rows"]) {
+      if (brow[Col(b, "user")] != row[Col(t, "user")]) continue;
+      EXPECT_EQ(Norm(row[Col(t, "cash_pnl")]), Norm(brow[Col(b, "cash_pnl")]));
+      EXPECT_EQ(row[Col(t, "predictions")], brow[Col(b, "predictions")]);
+    }
+  }
+  for (const char* id : {"compare_cumulative_pnl", "compare_stake", "compare_accuracy"}) {
+    EXPECT_EQ(j["charts"][id]["series"].size(), n) << id;
+  }
+  const std::string feed = *Sql("SELECT min(contract) FROM gold_feed_daily")[0][0];
+  ServeOptions o = Options();
+  std::multimap<std::string, std::string> six;
+  for (int i = 0; i < 6; ++i) six.emplace("a", fmt::format("0x{:040x}", i + 1));
+  for (const auto& bad : std::vector<std::multimap<std::string, std::string>>{
+           six, {{"a", "0x12"}}, {}, {{"a", *users[0][0]}, {"a", feed}}}) {
+    Response r = Answer(o, "/api/compare", bad);
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_NE(Json::parse(r.body)["error"].get<std::string>().find("a"), std::string::npos);
+  }
+  EXPECT_EQ(Answer(o, "/api/compare", {{"a", fmt::format("0x{:040x}", 7)}}).status, 404);
+  Json feeds = Api(Options(), "/api/compare", {{"a", feed}});
+  EXPECT_EQ(feeds["tables"]["compared"]["columns"][0], "contract");
+  // The leaderboard links to the comparison of its first rows.
+  Response html = Answer(o, "/predictoors", {});
+  EXPECT_NE(html.body.find("class=\"pl-action\" href=\"/compare?period=1w&amp;a=0x"),
+            std::string::npos);
+  // So does the Feeds page, with every feed it lists (a contract without figures too).
+  Response feeds_html = Answer(o, "/feeds", {{"period", "all"}});
+  std::smatch m;
+  const std::regex link("href=\"/compare\\?period=all((&amp;a=0x[0-9a-f]{40})+)\"");
+  ASSERT_TRUE(std::regex_search(feeds_html.body, m, link));
+  std::multimap<std::string, std::string> from_feeds = {{"period", "all"}};
+  const std::string list = m[1].str();
+  for (size_t at = list.find("a="); at != std::string::npos; at = list.find("a=", at + 2)) {
+    from_feeds.emplace("a", list.substr(at + 2, 42));
+  }
+  Json compared = Api(o, "/api/compare", from_feeds);
+  EXPECT_EQ(compared["tables"]["compared"]["rows"].size(), from_feeds.size() - 1);
 }
 
 TEST_F(ServeWorld, EveryFeedIsListedWithItsSalesAndConsensus) {

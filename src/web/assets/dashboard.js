@@ -114,6 +114,135 @@
     console.error("pl-chart " + figureName(fig) + ": " + why);
   }
 
+  // One dash pattern per series (solid, dashed, dotted, ...), so that lines on top of each other
+  // and colours hard to tell apart still differ.
+  var DASHES = [[], [10, 4], [2, 3], [12, 3, 3, 3], [5, 5], [1, 5], [16, 6]];
+  var TAIL_DASH = [4, 4];
+
+  // The uPlot columns for the chart's series. A partial last day (data.partial: docs/serve.md) is
+  // never drawn as a drop: each series stops at the last whole day, and a dashed "tail" column
+  // joins it to a hollow point at the partial day, where a per-day total ("sum", and pending stake)
+  // stands at its pace for a whole day and a level (a ratio, a running total) as it is. The
+  // legend, the tooltip and the tables show the value so far.
+  function planSeries(data) {
+    var n = data.x.length;
+    var partialIdx = -1;
+    var pace = 1;
+    if (data.partial && typeof data.partial === "object" && n > 0 && data.x[n - 1] === data.partial.x) {
+      partialIdx = n - 1;
+      var covered = Number(data.partial.covered_s);
+      if (isNumber(covered) && covered > 0 && covered < 86400) pace = 86400 / covered;
+    }
+    var columns = [];
+    var tails = [];
+    data.series.forEach(function (s, k) {
+      var color = PALETTE[k % PALETTE.length];
+      var pending = s.kind === "pending" || /^pending: /.test(s.label);
+      var scale = s.axis === "right" ? "right" : "y";
+      var main = s.values.slice();
+      if (partialIdx >= 0) main[partialIdx] = null;
+      var opts = {
+        label: s.label,
+        stroke: color,
+        width: pending ? 1.5 : 2,
+        dash: pending ? [3, 3] : DASHES[k % DASHES.length],
+        fill: pending ? color + "2e" : undefined,
+        scale: scale,
+        spanGaps: false,  // null = no value that day: a gap, never a zero
+        points: {show: n <= 2 ? true : undefined, size: 6, fill: color},
+        value: function (u, v, si, idx) {
+          var raw = idx === null || idx === undefined ? v : s.values[idx];
+          var text = formatFull(raw);
+          if (idx === partialIdx && raw !== null && raw !== undefined) text += " so far";
+          return text;
+        },
+      };
+      columns.push({opts: opts, values: main});
+      if (partialIdx >= 0) {
+        var drawn = s.values[partialIdx];
+        if (drawn !== null && (s.kind === "sum" || s.kind === "pending") && pace !== 1) {
+          drawn = drawn * pace;
+        }
+        var tail = data.x.map(function () { return null; });
+        if (partialIdx > 0) tail[partialIdx - 1] = s.values[partialIdx - 1];
+        tail[partialIdx] = drawn;
+        // uPlot's series indexes: series 0 is x, so column i is series i + 1.
+        tails.push({of: columns.length, at: columns.length + 1});
+        columns.push({tail: true, values: tail, opts: {
+          label: s.label + " (partial day)",
+          stroke: color,
+          width: 2,
+          dash: TAIL_DASH,
+          scale: scale,
+          spanGaps: false,
+          fill: pending ? color + "14" : undefined,
+          points: {show: true, size: 8, width: 2, stroke: color, fill: "#ffffff"},
+          value: function () { return ""; },
+        }});
+      }
+    });
+    return {columns: columns, tails: tails, partialIdx: partialIdx, pace: pace};
+  }
+
+  // The tails are drawn, not listed: their legend rows are hidden.
+  function hideTails(u, plan) {
+    var rows = u.root.querySelectorAll(".u-legend .u-series");
+    plan.columns.forEach(function (col, i) {
+      if (col.tail && rows[i + 1]) {
+        rows[i + 1].style.display = "none";
+        rows[i + 1].classList.add("pl-tail");
+      }
+    });
+  }
+
+  function followTail(u, plan, idx, o) {
+    if (!o || o.show === undefined) return;
+    plan.tails.forEach(function (t) {
+      if (t.of === idx && u.series[t.at].show !== o.show) u.setSeries(t.at, {show: o.show});
+    });
+  }
+
+  // A tooltip beside the cursor: the day and each shown series' value (the partial day says so).
+  function tooltipPlugin(data) {
+    var tip;
+    function init(u) {
+      tip = document.createElement("div");
+      tip.className = "pl-tooltip";
+      tip.setAttribute("role", "tooltip");
+      tip.style.display = "none";
+      u.over.appendChild(tip);
+      u.over.addEventListener("mouseleave", function () { tip.style.display = "none"; });
+    }
+    function setCursor(u) {
+      var idx = u.cursor.idx;
+      if (idx === null || idx === undefined || u.cursor.left < 0) {
+        tip.style.display = "none";
+        return;
+      }
+      var partial = data.partial && data.x[idx] === data.partial.x;
+      var lines = [utcText(data.x[idx]) + (partial ? " to " + String(data.partial.to).slice(11, 16) +
+        " UTC (partial)" : "")];
+      u.series.forEach(function (s, i) {
+        if (i === 0 || !s.show || /\(partial day\)$/.test(s.label)) return;
+        lines.push(s.label + ": " + s.value(u, u.data[i][idx], i, idx));
+      });
+      tip.textContent = "";
+      lines.forEach(function (line, i) {
+        var div = document.createElement("div");
+        if (i === 0) div.className = "pl-tooltip-day";
+        div.textContent = line;
+        tip.appendChild(div);
+      });
+      tip.style.display = "block";
+      var w = u.over.clientWidth;
+      var left = u.cursor.left + 12;
+      if (left + tip.offsetWidth > w) left = Math.max(0, u.cursor.left - tip.offsetWidth - 12);
+      tip.style.left = left + "px";
+      tip.style.top = Math.max(0, u.cursor.top - tip.offsetHeight - 8) + "px";
+    }
+    return {hooks: {init: init, setCursor: setCursor}};
+  }
+
   function drawChart(fig) {
     var script = fig.querySelector('script[type="application/json"]');
     if (!script) return failChart(fig, "it has no data (no application/json script)");
@@ -139,22 +268,15 @@
     }
     var box = document.createElement("div");
     box.className = "pl-chart-plot";
-    fig.appendChild(box);
+    var caption = fig.querySelector("figcaption");
+    fig.insertBefore(box, caption ? caption.nextSibling : fig.firstChild);
     var series = [{
       label: "Day (UTC)",
       value: function (u, ts) { return ts === null || ts === undefined ? DASH : utcText(ts); },
     }];
-    data.series.forEach(function (s, k) {
-      var color = PALETTE[k % PALETTE.length];
-      series.push({
-        label: s.label,
-        stroke: color,
-        width: 2,
-        spanGaps: false,  // null = no value that day: a gap, never a zero
-        points: {show: data.x.length <= 2 ? true : undefined, size: 6, fill: color},
-        value: function (u, v) { return formatFull(v); },
-      });
-    });
+    var plan = planSeries(data);
+    plan.columns.forEach(function (col) { series.push(col.opts); });
+    var rightAxis = data.series.some(function (s) { return s.axis === "right"; });
     // Daily points (every x at a UTC midnight): ticks on days, never at hours between them.
     var daily = data.x.every(function (ts) { return ts % 86400 === 0; });
     var latest = data.x.length - 1;
@@ -175,25 +297,34 @@
           incrs: daily ? DAY_INCRS : undefined},
         {stroke: "#57606a", grid: {stroke: "#eaeef2", width: 1}, ticks: {stroke: "#d0d7de"},
           size: 64, values: function (u, vals) { return vals.map(formatCompact); }},
-      ],
+      ].concat(rightAxis ? [{scale: "right", side: 1, stroke: "#57606a", grid: {show: false},
+        ticks: {stroke: "#d0d7de"}, size: 64,
+        values: function (u, vals) { return vals.map(formatCompact); }}] : []),
       legend: {live: true},
       cursor: {drag: {x: false, y: false}},
+      plugins: [tooltipPlugin(data)],
       hooks: {
         // The legend shows the latest day's values until the cursor is over the chart.
-        ready: [showLatest],
+        ready: [showLatest, function (u) { hideTails(u, plan); }],
         setCursor: [function (u) { if (u.cursor.idx === null || u.cursor.idx === undefined) showLatest(u); }],
+        // A series toggled in the legend takes its dashed partial-day tail along.
+        setSeries: [function (u, idx, o) { followTail(u, plan, idx, o); }],
       },
     };
     var plot;
     try {
-      plot = new window.uPlot(opts, [data.x].concat(data.series.map(function (s) {
-        return s.values;
+      plot = new window.uPlot(opts, [data.x].concat(plan.columns.map(function (col) {
+        return col.values;
       })), box);
     } catch (e) {
       box.remove();
       return failChart(fig, "uPlot failed (" + e.message + ")");
     }
     fig.setAttribute("data-drawn", "true");
+    fig.setAttribute("data-series", String(data.series.length));
+    fig.plPlot = plot;  // the browser test reads what was drawn
+    fig.plPlan = plan;
+    if (plan.partialIdx >= 0) fig.setAttribute("data-partial", "true");
     // Responsive: follow the figure's width (window resizes, a narrow screen, print).
     if (typeof ResizeObserver === "function") {
       var last = opts.width;
