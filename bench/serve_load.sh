@@ -8,7 +8,8 @@
 # server's peak thread count (sampled every 20 ms) and peak RSS (VmHWM at the end).
 # Usage: bench/serve_load.sh BIN SCALE_DIR SIZE WORK_DIR [CLIENTS] [PAGES]
 # (e.g. build/release/predlake /work/scale 1500000 /tmp/serve_load 100 5). The lake is copied to
-# WORK_DIR/SIZE (replaced) and exported there once; SCALE_DIR is only read.
+# WORK_DIR/SIZE (replaced; REUSE=1 keeps a copy exported by an earlier run) and exported there once;
+# SCALE_DIR is only read.
 set -euo pipefail
 bin="$(realpath "$1")"
 scale="$2"
@@ -23,10 +24,12 @@ if [ ! -d "$src" ]; then
 fi
 command -v curl > /dev/null || { echo "serve_load: needs curl" >&2; exit 2; }
 dir="$work/$size"
-rm -rf "$dir"
-mkdir -p "$dir"
-cp -r "$src" "$dir/lake"
-rm -f "$dir/lake/lake.lock"
+if [ "${REUSE:-0}" != 1 ] || [ ! -e "$dir/lake/exports/current" ]; then
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp -r "$src" "$dir/lake"
+  rm -f "$dir/lake/lake.lock"
+fi
 cat > "$dir/ppss.yaml" <<YAML
 lake_ss:
   lake_dir: $dir/lake
@@ -57,7 +60,7 @@ paths=("/" "/predictoors" "/feeds" "/predictoor/$address" "/feed/$contract")
 urls() {
   local c="$1" k="$2" i
   for i in $(seq 0 $((k - 1))); do
-    printf '%s%s\n' "$url" "${paths[$(((c + i) % ${#paths[@]}))]}"
+    printf -- '-o /dev/null %s%s\n' "$url" "${paths[$(((c + i) % ${#paths[@]}))]}"
   done
 }
 
@@ -79,11 +82,13 @@ phase() {
   local sampler=$!
   local start
   start=$(date +%s.%N)
+  local curls=()
   for c in $(seq 1 "$n"); do
     # shellcheck disable=SC2046
-    curl -s -o /dev/null -w '%{http_code} %{time_total}\n' $(urls "$c" "$k") >> "$out" &
+    curl -s -w '%{http_code} %{time_total}\n' $(urls "$c" "$k") >> "$out" &
+    curls+=($!)
   done
-  wait $(jobs -p | grep -v "^$sampler$")
+  wait "${curls[@]}"
   local end
   end=$(date +%s.%N)
   kill "$sampler"
