@@ -691,12 +691,11 @@ Status ResolveExportAfterPublish(Config& cfg) {
   const bool ours_set = cfg.origins.count(kOurs) > 0;
   const bool theirs_set = cfg.origins.count(kTheirs) > 0;
   LakeConfig& lake = cfg.lake;
-  if (ours_set && theirs_set &&
-      lake.export_after_publish != lake.export_db_data_to_parquet_files) {
-    return Status::Config(fmt::format(
-        "{}: {}: {} contradicts {}: {} ({}); set one of them", cfg.origins[kTheirs].Describe(),
-        kTheirs, lake.export_db_data_to_parquet_files, kOurs, lake.export_after_publish,
-        cfg.origins[kOurs].Describe()));
+  if (ours_set && theirs_set && lake.export_after_publish != lake.export_db_data_to_parquet_files) {
+    return Status::Config(fmt::format("{}: {}: {} contradicts {}: {} ({}); set one of them",
+                                      cfg.origins[kTheirs].Describe(), kTheirs,
+                                      lake.export_db_data_to_parquet_files, kOurs,
+                                      lake.export_after_publish, cfg.origins[kOurs].Describe()));
   }
   if (theirs_set && !ours_set) {
     lake.export_after_publish = lake.export_db_data_to_parquet_files;

@@ -246,7 +246,8 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
       }
       if (row[4]) {
         Gauge(out, "predlake_last_success_timestamp_seconds",
-              "When the newest succeeded run ended (of any command).", Seconds(std::stoll(*row[4])));
+              "When the newest succeeded run ended (of any command).",
+              Seconds(std::stoll(*row[4])));
       }
       if (row[5]) {
         Gauge(out, "predlake_last_publish_timestamp_seconds",

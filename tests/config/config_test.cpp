@@ -55,14 +55,14 @@ TEST(LoadConfigTest, MalformedYamlHasFileAndLine) {
 
 TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   Status st = LoadError("unknown_key.yaml");
-  EXPECT_EQ(
-      st.message(),
-      Data("unknown_key.yaml") +
-          ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
-          "st_timestr, fin_timestr, network, export_after_publish, "
-          "export_db_data_to_parquet_files, export_grace, retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
-          "checkpoint_period, "
-          "memory_limit)");
+  EXPECT_EQ(st.message(),
+            Data("unknown_key.yaml") +
+                ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
+                "st_timestr, fin_timestr, network, export_after_publish, "
+                "export_db_data_to_parquet_files, export_grace, retry_budget, feed_source, ohlcv, "
+                "ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
+                "checkpoint_period, "
+                "memory_limit)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {
@@ -417,8 +417,9 @@ TEST(LoadConfigTest, ExportAfterPublishAndPdrBackendsKey) {
   std::ofstream(path) << "lake_ss:\n  export_db_data_to_parquet_files: yes\n";
   r = LoadConfig(path);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(),
-            path + ":2: lake_ss.export_db_data_to_parquet_files: expected true or false, got 'yes'");
+  EXPECT_EQ(
+      r.status().message(),
+      path + ":2: lake_ss.export_db_data_to_parquet_files: expected true or false, got 'yes'");
   std::remove(path.c_str());
 }
 

@@ -115,8 +115,8 @@ TEST_F(MetricsWorld, MyAddressesAgainstTheRawTables) {
   // The most active predictoor of the last day, one quieter, and one without predictions.
   TextRows users = Sql(
       "SELECT user FROM pdr_predictions GROUP BY user ORDER BY max(timestamp) DESC, user LIMIT 1");
-  TextRows quiet = Sql(
-      "SELECT user FROM pdr_predictions GROUP BY user ORDER BY max(timestamp), user LIMIT 1");
+  TextRows quiet =
+      Sql("SELECT user FROM pdr_predictions GROUP BY user ORDER BY max(timestamp), user LIMIT 1");
   ASSERT_EQ(users.size(), 1u);
   ASSERT_EQ(quiet.size(), 1u);
   const std::vector<std::string> mine = {*users[0][0], *quiet[0][0], kNoPredictions};
@@ -153,8 +153,7 @@ TEST_F(MetricsWorld, MyAddressesAgainstTheRawTables) {
         "WITH p AS (SELECT p.ID, p.slot, p.contract, s.status FROM pdr_predictions AS p "
         "JOIN bronze_pdr_slots AS s ON s.contract = p.contract AND s.slot = p.slot "
         "WHERE p.user = '" +
-        a + "' AND p.timestamp < " + cp + " AND p.slot >= " + day_from +
-        " AND p.slot < " + day_to +
+        a + "' AND p.timestamp < " + cp + " AND p.slot >= " + day_from + " AND p.slot < " + day_to +
         "), t AS (SELECT ID, truevalue FROM pdr_truevals WHERE timestamp < " + cp +
         "), y AS (SELECT ID, predvalue FROM pdr_payouts WHERE timestamp < " + cp +
         ") SELECT count(*), "
@@ -182,16 +181,16 @@ TEST_F(MetricsWorld, MyAddressesAgainstTheRawTables) {
 
     // Unclaimed: its predictions in paying (or canceled) slots without a payout before the
     // checkpoint, over all time.
-    TextRows u = Sql(
-        "SELECT count(*) FILTER (WHERE s.status = 'paying'), "
-        "coalesce(sum(p.stake) FILTER (WHERE s.status = 'paying'), 0), "
-        "count(*) FILTER (WHERE s.status = 'canceled'), "
-        "coalesce(sum(p.stake) FILTER (WHERE s.status = 'canceled'), 0) "
-        "FROM pdr_predictions AS p JOIN bronze_pdr_slots AS s "
-        "ON s.contract = p.contract AND s.slot = p.slot "
-        "WHERE p.user = '" +
-        a + "' AND p.timestamp < " + cp +
-        " AND p.ID NOT IN (SELECT ID FROM pdr_payouts WHERE timestamp < " + cp + ")");
+    TextRows u =
+        Sql("SELECT count(*) FILTER (WHERE s.status = 'paying'), "
+            "coalesce(sum(p.stake) FILTER (WHERE s.status = 'paying'), 0), "
+            "count(*) FILTER (WHERE s.status = 'canceled'), "
+            "coalesce(sum(p.stake) FILTER (WHERE s.status = 'canceled'), 0) "
+            "FROM pdr_predictions AS p JOIN bronze_pdr_slots AS s "
+            "ON s.contract = p.contract AND s.slot = p.slot "
+            "WHERE p.user = '" +
+            a + "' AND p.timestamp < " + cp +
+            " AND p.ID NOT IN (SELECT ID FROM pdr_payouts WHERE timestamp < " + cp + ")");
     EXPECT_EQ(s.values.at("predlake_my_unclaimed_predictions" + l), *u[0][0]) << a;
     EXPECT_NEAR(Num(s.values.at("predlake_my_unclaimed_stake" + l)), std::stod(*u[0][1]), 1e-6);
     TextRows oldest = Sql(
@@ -208,19 +207,18 @@ TEST_F(MetricsWorld, MyAddressesAgainstTheRawTables) {
     EXPECT_NEAR(Num(s.values.at("predlake_my_refund_pending_stake" + l)), std::stod(*u[0][3]),
                 1e-6);
   }
-  EXPECT_GT(std::stoll(s.values.at("predlake_my_unclaimed_predictions{address=\"" + mine[0] +
-                                   "\"}")),
-            0);
+  EXPECT_GT(
+      std::stoll(s.values.at("predlake_my_unclaimed_predictions{address=\"" + mine[0] + "\"}")), 0);
 
   // The feeds my addresses predicted on in the week before the checkpoint: the age of their
   // newest trueval.
-  TextRows feeds = Sql(
-      "WITH f AS (SELECT DISTINCT contract FROM pdr_predictions WHERE user IN ('" + mine[0] +
-      "', '" + mine[1] + "') AND timestamp < " + cp + " AND slot >= " +
-      std::to_string((checkpoint - 7 * 86'400'000) / 1000 / 86400 * 86400) +
-      ") SELECT f.contract, c.pair, c.timeframe, (SELECT max(timestamp) FROM pdr_truevals "
-      "WHERE split_part(ID, '-', 1) = f.contract AND timestamp < " +
-      cp + ") FROM f JOIN pdr_contracts AS c ON c.ID = f.contract ORDER BY f.contract");
+  TextRows feeds =
+      Sql("WITH f AS (SELECT DISTINCT contract FROM pdr_predictions WHERE user IN ('" + mine[0] +
+          "', '" + mine[1] + "') AND timestamp < " + cp +
+          " AND slot >= " + std::to_string((checkpoint - 7 * 86'400'000) / 1000 / 86400 * 86400) +
+          ") SELECT f.contract, c.pair, c.timeframe, (SELECT max(timestamp) FROM pdr_truevals "
+          "WHERE split_part(ID, '-', 1) = f.contract AND timestamp < " +
+          cp + ") FROM f JOIN pdr_contracts AS c ON c.ID = f.contract ORDER BY f.contract");
   ASSERT_FALSE(feeds.empty());
   int listed = 0;
   for (const auto& [key, value] : s.values) {
@@ -302,7 +300,8 @@ TEST_F(MetricsWorld, AlertingRulesNameOnlyEmittedMetrics) {
       EXPECT_GT(named, 0) << rule["alert"].Scalar();
     }
   }
-  for (const char* a : {"PredictoorBotStopped", "PayoutsWaitingToBeClaimed", "FeedWithoutTruevals"}) {
+  for (const char* a :
+       {"PredictoorBotStopped", "PayoutsWaitingToBeClaimed", "FeedWithoutTruevals"}) {
     EXPECT_EQ(alerts.count(a), 1u) << a;
   }
   // docs/serve.md holds the same file in a yaml code block.
