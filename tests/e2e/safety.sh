@@ -58,9 +58,9 @@ write_config() {  # write_config FILE LAKE_DIR ST [FIN]
   {
     echo "lake_ss:"
     echo "  lake_dir: $2"
-    echo "  export_after_publish: false"
     echo "  st_timestr: $3"
     [ -z "${4:-}" ] || echo "  fin_timestr: $4"
+    echo "  export_after_publish: false"
     echo "sim_ss:"
     echo "  seed: 5"
     echo "  now: 2024-07-26_02:00"
