@@ -98,6 +98,27 @@ bool IsGlobalValueOption(const std::string& a) {
   return a == "-c" || a == "--config" || a == "-n" || a == "--network" || a == "--log-format";
 }
 
+// pdr-backend's verbs that predlake spells otherwise (`pdr dashboard` is `predlake serve`).
+constexpr std::pair<std::string_view, std::string_view> kPdrBackendVerbs[] = {
+    {"dashboard", "serve"},
+};
+
+// The command a mistyped or pdr-backend first word most likely meant: pdr-backend's verb's
+// counterpart, else a near miss of a top-level command (config::DidYouMean), else "".
+std::string NearestCommand(const std::string& word, const std::vector<CommandSpec>& specs) {
+  for (const auto& [verb, ours] : kPdrBackendVerbs) {
+    if (word == verb) return std::string(ours);
+  }
+  std::vector<std::string> names;
+  for (const CommandSpec& spec : specs) {
+    const std::vector<std::string> words = SplitWords(spec.path);
+    if (words.empty()) continue;
+    const std::string& first = words.front();
+    if (std::find(names.begin(), names.end(), first) == names.end()) names.push_back(first);
+  }
+  return config::DidYouMean(word, names);
+}
+
 Result<Preparsed> Preparse(std::vector<std::string> args, const std::vector<CommandSpec>& specs) {
   Preparsed p;
   for (const std::string& a : args) {
@@ -151,7 +172,10 @@ Result<Preparsed> Preparse(std::vector<std::string> args, const std::vector<Comm
 
   if (p.path.empty()) {
     if (i < args.size() && args[i] != "--") {
-      return Status::Usage("unknown command '" + args[i] + "' (see 'predlake --help')");
+      const std::string near = NearestCommand(args[i], specs);
+      return Status::Usage("unknown command '" + args[i] + "' (" +
+                           (near.empty() ? "" : "did you mean '" + near + "'? ") +
+                           "see 'predlake --help')");
     }
     if (!p.help) return Status::Usage("no command given (see 'predlake --help')");
     return p;

@@ -62,7 +62,12 @@ const Row kRows[] = {
      "the default network (`-n` overrides)"},
     {"lake_ss.export_after_publish", ValueKind::kBoolean,
      +[](Config& c) { return &c.lake.export_after_publish; },
-     "write a Parquet snapshot (`predlake export`) after every successful writing run"},
+     "write a Parquet snapshot (`predlake export`) after every successful writing run, so that "
+     "`serve` shows it"},
+    {"lake_ss.export_db_data_to_parquet_files", ValueKind::kBoolean,
+     +[](Config& c) { return &c.lake.export_db_data_to_parquet_files; },
+     "pdr-backend's name for `export_after_publish`: honoured when that key is not set; both "
+     "set to different values is an error"},
     {"lake_ss.export_grace", ValueKind::kDuration,
      +[](Config& c) { return &c.lake.export_grace_ms; },
      "how long a snapshot stays on disk after a newer one became current (for its readers)"},
@@ -99,7 +104,6 @@ const Row kRows[] = {
     {"lake_ss.timeframe", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.api", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.parquet_dir", ValueKind::kIgnored, {}, "pdr-backend's"},
-    {"lake_ss.export_db_data_to_parquet_files", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.seconds_between_parquet_exports", ValueKind::kIgnored, {}, "pdr-backend's"},
     {"lake_ss.number_of_files_after_which_re_export_db", ValueKind::kIgnored, {}, "pdr-backend's"},
 
@@ -541,11 +545,13 @@ class Reader {
         break;
       }
       case ValueKind::kBoolean: {
+        // YAML 1.1's capitalised spellings too: pdr-backend's files (PyYAML) write `True`.
         const std::string text = node.IsScalar() ? node.Scalar() : "";
-        if (text != "true" && text != "false") {
+        const bool yes = text == "true" || text == "True" || text == "TRUE";
+        if (!yes && text != "false" && text != "False" && text != "FALSE") {
           return ValueError(node, key, fmt::format("expected true or false, got '{}'", text));
         }
-        *std::get<bool* (*)(Config&)>(row.field)(cfg_) = text == "true";
+        *std::get<bool* (*)(Config&)>(row.field)(cfg_) = yes;
         break;
       }
       case ValueKind::kPairs:
@@ -677,6 +683,29 @@ class Reader {
   Config& cfg_;
 };
 
+// lake_ss.export_after_publish and pdr-backend's export_db_data_to_parquet_files say the same
+// thing: either one alone decides; both must agree.
+Status ResolveExportAfterPublish(Config& cfg) {
+  constexpr const char* kOurs = "lake_ss.export_after_publish";
+  constexpr const char* kTheirs = "lake_ss.export_db_data_to_parquet_files";
+  const bool ours_set = cfg.origins.count(kOurs) > 0;
+  const bool theirs_set = cfg.origins.count(kTheirs) > 0;
+  LakeConfig& lake = cfg.lake;
+  if (ours_set && theirs_set && lake.export_after_publish != lake.export_db_data_to_parquet_files) {
+    return Status::Config(fmt::format("{}: {}: {} contradicts {}: {} ({}); set one of them",
+                                      cfg.origins[kTheirs].Describe(), kTheirs,
+                                      lake.export_db_data_to_parquet_files, kOurs,
+                                      lake.export_after_publish, cfg.origins[kOurs].Describe()));
+  }
+  if (theirs_set && !ours_set) {
+    lake.export_after_publish = lake.export_db_data_to_parquet_files;
+    cfg.origins[kOurs] = cfg.origins[kTheirs];
+  } else {
+    lake.export_db_data_to_parquet_files = lake.export_after_publish;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string Origin::Describe() const {
@@ -807,6 +836,7 @@ Result<Config> LoadConfig(const std::string& path) {
     if (root.IsNull()) return cfg;
     if (!root.IsMap()) return r.Error(root.Mark(), "expected a mapping of sections (lake_ss: ...)");
     RETURN_IF_ERROR(r.Section(root, "", "", ""));
+    RETURN_IF_ERROR(ResolveExportAfterPublish(cfg));
     if (!IsUsableNetwork(cfg, cfg.lake.network)) {
       Origin origin = OriginOf(cfg, "lake_ss.network");
       return Status::Config(fmt::format("{}: lake_ss.network: {}", origin.Describe(),

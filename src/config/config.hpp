@@ -32,7 +32,11 @@ struct LakeConfig {
   std::string fin_timestr = "now";
   std::string network = "sim";  // the default network: sim, sapphire-mainnet, sapphire-testnet
   // Parquet snapshots under <lake_dir>/exports/ (docs/export.md).
-  bool export_after_publish = false;      // export after every successful writing run
+  // Export after every successful writing run, so that `serve` shows what it published.
+  bool export_after_publish = true;
+  // pdr-backend's key for the same (LoadConfig resolves the two: either one alone decides, both
+  // must agree); after LoadConfig it equals export_after_publish.
+  bool export_db_data_to_parquet_files = true;
   int64_t export_grace_ms = 10 * 60'000;  // how long a superseded snapshot stays for its readers
   // How long one subgraph query may keep retrying lasting errors (throttling, timeouts, indexing
   // errors): the sum of its backoff waits.

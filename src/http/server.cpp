@@ -38,7 +38,8 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options, cons
   httplib::Server& http = impl->http;
   std::unique_ptr<Server> server(new Server(std::move(impl)));
   const size_t threads = static_cast<size_t>(std::max(1, options.threads));
-  http.new_task_queue = [threads] { return NewConnectionThreads(threads); };
+  const size_t waiting = static_cast<size_t>(std::max(0, options.max_waiting));
+  http.new_task_queue = [threads, waiting] { return NewConnectionThreads(threads, waiting); };
   // httplib's default adds SO_REUSEPORT, which would let a second server share a busy port
   // silently.
   http.set_socket_options([](socket_t sock) {
@@ -51,8 +52,16 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options, cons
   http.set_read_timeout(options.read_timeout_seconds, 0);
   http.set_write_timeout(options.read_timeout_seconds, 0);
   http.set_payload_max_length(options.max_request_bytes);
-  http.set_pre_routing_handler([raw](const httplib::Request&, httplib::Response&) {
+  http.set_pre_routing_handler([raw](const httplib::Request&, httplib::Response& res) {
     raw->requests.fetch_add(1);
+    if (Refusing()) {
+      res.status = 503;
+      res.set_header("Retry-After", "1");
+      res.set_header("Connection", "close");
+      res.set_content(raw->options.name + ": too many connections at once; retry in a second\n",
+                      "text/plain; charset=utf-8");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   routes(http, *server);

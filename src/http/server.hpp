@@ -27,6 +27,9 @@ struct ServerOptions {
   int port = 0;                // 0 picks a free port
   std::string url_path = "/";  // what Url() ends with
   int threads = 64;  // one per connection, up to this many at once (more wait for a free one)
+  // Up to this many connections wait for a thread; each one past them is answered 503 with
+  // Retry-After: 1 and closed, at once, by one more thread (connection_threads.hpp).
+  int max_waiting = 256;
   // An idle keep-alive connection is closed after keep_alive_seconds, and its thread freed: Stop()
   // waits at most this long for idle connections (httplib does not wake them). A connection is
   // closed after keep_alive_max_count requests.

@@ -1,6 +1,10 @@
 // /metrics (Prometheus text format 0.0.4) and /healthz, both from the current snapshot.
 #include <fmt/format.h>
 
+#include <memory>
+#include <mutex>
+#include <optional>
+
 #include "duck/duck.hpp"
 #include "etl/etl.hpp"
 #include "serve/pages.hpp"
@@ -28,6 +32,126 @@ void Gauge(std::string& out, const char* name, const char* help, const std::stri
 }
 
 std::string Seconds(int64_t ms) { return fmt::format("{:.3f}", static_cast<double>(ms) / 1000.0); }
+
+// The rows of the queries about predictoor_ss.my_addresses, as text (NULL: nullopt).
+using TextRows = std::vector<std::vector<std::optional<std::string>>>;
+
+Result<TextRows> QueryMine(duck::Connection& conn, std::string_view name,
+                           const std::string& addresses, int64_t checkpoint_ms) {
+  ASSIGN_OR_RETURN(std::string sql, PageSql(name));
+  ASSIGN_OR_RETURN(duck::Prepared stmt, conn.Prepare(sql, "serve: " + std::string(name)));
+  RETURN_IF_ERROR(stmt.Bind(1, std::string_view(addresses)));
+  RETURN_IF_ERROR(stmt.Bind(2, checkpoint_ms));
+  ASSIGN_OR_RETURN(duck::QueryResult result, stmt.Execute());
+  return result.ToText();
+}
+
+// What /metrics says about predictoor_ss.my_addresses and the feeds they predict on: a scan of the
+// snapshot's predictions, so made once per snapshot (every value is as of its checkpoint) and kept
+// for the requests that resolve the same snapshot.
+struct MineCache {
+  std::mutex mu;
+  std::weak_ptr<SnapshotEntry> entry;
+  std::string addresses;
+  std::string text;
+};
+
+MineCache& Mine() {
+  static MineCache cache;
+  return cache;
+}
+
+std::string MineText(SnapshotView& view, const std::vector<std::string>& my_addresses,
+                     int64_t checkpoint_ms) {
+  std::string addresses;
+  for (const std::string& a : my_addresses) addresses += (addresses.empty() ? "" : ",") + a;
+  MineCache& cache = Mine();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  if (cache.entry.lock() == view.entry && cache.addresses == addresses) return cache.text;
+  std::string out;
+  Result<TextRows> me = QueryMine(*view.conn, "metrics_my_addresses", addresses, checkpoint_ms);
+  Result<TextRows> feeds = QueryMine(*view.conn, "metrics_my_feeds", addresses, checkpoint_ms);
+  if (!me.ok() || !feeds.ok()) return out;  // left out, as the waiting updates are
+  auto family = [&](const char* name, const char* help) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+  };
+  auto each = [&](const char* name, const char* help, auto value_of) {
+    family(name, help);
+    for (const auto& row : *me) {
+      std::optional<std::string> v = value_of(row);
+      if (v) out += fmt::format("{}{{address=\"{}\"}} {}\n", name, row[0].value_or(""), *v);
+    }
+  };
+  auto n = [](const std::optional<std::string>& text) { return text ? std::stoll(*text) : 0; };
+  each("predlake_my_predictions", "Predictions of my address in the snapshot (all time).",
+       [](const auto& row) { return row[1]; });
+  each("predlake_my_last_prediction_timestamp_seconds",
+       "When my address made its newest prediction (absent without one).",
+       [](const auto& row) -> std::optional<std::string> {
+         if (!row[2]) return std::nullopt;
+         return Seconds(std::stoll(*row[2]));
+       });
+  each("predlake_my_last_prediction_age_seconds",
+       "The snapshot's checkpoint minus my address's newest prediction (absent without one).",
+       [&](const auto& row) -> std::optional<std::string> {
+         if (!row[2]) return std::nullopt;
+         return Seconds(std::max<int64_t>(checkpoint_ms - std::stoll(*row[2]), 0));
+       });
+  each("predlake_my_predictions_24h",
+       "Predictions of my address in the slots of the 24 hours before the checkpoint.",
+       [](const auto& row) { return row[3]; });
+  each("predlake_my_resolved_24h",
+       "Of those, the resolved ones (paying slot, trueval and direction known).",
+       [](const auto& row) { return row[4]; });
+  each("predlake_my_accuracy_24h",
+       "Correct over resolved, in the slots of the 24 hours before the checkpoint (absent without "
+       "a resolved one); read it with predlake_my_revealed_share_24h.",
+       [&](const auto& row) -> std::optional<std::string> {
+         if (n(row[4]) == 0) return std::nullopt;
+         return fmt::format("{:.6f}", static_cast<double>(n(row[5])) / n(row[4]));
+       });
+  each("predlake_my_revealed_share_24h",
+       "Resolved over resolved plus unrevealed (paying slots whose direction was never revealed), "
+       "in the same 24 hours (absent when both are 0).",
+       [&](const auto& row) -> std::optional<std::string> {
+         const int64_t d = n(row[4]) + n(row[6]);
+         if (d == 0) return std::nullopt;
+         return fmt::format("{:.6f}", static_cast<double>(n(row[4])) / d);
+       });
+  each("predlake_my_unclaimed_predictions",
+       "Predictions of my address in paying slots whose payout is not claimed.",
+       [](const auto& row) { return row[7]; });
+  each("predlake_my_unclaimed_stake",
+       "Their stake (OCEAN): what claiming may pay back, with the winnings, for the correct ones.",
+       [](const auto& row) { return row[8]; });
+  each("predlake_my_oldest_unclaimed_age_seconds",
+       "The checkpoint minus the start of the oldest slot day holding an unclaimed payout of my "
+       "address (absent without one).",
+       [&](const auto& row) -> std::optional<std::string> {
+         if (!row[11]) return std::nullopt;
+         return Seconds(std::max<int64_t>(checkpoint_ms - std::stoll(*row[11]), 0));
+       });
+  each("predlake_my_refunds_pending",
+       "Predictions of my address in canceled slots whose stake is not claimed back.",
+       [](const auto& row) { return row[9]; });
+  each("predlake_my_refund_pending_stake", "Their stake (OCEAN), refundable by a claim.",
+       [](const auto& row) { return row[10]; });
+  family("predlake_feed_last_trueval_age_seconds",
+         "For each feed my addresses predicted on in the 7 days before the checkpoint: the "
+         "checkpoint minus its newest trueval (+Inf without one).");
+  for (const auto& row : *feeds) {
+    out += fmt::format(
+        "predlake_feed_last_trueval_age_seconds{{feed=\"{}\",pair=\"{}\",timeframe=\"{}\"}} "
+        "{}\n",
+        MetricLabel(row[0].value_or("")), MetricLabel(row[1].value_or("")),
+        MetricLabel(row[2].value_or("")),
+        row[3] ? Seconds(std::max<int64_t>(checkpoint_ms - std::stoll(*row[3]), 0)) : "+Inf");
+  }
+  cache.entry = view.entry;
+  cache.addresses = addresses;
+  cache.text = out;
+  return out;
+}
 
 }  // namespace
 
@@ -122,7 +246,14 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
       }
       if (row[4]) {
         Gauge(out, "predlake_last_success_timestamp_seconds",
-              "When the newest succeeded run ended.", Seconds(std::stoll(*row[4])));
+              "When the newest succeeded run ended (of any command).",
+              Seconds(std::stoll(*row[4])));
+      }
+      if (row[5]) {
+        Gauge(out, "predlake_last_publish_timestamp_seconds",
+              "When the newest succeeded run that wrote lake data ended (not an export, not "
+              "validate --incremental).",
+              Seconds(std::stoll(*row[5])));
       }
     }
   }
@@ -175,6 +306,9 @@ Response MetricsResponse(const ServeOptions& options, uint64_t requests) {
       out +=
           fmt::format("predlake_waiting_updates{{table=\"{}\"}} {}\n", MetricLabel(table), events);
     }
+  }
+  if (checkpoint && !options.my_addresses.empty()) {
+    out += MineText(view, options.my_addresses, *checkpoint);
   }
   return r;
 }

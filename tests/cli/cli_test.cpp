@@ -324,6 +324,23 @@ TEST_F(CliTest, UnknownCommandIsOneLineWithHint) {
   EXPECT_EQ(o.err, "predlake: unknown command 'grp nope' (see 'predlake grp --help')\n");
 }
 
+// pdr-backend's `dashboard` and near misses of a command get a hint, on the same one line.
+TEST_F(CliTest, UnknownCommandSuggestsTheNearestOne) {
+  Outcome o = Exec({"dashboard"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(
+      o.err,
+      "predlake: unknown command 'dashboard' (did you mean 'serve'? see 'predlake --help')\n");
+  o = Exec({"-q", "dashboard", "ppss.yaml", "sim"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_THAT(o.err, HasSubstr("did you mean 'serve'?"));
+  o = Exec({"updte"});
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_EQ(o.err,
+            "predlake: unknown command 'updte' (did you mean 'update'? see 'predlake --help')\n");
+}
+
 TEST_F(CliTest, GroupWithoutCommand) {
   Outcome o = ExecTest({"grp"});
   EXPECT_EQ(o.rc, 2);
@@ -390,11 +407,13 @@ TEST_F(CliTest, BrokenDefaultConfigIsAnError) {
   WriteFile("ppss.yaml", "lake_ss:\n  nope: 1\n");
   Outcome o = ExecTest({"probe"});
   EXPECT_EQ(o.rc, 2);
-  EXPECT_EQ(o.err,
-            "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
-            "st_timestr, fin_timestr, network, export_after_publish, export_grace, retry_budget, "
-            "feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
-            "checkpoint_period, memory_limit)\n");
+  EXPECT_EQ(
+      o.err,
+      "predlake: ppss.yaml:2: unknown key 'nope' in lake_ss (known: lake_dir, "
+      "st_timestr, fin_timestr, network, export_after_publish, export_db_data_to_parquet_files, "
+      "export_grace, retry_budget, "
+      "feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
+      "checkpoint_period, memory_limit)\n");
   EXPECT_FALSE(seen_.ran);
 }
 

@@ -43,8 +43,14 @@ class WritersTest : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     old_cwd_ = std::filesystem::current_path();
     std::filesystem::current_path(dir_);
+    // Each command's own run: the export that follows a publish by default is off here (see
+    // PublishesAreFollowedByAnExportByDefault).
+    WriteConfig("  export_after_publish: false\n");
+  }
+  static void WriteConfig(const std::string& extra) {
     std::ofstream("ppss.yaml") << "lake_ss:\n  lake_dir: lake\n  st_timestr: 2024-07-26\n"
-                                  "sim_ss:\n  now: 2024-07-26_02:00\n  start: 2024-07-25\n";
+                               << extra
+                               << "sim_ss:\n  now: 2024-07-26_02:00\n  start: 2024-07-25\n";
   }
   void TearDown() override {
     std::filesystem::current_path(old_cwd_);
@@ -116,6 +122,24 @@ TEST_F(WritersTest, EveryWritingCommandRecordsExactlyOneRun) {
   // update, raw update, raw drop, raw import, etl update, etl drop, etl rebuild, validate
   // --incremental, export: the table marks them all.
   EXPECT_EQ(writers, 9);
+}
+
+// By default a publishing run is followed by an export run (lake_ss.export_after_publish), and so
+// is it with pdr-backend's key; validate --incremental and export itself are not.
+TEST_F(WritersTest, PublishesAreFollowedByAnExportByDefault) {
+  WriteConfig("");
+  ASSERT_EQ(Exec({"update"}), 0) << last_err_;
+  EXPECT_EQ(Runs(), (std::vector<std::string>{"update:succeeded", "export:succeeded"}));
+  ASSERT_EQ(Exec({"validate", "--incremental"}), 0) << last_err_;
+  ASSERT_EQ(Exec({"export"}), 0) << last_err_;
+  EXPECT_EQ(Runs().size(), 4u);
+  EXPECT_TRUE(std::filesystem::exists("lake/exports/current"));
+  WriteConfig("  export_db_data_to_parquet_files: False\n");
+  ASSERT_EQ(Exec({"etl", "update"}), 0) << last_err_;
+  EXPECT_EQ(Runs().back(), "etl update:succeeded");
+  WriteConfig("  export_db_data_to_parquet_files: True\n");
+  ASSERT_EQ(Exec({"etl", "update"}), 0) << last_err_;
+  EXPECT_EQ(Runs().back(), "export:succeeded");
 }
 
 // A command that writes only with a flag records nothing without it; a failing writer records

@@ -55,14 +55,14 @@ TEST(LoadConfigTest, MalformedYamlHasFileAndLine) {
 
 TEST(LoadConfigTest, UnknownKeyNamesLineAndKnownKeys) {
   Status st = LoadError("unknown_key.yaml");
-  EXPECT_EQ(
-      st.message(),
-      Data("unknown_key.yaml") +
-          ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
-          "st_timestr, fin_timestr, network, export_after_publish, export_grace, "
-          "retry_budget, feed_source, ohlcv, ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
-          "checkpoint_period, "
-          "memory_limit)");
+  EXPECT_EQ(st.message(),
+            Data("unknown_key.yaml") +
+                ":5: unknown key 'lake_dirr' in lake_ss (did you mean 'lake_dir'? known: lake_dir, "
+                "st_timestr, fin_timestr, network, export_after_publish, "
+                "export_db_data_to_parquet_files, export_grace, retry_budget, feed_source, ohlcv, "
+                "ohlcv_exchange, ohlcv_base_url, ohlcv_gap_after, "
+                "checkpoint_period, "
+                "memory_limit)");
 }
 
 TEST(LoadConfigTest, UnknownNestedKey) {
@@ -376,6 +376,50 @@ TEST(LoadConfigTest, MemoryLimit) {
     EXPECT_EQ(r.status().code(), StatusCode::kConfig);
     EXPECT_EQ(r.status().message(), path + ":3: lake_ss.memory_limit: " + message);
   }
+  std::remove(path.c_str());
+}
+
+// Every publish is exported by default; pdr-backend's key for it is honoured, alone or agreeing.
+TEST(LoadConfigTest, ExportAfterPublishAndPdrBackendsKey) {
+  EXPECT_TRUE(Config{}.lake.export_after_publish);
+  const std::string path = ::testing::TempDir() + "/predlake_export_keys.yaml";
+  struct Case {
+    const char* lines;
+    bool expected;
+    int origin_line;  // of lake_ss.export_after_publish; 0: the default
+  };
+  const Case cases[] = {
+      {"", true, 0},
+      {"  export_after_publish: false\n", false, 3},
+      {"  export_db_data_to_parquet_files: False\n", false, 3},
+      {"  export_db_data_to_parquet_files: True\n", true, 3},
+      {"  export_after_publish: false\n  export_db_data_to_parquet_files: FALSE\n", false, 3},
+      {"  export_db_data_to_parquet_files: true\n  export_after_publish: true\n", true, 4},
+  };
+  for (const Case& c : cases) {
+    std::ofstream(path) << "lake_ss:\n  lake_dir: x\n" << c.lines;
+    Result<Config> r = LoadConfig(path);
+    ASSERT_TRUE(r.ok()) << c.lines << r.status().message();
+    EXPECT_EQ(r->lake.export_after_publish, c.expected) << c.lines;
+    EXPECT_EQ(r->lake.export_db_data_to_parquet_files, c.expected) << c.lines;
+    EXPECT_EQ(OriginOf(*r, "lake_ss.export_after_publish").line, c.origin_line) << c.lines;
+  }
+  std::ofstream(path) << "lake_ss:\n  export_after_publish: false\n  lake_dir: x\n"
+                         "  export_db_data_to_parquet_files: True\n";
+  Result<Config> r = LoadConfig(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kConfig);
+  EXPECT_EQ(r.status().message(),
+            path +
+                ":4: lake_ss.export_db_data_to_parquet_files: true contradicts "
+                "lake_ss.export_after_publish: false (" +
+                path + ":2); set one of them");
+  std::ofstream(path) << "lake_ss:\n  export_db_data_to_parquet_files: yes\n";
+  r = LoadConfig(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.status().message(),
+      path + ":2: lake_ss.export_db_data_to_parquet_files: expected true or false, got 'yes'");
   std::remove(path.c_str());
 }
 

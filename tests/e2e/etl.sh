@@ -19,12 +19,14 @@ $1"
 # sql SQL: one value.
 sql() { "$bin" -q query "$1" --format csv | tail -n +2; }
 
+# No export after the publishes: the ledger checks below list the ETL's own runs.
 cat > ppss.yaml <<'EOF'
 lake_ss:
   lake_dir: lake
   st_timestr: 2024-07-26
   fin_timestr: now
   network: sim
+  export_after_publish: false
 sim_ss:
   seed: 7
   now: 2024-07-26_02:00
@@ -42,7 +44,7 @@ run 3 etl update
 expect_err "predlake: no lake at lake (run \`predlake update\` to create it)"
 [ ! -e lake ] || fail "etl update on a missing lake created it"
 # A lake without the ETL's raw inputs: a clear error, recorded as a failed run.
-printf 'lake_ss:\n  lake_dir: lake_slots\n' > slots.yaml
+printf 'lake_ss:\n  lake_dir: lake_slots\n  export_after_publish: false\n' > slots.yaml
 run 0 -q -c slots.yaml raw import "$fixtures/pdr_slots.csv" --from 2024-07-26 --to 2024-07-26_02:00
 run 3 -c slots.yaml etl update
 expect_err "predlake: raw tables pdr_predictions, pdr_truevals, pdr_payouts, pdr_subscriptions have no watermark yet (run \`predlake raw update\` or \`predlake raw import\` first)"

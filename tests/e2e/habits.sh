@@ -53,9 +53,10 @@ check unknown_network.err err1.txt
 run 2 -n barge-other describe
 check unknown_network_flag.err err.txt
 
-# ---- The positional drop time, as pdr-backend's `pdr raw drop ppss.yaml NETWORK TIME` puts it.
+# ---- The positional drop time, as pdr-backend's `pdr raw drop ppss.yaml NETWORK TIME` puts it (its
+# export, on by default, is the newest run).
 run 0 -q raw drop ppss.yaml barge-predictoor-bot 2024-07-26_01:15
-run 0 runs ppss.yaml barge-predictoor-bot --limit 1 --format json
+run 0 runs ppss.yaml barge-predictoor-bot --limit 2 --format json
 grep -q '"command": "raw drop"' out.txt || fail "no raw drop run: $(cat out.txt)"
 grep -q '"window_start_ms": 1721956500000' out.txt || fail "the drop time was not used: $(cat out.txt)"
 run 0 query ppss.yaml barge-predictoor-bot "SELECT count(*) AS n FROM pdr_predictions WHERE timestamp >= 1721956500000" --format csv
@@ -70,7 +71,7 @@ check drop_twice.err err1.txt
 [ "$(lake_sum lake)" = "$before" ] || fail "a refused drop changed the lake"
 # ---- pdr-backend's `pdr lake raw update ppss.yaml NETWORK`: a leading `lake` means the same.
 run 0 -q lake raw update ppss.yaml barge-predictoor-bot
-run 0 lake runs ppss.yaml barge-predictoor-bot --limit 1 --format json
+run 0 lake runs ppss.yaml barge-predictoor-bot --limit 2 --format json
 grep -q '"command": "raw update"' out.txt || fail "no raw update run from \`lake raw update\`: $(cat out.txt)"
 [ "$(lake_sum lake)" != "$before" ] || fail "\`lake raw update\` did not fetch the dropped rows again"
 kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
