@@ -106,12 +106,18 @@ const ColumnDef* FindColumnDef(std::string_view name) {
 // shows all.
 const std::vector<std::string>* MainColumns(std::string_view page_path, std::string_view table_id) {
   static const std::vector<std::string> kLeaderboard = {
-      "rank", "user", "cash_pnl", "cash_roi", "accuracy", "revealed_share", "predictions", "stake"};
+      "rank",           "user",        "cash_pnl", "cash_roi", "accuracy",
+      "revealed_share", "predictions", "stake",    "apr"};
   static const std::vector<std::string> kFeeds = {
       "contract", "pair",     "timeframe", "source", "sales",   "predictoors",
       "accuracy", "cash_pnl", "cash_roi",  "apr",    "buyers"};
   static const std::vector<std::string> kMetrics = {
       "predictions", "accuracy", "revealed_share", "stake", "cash_pnl", "settled_payout", "profit"};
+  static const std::vector<std::string> kMetricsDaily = [] {
+    std::vector<std::string> cols = kMetrics;
+    cols.insert(cols.begin(), "day");
+    return cols;
+  }();
   static const std::vector<std::string> kRecent = {
       "slot_at", "pair", "timeframe", "status", "stake", "predvalue", "truevalue", "payout"};
   static const std::vector<std::string> kPerFeed = {
@@ -136,7 +142,8 @@ const std::vector<std::string>* MainColumns(std::string_view page_path, std::str
   if (feed && table_id == "summary") return &kFeeds;
   if (predictoor && table_id == "recent") return &kRecent;
   if (predictoor && table_id == "feeds") return &kPerFeed;
-  if (predictoor && (table_id == "summary" || table_id == "daily")) return &kMetrics;
+  if (predictoor && table_id == "summary") return &kMetrics;
+  if (predictoor && table_id == "daily") return &kMetricsDaily;
   if (feed && table_id == "top_predictoors") return &kTop;
   if (page_path == "/" && table_id == "network") return &kNetwork;
   if (page_path == "/" && table_id == "daily") return &kDaily;

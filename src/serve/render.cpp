@@ -383,6 +383,14 @@ std::string GivenParam(const Page& page, const char* name) {
 // state rides along in hidden fields.
 void RenderFilters(const Page& page, std::string& out) {
   if (!page.filters) return;
+  // Folded away until a filter is set (the form is long on a phone).
+  bool any = false;
+  for (const char* name :
+       {"min_predictions", "min_stake", "acc_min", "acc_max", "pair", "timeframe", "exchange"}) {
+    any = any || !GivenParam(page, name).empty();
+  }
+  out += std::string("<details class=\"pl-filters-box\"") + (any ? " open" : "") +
+         "><summary>Filters</summary>";
   out += "<form class=\"pl-filters\" method=\"get\" action=\"" + HtmlEscape(page.path) + "\">";
   auto hidden = [&](const char* name, const std::string& value) {
     if (value.empty()) return;
@@ -410,7 +418,7 @@ void RenderFilters(const Page& page, std::string& out) {
          HtmlEscape(WithQuery(page.path, page.params.period == "1w"
                                              ? ""
                                              : "period=" + UrlEncode(page.params.period))) +
-         "\">Clear</a></form>\n";
+         "\">Clear</a></form></details>\n";
 }
 
 void RenderTable(const Page& page, const Table& t, std::string& out) {

@@ -36,6 +36,8 @@ import path from "node:path";
 
 import {chromium} from "playwright-core";
 
+import {checkTables} from "./checks_tables.mjs";
+
 const PERIOD_DEFAULT = "1w";
 const FRESHNESS_FIELDS = ["checkpoint", "frontier", "holding_back", "last_run", "snapshot_age"];
 const NAV_PATHS = ["/", "/predictoors", "/feeds", "/runs"];
@@ -617,6 +619,7 @@ try {
     if (details > 0 && picked.length === 0) fail("/", `no ${prefix}... link in any table`);
     for (const p of picked) await visit(p, {collect: false});
   }
+  counts.tableChecks = await checkTables({context, base, fail, shotDir});
 } finally {
   await context.close();
   fs.rmSync(profile, {recursive: true, force: true});
