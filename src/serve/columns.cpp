@@ -27,7 +27,8 @@ const std::vector<ColumnDef>& ColumnDefs() {
       {"cash_pnl",
        "settled_payout - settled_stake: payouts received minus the stakes in paying slots. The "
        "leaderboard's ranking; NULL when a stake is unknown."},
-      {"cash_roi", "cash_pnl / settled_stake: the cash return on each OCEAN staked in paying slots."},
+      {"cash_roi",
+       "cash_pnl / settled_stake: the cash return on each OCEAN staked in paying slots."},
       {"apr",
        "cash_roi x 365 / days_active: the cash return on stake annualised, simple (not "
        "compounded)."},
@@ -59,7 +60,8 @@ const std::vector<ColumnDef>& ColumnDefs() {
       {"day", "The UTC slot day."},
       {"run_id", "The run's number in the ledger."},
       {"command", "The command the run was."},
-      {"status", "The outcome: of a run (succeeded, failed, aborted) or a slot (paying, canceled, pending)."},
+      {"status",
+       "The outcome: of a run (succeeded, failed, aborted) or a slot (paying, canceled, pending)."},
       {"started_at", "When the run started (UTC)."},
       {"ended_at", "When the run ended (UTC)."},
       {"duration_s", "The run's wall time in seconds."},
@@ -105,11 +107,11 @@ const ColumnDef* FindColumnDef(std::string_view name) {
 // The columns a table shows before "more columns" (its page's subject first); a table not listed
 // shows all.
 const std::vector<std::string>* MainColumns(std::string_view page_path, std::string_view table_id) {
-  static const std::vector<std::string> kLeaderboard = {
-      "rank",           "user",        "cash_pnl", "cash_roi", "accuracy",
-      "revealed_share", "predictions", "stake",    "apr"};
+  static const std::vector<std::string> kLeaderboard = {"rank",        "user",     "cash_pnl",
+                                                        "cash_roi",    "accuracy", "revealed_share",
+                                                        "predictions", "stake",    "apr"};
   static const std::vector<std::string> kFeeds = {
-      "contract", "pair",     "timeframe", "source", "sales",   "predictoors",
+      "contract", "pair",     "timeframe", "source", "sales", "predictoors",
       "accuracy", "cash_pnl", "cash_roi",  "apr",    "buyers"};
   static const std::vector<std::string> kMetrics = {
       "predictions", "accuracy", "revealed_share", "stake", "cash_pnl", "settled_payout", "profit"};
@@ -118,16 +120,16 @@ const std::vector<std::string>* MainColumns(std::string_view page_path, std::str
     cols.insert(cols.begin(), "day");
     return cols;
   }();
-  static const std::vector<std::string> kRecent = {
-      "slot_at", "pair", "timeframe", "status", "stake", "predvalue", "truevalue", "payout"};
-  static const std::vector<std::string> kPerFeed = {
-      "contract", "pair", "timeframe", "predictions", "accuracy", "revealed_share", "stake",
-      "cash_pnl"};
+  static const std::vector<std::string> kRecent = {"slot_at", "pair",      "timeframe", "status",
+                                                   "stake",   "predvalue", "truevalue", "payout"};
+  static const std::vector<std::string> kPerFeed = {"contract",    "pair",     "timeframe",
+                                                    "predictions", "accuracy", "revealed_share",
+                                                    "stake",       "cash_pnl"};
   static const std::vector<std::string> kTop = {"user",  "predictions", "accuracy",
                                                 "stake", "cash_pnl",    "revealed_share"};
-  static const std::vector<std::string> kNetwork = {"predictoors", "predictions", "accuracy",
-                                                    "revealed_share", "stake", "cash_pnl",
-                                                    "sales", "revenue"};
+  static const std::vector<std::string> kNetwork = {"predictoors",    "predictions", "accuracy",
+                                                    "revealed_share", "stake",       "cash_pnl",
+                                                    "sales",          "revenue"};
   static const std::vector<std::string> kDaily = [] {
     std::vector<std::string> cols = kNetwork;
     cols.insert(cols.begin(), "day");

@@ -383,10 +383,9 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
 
 const std::vector<std::string>& FeedSortKeys() {
   static const std::vector<std::string> keys = {
-      "contract",    "pair",     "timeframe",          "predictoors",  "slots",
-      "predictions", "accuracy", "revealed_share",     "stake",        "cash_pnl",
-      "sales",       "revenue",  "consensus_accuracy", "subscriptions", "buyers",
-      "cash_roi",    "apr",      "days_active"};
+      "contract",           "pair",           "timeframe", "predictoors", "slots", "predictions",
+      "accuracy",           "revealed_share", "stake",     "cash_pnl",    "sales", "revenue",
+      "consensus_accuracy", "subscriptions",  "buyers",    "cash_roi",    "apr",   "days_active"};
   return keys;
 }
 
@@ -489,8 +488,7 @@ Status SearchPage(PageContext& cx) {
   const bool by_pair = q.size() >= 2 && !prefixed;
   const BindValue address_bind = address ? BindValue(q) : BindValue();
   ASSIGN_OR_RETURN(Table users,
-                   RunTable(cx.conn(), "predictoors", "Predictoors",
-                            PageSql("search_predictoors"),
+                   RunTable(cx.conn(), "predictoors", "Predictoors", PageSql("search_predictoors"),
                             {address ? q : std::string("-"), JoinComma(cx.options.my_addresses)}));
   if (!address) users.rows.clear();
   ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Feeds", PageSql("search_feeds"),
@@ -512,14 +510,16 @@ Status SearchPage(PageContext& cx) {
     page.redirect = only + (page.params.period == "1w" ? "" : "?period=" + page.params.period);
   }
   if (q.empty()) {
-    page.notes.push_back("Type a predictoor's or a feed's address (at least 4 hexadecimal digits) "
-                         "or a pair (BTC/USDT).");
+    page.notes.push_back(
+        "Type a predictoor's or a feed's address (at least 4 hexadecimal digits) "
+        "or a pair (BTC/USDT).");
   } else if (total == 0) {
-    page.notes.push_back("Nothing matches '" + cx.page.params.q + "'." +
-                         (hex && !address ? " An address needs at least 4 hexadecimal digits." : ""));
+    page.notes.push_back(
+        "Nothing matches '" + cx.page.params.q + "'." +
+        (hex && !address ? " An address needs at least 4 hexadecimal digits." : ""));
   } else {
-    page.notes.push_back(fmt::format("{} match{} for '{}'.", total, total == 1 ? "" : "es",
-                                     cx.page.params.q));
+    page.notes.push_back(
+        fmt::format("{} match{} for '{}'.", total, total == 1 ? "" : "es", cx.page.params.q));
   }
   page.tables.push_back(std::move(users));
   page.tables.push_back(std::move(feeds));
@@ -599,8 +599,8 @@ int HttpStatusFor(const Status& status) {
 
 const std::vector<std::string>& TableParamNames() {
   static const std::vector<std::string> names = {
-      "q",         "min_predictions", "min_stake", "acc_min", "acc_max",
-      "pair",      "timeframe",       "exchange",  "cols",    "page",   "per_page"};
+      "q",         "min_predictions", "min_stake", "acc_min", "acc_max", "pair",
+      "timeframe", "exchange",        "cols",      "page",    "per_page"};
   return names;
 }
 
@@ -669,8 +669,8 @@ Status ParseTableParam(const std::string& name, const std::string& value, PagePa
     out.page_no = std::stoll(value);
   } else if (name == "per_page") {
     if (!is_digits(value) || std::stoll(value) < 1 || std::stoll(value) > kMaxRowsPerPage) {
-      return Status::Usage(fmt::format("per_page: '{}' is not a number of rows from 1 to {}",
-                                       value, kMaxRowsPerPage));
+      return Status::Usage(fmt::format("per_page: '{}' is not a number of rows from 1 to {}", value,
+                                       kMaxRowsPerPage));
     }
     out.per_page = std::stoll(value);
   }

@@ -52,7 +52,7 @@ struct PageParams {
   int64_t per_page = 50;     // per_page=N, rows a page (1 to kMaxRowsPerPage)
   std::string q;             // /search
   std::optional<int64_t> min_predictions;
-  std::string min_stake;  // a non-negative decimal, "" = none
+  std::string min_stake;                   // a non-negative decimal, "" = none
   std::optional<double> acc_min, acc_max;  // percent, 0..100
   std::string pair, timeframe, exchange;
   std::map<std::string, std::string> given;
@@ -80,7 +80,8 @@ struct Table {
   std::vector<std::vector<Json>> rows;  // string (decimals, times, text), number, bool or null
   std::vector<std::string> sort_keys;   // sortable columns (the page's sort applies here)
   std::string note;                     // shown under the title
-  // Paged tables (the leaderboard, Feeds): the rows are one page's; total_rows is every row's count.
+  // Paged tables (the leaderboard, Feeds): the rows are one page's; total_rows is every row's
+  // count.
   int64_t total_rows = -1;  // -1: not paged
   int64_t page_no = 1;
   int64_t per_page = 0;

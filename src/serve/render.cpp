@@ -101,8 +101,7 @@ std::string LabelFor(const std::string& col) {
 bool IsRatioColumn(const std::string& col) {
   return col == "accuracy" || col == "revealed_share" || col == "accuracy_low" ||
          col == "accuracy_high" || col == "roi" || col == "cash_roi" || col == "apr" ||
-         col == "consensus_accuracy" ||
-         col == "consensus_slot_accuracy";
+         col == "consensus_accuracy" || col == "consensus_slot_accuracy";
 }
 
 bool LooksDecimal(const std::string& s) {
@@ -290,8 +289,8 @@ std::pair<size_t, size_t> ShownRows(const Page& page, const Table& t) {
 // page is sorted by (a sorted column is always shown).
 bool IsMoreColumn(const Page& page, const Table& t, const std::string& col) {
   if (IsMainColumn(page.path, t.id, col)) return false;
-  return !(col == page.sort && std::find(t.sort_keys.begin(), t.sort_keys.end(), col) !=
-                                   t.sort_keys.end());
+  return !(col == page.sort &&
+           std::find(t.sort_keys.begin(), t.sort_keys.end(), col) != t.sort_keys.end());
 }
 
 std::string MoreClass(const Page& page, const Table& t, const std::string& col) {
@@ -402,8 +401,8 @@ void RenderFilters(const Page& page, std::string& out) {
   hidden("dir", page.params.dir);
   hidden("cols", GivenParam(page, "cols"));
   auto field = [&](const char* name, const char* label, const char* attrs, const char* after) {
-    out += std::string("<label>") + label + " <input name=\"" + name + "\" " + attrs +
-           " value=\"" + HtmlEscape(GivenParam(page, name)) + "\">" + after + "</label> ";
+    out += std::string("<label>") + label + " <input name=\"" + name + "\" " + attrs + " value=\"" +
+           HtmlEscape(GivenParam(page, name)) + "\">" + after + "</label> ";
   };
   field("min_predictions", "Min. predictions", "type=\"number\" min=\"0\" step=\"1\" size=\"6\"",
         "");
@@ -414,11 +413,11 @@ void RenderFilters(const Page& page, std::string& out) {
   field("pair", "Pair", "size=\"9\" placeholder=\"BTC/USDT\"", "");
   field("timeframe", "Timeframe", "size=\"3\" placeholder=\"5m\"", "");
   field("exchange", "Exchange", "size=\"8\" placeholder=\"binance\"", "");
-  out += "<button type=\"submit\">Filter</button> <a class=\"pl-clear\" href=\"" +
-         HtmlEscape(WithQuery(page.path, page.params.period == "1w"
-                                             ? ""
-                                             : "period=" + UrlEncode(page.params.period))) +
-         "\">Clear</a></form></details>\n";
+  out +=
+      "<button type=\"submit\">Filter</button> <a class=\"pl-clear\" href=\"" +
+      HtmlEscape(WithQuery(
+          page.path, page.params.period == "1w" ? "" : "period=" + UrlEncode(page.params.period))) +
+      "\">Clear</a></form></details>\n";
 }
 
 void RenderTable(const Page& page, const Table& t, std::string& out) {
@@ -489,10 +488,11 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
 
 // The nav link of the section `path` belongs to (a detail page to its list).
 std::string NavCurrent(const std::string& path, const std::string& link) {
-  const bool current =
-      link == "/" ? path == "/"
-                  : path == link || (link == "/predictoors" && path.rfind("/predictoor/", 0) == 0) ||
-                        (link == "/feeds" && path.rfind("/feed/", 0) == 0);
+  const bool current = link == "/"
+                           ? path == "/"
+                           : path == link ||
+                                 (link == "/predictoors" && path.rfind("/predictoor/", 0) == 0) ||
+                                 (link == "/feeds" && path.rfind("/feed/", 0) == 0);
   return current ? " aria-current=\"page\"" : "";
 }
 

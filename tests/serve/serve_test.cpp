@@ -4,13 +4,12 @@
 #include "serve/serve.hpp"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -301,7 +300,8 @@ TEST_F(ServeWorld, DetailPagesAnswerAndUnknownOnes404) {
   EXPECT_TRUE(p["charts"].contains("cumulative_pnl"));
   EXPECT_LE(p["tables"]["recent"]["rows"].size(), 50u);
   Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
-  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  const std::string contract =
+      feeds["tables"]["feeds"]["rows"][0][Col(feeds["tables"]["feeds"], "contract")];
   Json f = Api(o, "/api/feed/" + contract, {{"period", "all"}});
   for (const char* id :
        {"summary", "daily", "top_predictoors", "buyers", "canceled", "trueval_delay"}) {
@@ -351,7 +351,8 @@ int CompareSortValues(const SortValue& a, const SortValue& b) {
 TEST_F(ServeWorld, EverySortKeyOfEveryPageOrdersItsTable) {
   ServeOptions o = Options();
   Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
-  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  const std::string contract =
+      feeds["tables"]["feeds"]["rows"][0][Col(feeds["tables"]["feeds"], "contract")];
   auto view = OpenView(o);
   ASSERT_TRUE(view.ok()) << view.status().message();
   int checked = 0;
@@ -534,7 +535,8 @@ TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
       httplib::Client c("127.0.0.1", s.port());
       auto res = c.Get("/api/feeds?period=1d");
       if (res && res->status == 200) ++ok;
-      if (res && res->status != 200) ADD_FAILURE() << res->status << " " << res->body.substr(0, 300);
+      if (res && res->status != 200)
+        ADD_FAILURE() << res->status << " " << res->body.substr(0, 300);
       if (!res) ADD_FAILURE() << httplib::to_string(res.error());
     });
   }
@@ -642,9 +644,9 @@ TEST_F(ServeWorld, LenientUrlsServeTheCanonicalPage) {
 TEST_F(ServeWorld, SearchRedirectsOnOneMatchAndListsSeveral) {
   ServeOptions o = Options();
   // The shortest prefix (4 hex digits or more) of the first predictoor that nothing else holds.
-  auto addresses = Sql(
-      "SELECT DISTINCT user FROM bronze_pdr_predictions UNION SELECT ID FROM pdr_contracts "
-      "UNION SELECT DISTINCT contract FROM bronze_pdr_predictions");
+  auto addresses =
+      Sql("SELECT DISTINCT user FROM bronze_pdr_predictions UNION SELECT ID FROM pdr_contracts "
+          "UNION SELECT DISTINCT contract FROM bronze_pdr_predictions");
   const std::string target = (*mine_)[0];
   std::string prefix;
   for (size_t n = 4; n <= 40 && prefix.empty(); ++n) {
@@ -664,8 +666,8 @@ TEST_F(ServeWorld, SearchRedirectsOnOneMatchAndListsSeveral) {
   Response kept = Answer(o, "/search", {{"q", prefix}, {"period", "1m"}});
   EXPECT_EQ(HeaderValue(kept, "Location"), "/predictoor/" + target + "?period=1m");
   // A pair: every feed of it, listed (or opened when there is one).
-  auto pairs = Sql(
-      "SELECT pair, count(*) FROM pdr_contracts GROUP BY pair ORDER BY count(*) DESC, pair");
+  auto pairs =
+      Sql("SELECT pair, count(*) FROM pdr_contracts GROUP BY pair ORDER BY count(*) DESC, pair");
   ASSERT_FALSE(pairs.empty());
   const std::string pair = *pairs[0][0];
   const int64_t feeds = std::stoll(*pairs[0][1]);
@@ -756,8 +758,7 @@ TEST_F(ServeWorld, ReturnsEqualTheirDefinitionsOnTheRawTables) {
       EXPECT_EQ(row[Col(t, "days_active")].get<int64_t>(), days) << *e[0];
       if (stake > 0) {
         EXPECT_NEAR(row[Col(t, "cash_roi")].get<double>(), cash / stake, 1e-9) << *e[0];
-        EXPECT_NEAR(row[Col(t, "apr")].get<double>(), cash / stake * 365.0 / days, 1e-7)
-            << *e[0];
+        EXPECT_NEAR(row[Col(t, "apr")].get<double>(), cash / stake * 365.0 / days, 1e-7) << *e[0];
         ++checked;
       } else {
         EXPECT_TRUE(row[Col(t, "cash_roi")].is_null()) << *e[0];
@@ -775,12 +776,12 @@ TEST_F(ServeWorld, FiltersKeepTheRowsTheySayAndStayInTheLinks) {
   for (const Json& row : t["rows"]) counts.push_back(row[Col(t, "predictions")].get<int64_t>());
   std::sort(counts.begin(), counts.end());
   const int64_t median = counts[counts.size() / 2];
-  auto n_at_least = Sql(
-      "SELECT count(*) FROM (SELECT user FROM bronze_pdr_predictions GROUP BY user HAVING "
-      "count(*) >= " +
-      std::to_string(median) + ")");
-  Json kept = Api(o, "/api/predictoors",
-                  {{"period", "all"}, {"min_predictions", std::to_string(median)}});
+  auto n_at_least =
+      Sql("SELECT count(*) FROM (SELECT user FROM bronze_pdr_predictions GROUP BY user HAVING "
+          "count(*) >= " +
+          std::to_string(median) + ")");
+  Json kept =
+      Api(o, "/api/predictoors", {{"period", "all"}, {"min_predictions", std::to_string(median)}});
   const Json& k = kept["tables"]["predictoors"];
   EXPECT_EQ(static_cast<int64_t>(k["rows"].size()), std::stoll(*n_at_least[0][0]));
   for (const Json& row : k["rows"]) {
@@ -794,8 +795,9 @@ TEST_F(ServeWorld, FiltersKeepTheRowsTheySayAndStayInTheLinks) {
     EXPECT_LE(a, 0.55);
   }
   // A pair: a predictoor's figures become those on that pair's feeds.
-  auto pair = Sql("SELECT pair, timeframe FROM bronze_pdr_predictions GROUP BY ALL ORDER BY "
-                  "count(*) DESC LIMIT 1");
+  auto pair =
+      Sql("SELECT pair, timeframe FROM bronze_pdr_predictions GROUP BY ALL ORDER BY "
+          "count(*) DESC LIMIT 1");
   const std::string p = *pair[0][0], tf = *pair[0][1];
   auto per_user = Sql("SELECT user, count(*) FROM bronze_pdr_predictions WHERE pair = '" + p +
                       "' AND timeframe = '" + tf + "' GROUP BY user");
@@ -843,8 +845,9 @@ TEST_F(ServeWorld, PagingSplitsALongTableWithItsCount) {
   EXPECT_NE(html.body.find(fmt::format("Rows 1 to 2 of {}", n)), std::string::npos);
   EXPECT_NE(html.body.find("data-api=\"/api/predictoors?period=all&amp;page=1&amp;per_page=2\""),
             std::string::npos);
-  EXPECT_NE(html.body.find("href=\"/predictoors?period=all&amp;page=2&amp;per_page=2\" rel=\"next\""),
-            std::string::npos);
+  EXPECT_NE(
+      html.body.find("href=\"/predictoors?period=all&amp;page=2&amp;per_page=2\" rel=\"next\""),
+      std::string::npos);
   size_t rows = 0;
   for (size_t at = html.body.find("<td data-col=\"rank\""); at != std::string::npos;
        at = html.body.find("<td data-col=\"rank\"", at + 1)) {
@@ -854,16 +857,17 @@ TEST_F(ServeWorld, PagingSplitsALongTableWithItsCount) {
 }
 
 // Every column of every table has one definition (columns.cpp), docs/serve.md lists exactly those
-// definitions, and the columns a table shows first are its columns, the sort column among the shown.
+// definitions, and the columns a table shows first are its columns, the sort column among the
+// shown.
 TEST_F(ServeWorld, EveryColumnHasTheDefinitionTheDocsGive) {
   ServeOptions o = Options();
   Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
-  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  const std::string contract =
+      feeds["tables"]["feeds"]["rows"][0][Col(feeds["tables"]["feeds"], "contract")];
   std::set<std::string> used;
-  for (const std::string& path : {std::string("/"), std::string("/predictoors"),
-                                  std::string("/feeds"), std::string("/runs"),
-                                  "/predictoor/" + (*mine_)[0], "/feed/" + contract,
-                                  std::string("/search")}) {
+  for (const std::string& path :
+       {std::string("/"), std::string("/predictoors"), std::string("/feeds"), std::string("/runs"),
+        "/predictoor/" + (*mine_)[0], "/feed/" + contract, std::string("/search")}) {
     Json j = Api(o, "/api" + path, {{"period", "all"}, {"q", "0x" + (*mine_)[0].substr(2, 2)}});
     for (const auto& [id, table] : j["tables"].items()) {
       std::set<std::string> cols;
@@ -905,7 +909,8 @@ TEST_F(ServeWorld, EveryColumnHasTheDefinitionTheDocsGive) {
   EXPECT_NE(sorted.body.find("<th data-col=\"refund_pending\"><a"), std::string::npos);
   EXPECT_NE(sorted.body.find("<th data-col=\"refund_claimed\" class=\"pl-more\">"),
             std::string::npos);
-  EXPECT_NE(sorted.body.find("<input type=\"checkbox\" class=\"pl-more-toggle\" id=\"more-predictoors\">"),
+  EXPECT_NE(sorted.body.find(
+                "<input type=\"checkbox\" class=\"pl-more-toggle\" id=\"more-predictoors\">"),
             std::string::npos);
   Response every = Answer(o, "/predictoors", {{"cols", "all"}});
   EXPECT_NE(every.body.find("id=\"more-predictoors\" checked>"), std::string::npos);

@@ -54,7 +54,7 @@ r AS (
          CASE WHEN consensus_slots > 0 THEN consensus_correct_slots / consensus_slots END
            AS consensus_slot_accuracy
   FROM j)
-SELECT contract, pair, timeframe, source, sales, predictoors, predictions, accuracy, cash_pnl,
+SELECT pair, timeframe, sales, contract, source, predictoors, predictions, accuracy, cash_pnl,
        cash_roi, apr, buyers, revealed_share, stake, settled_stake, settled_payout, days_active,
        slots, slots_canceled, resolved, unrevealed, correct, accuracy_low, accuracy_high,
        consensus_slots, consensus_accuracy, consensus_slot_accuracy, subscriptions, revenue
