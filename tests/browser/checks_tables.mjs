@@ -1,7 +1,8 @@
 // The dashboard's tables in a real browser (docs/serve.md, "Tables, search and filters"), called by
 // check_dashboard.mjs after its crawl, on a page of its own in the same browser:
 //   - the leaderboard's ranking column (cash P&L) inside the viewport at 1280 px and at 390 px, and
-//     at 1280 px every column the table shows first; Feeds' sort column (sales) shown and marked;
+//     at 1280 px every column the table shows first; Feeds' sort column (sales) in view at both
+//     widths and marked;
 //   - the columns behind "More columns" hidden until its switch is clicked (no script involved);
 //   - a column's definition shown on hover and on keyboard focus, the text of docs/serve.md;
 //   - the search box: a 4+ hex digit prefix in capitals lands on the predictoor's page;
@@ -97,9 +98,13 @@ export async function checkTables({context, base, fail, shotDir}) {
       if (c.right > WIDE.width + 1) fail(where, `at 1280 px the shown column ${c.col} ends at ${Math.round(c.right)} px`);
     }
     if (wide.length < 6 || wide.length > 12) fail(where, `the leaderboard shows ${wide.length} columns first`);
-    await open("/feeds");
-    const sales = await cellBox("feeds", "sales");
-    if (!inView({...sales.th, inner: sales.inner})) fail(where, "the Feeds sort column (sales) is not in view");
+    for (const vp of [NARROW, WIDE]) {
+      await open("/feeds", vp);
+      const sales = await cellBox("feeds", "sales");
+      if (!inView({...sales.th, inner: sales.inner})) {
+        fail(where, `at ${vp.width} px the Feeds sort column (sales) is not in view`);
+      }
+    }
     const sorted = await page.$eval('#feeds thead th[data-col="sales"]', (th) => !!th.querySelector("[aria-sort]"));
     if (!sorted) fail(where, "the Feeds sales header is not marked as the sort column");
     checks++;
@@ -155,6 +160,8 @@ export async function checkTables({context, base, fail, shotDir}) {
     if (new URL(page.url()).pathname !== `/predictoor/${target}`) {
       fail(where, `searching ${prefix.toUpperCase()} opens ${page.url()}, not /predictoor/${target}`);
     }
+    await open("/search?q=usdt");
+    if (shotDir) await page.screenshot({path: path.join(shotDir, "search.png"), fullPage: true});
     await open("/search?q=0x12");
     const note = await page.textContent("main");
     if (!/at least 4 hexadecimal digits|match/.test(note)) fail(where, "a short search says nothing useful");
