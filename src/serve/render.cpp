@@ -328,6 +328,16 @@ std::string NoPredictionsBadge(const Page& page, const std::string& address) {
   return " <span class=\"pl-badge\">no predictions yet</span>";
 }
 
+// "<tr>", or "<tr class=\"pl-mine\">" for a row of predictoor_ss.my_addresses (pinned first).
+std::string RowOpen(const Table& t, const std::vector<Json>& row) {
+  for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+    if (t.columns[c] == "mine" && row[c].is_boolean() && row[c].get<bool>()) {
+      return "<tr class=\"pl-mine\">";
+    }
+  }
+  return "<tr>";
+}
+
 // The "more columns" switch: a checkbox before the table that CSS reads (no script needed);
 // cols=all starts it on.
 void RenderMoreToggle(const Page& page, const Table& t, std::string& out) {
@@ -458,7 +468,7 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
   const auto [row_from, row_to] = ShownRows(page, t);
   for (size_t r = row_from; r < row_to; ++r) {
     const auto& row = t.rows[r];
-    out += "<tr>";
+    out += RowOpen(t, row);
     for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
       const std::string& col = t.columns[c];
       const Json& v = row[c];
@@ -621,6 +631,11 @@ Json RenderJson(const Page& page) {
     Json rows = Json::array();
     for (const auto& row : t.rows) rows.push_back(Json(row));
     tables[t.id] = Json{{"columns", t.columns}, {"rows", std::move(rows)}};
+    if (t.total_rows >= 0) {
+      tables[t.id]["paging"] = Json{{"page", page.params.page_no == 0 ? 0 : t.page_no},
+                                    {"per_page", t.per_page},
+                                    {"total_rows", t.total_rows}};
+    }
   }
   j["tables"] = std::move(tables);
   Json charts = Json::object();

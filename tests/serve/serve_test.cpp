@@ -837,6 +837,8 @@ TEST_F(ServeWorld, PagingSplitsALongTableWithItsCount) {
   Json second = Api(o, "/api/predictoors", {{"period", "all"}, {"per_page", "2"}, {"page", "2"}});
   const Json& s = second["tables"]["predictoors"];
   ASSERT_EQ(s["rows"].size(), 2u);
+  EXPECT_EQ(s["paging"], (Json{{"page", 2}, {"per_page", 2}, {"total_rows", n}}));
+  EXPECT_EQ(t["paging"]["page"], 0);  // every row
   EXPECT_EQ(s["rows"][0], t["rows"][2]);
   EXPECT_EQ(s["rows"][1], t["rows"][3]);
   // A page past the last shows the last.
