@@ -308,6 +308,52 @@ struct PageContext {
   duck::Connection& conn() { return *view.conn; }
 };
 
+// Whether the snapshot holds predictions of `address` (lower case).
+Result<bool> PredictoorKnown(duck::Connection& conn, const std::string& address) {
+  ASSIGN_OR_RETURN(std::string sql, PageSql("predictoor_exists"));
+  ASSIGN_OR_RETURN(duck::Prepared exists, conn.Prepare(sql, "serve: find the predictoor"));
+  RETURN_IF_ERROR(exists.Bind(1, std::string_view(address)));
+  ASSIGN_OR_RETURN(duck::QueryResult r, exists.Execute());
+  auto rows = r.ToText();
+  return !rows.empty() && rows[0][0] && *rows[0][0] != "0";
+}
+
+// $4 to $10 of predictoors.sql and feeds.sql: the page's filters (part_metric_filter,
+// part_feed_filter), NULL where not given.
+void AddFilterBinds(const PageParams& p, std::vector<BindValue>& binds) {
+  auto text = [](const std::string& v) { return v.empty() ? BindValue() : BindValue(v); };
+  auto percent = [&](const char* name) {
+    auto it = p.given.find(name);
+    return it == p.given.end() ? BindValue() : BindValue(it->second);
+  };
+  binds.push_back(p.min_predictions ? BindValue(*p.min_predictions) : BindValue());
+  binds.push_back(text(p.min_stake));
+  binds.push_back(percent("acc_min"));
+  binds.push_back(percent("acc_max"));
+  binds.push_back(text(p.pair));
+  binds.push_back(text(p.timeframe));
+  binds.push_back(text(p.exchange));
+}
+
+// Keeps one page of `t`'s rows (page=N), remembering the total.
+Status PageRows(const PageParams& p, Table& t) {
+  const int64_t per_page = p.per_page;
+  const int64_t total = static_cast<int64_t>(t.rows.size());
+  const int64_t pages = std::max<int64_t>(1, (total + per_page - 1) / per_page);
+  // A page past the last (the period or a filter shrank the table) shows the last.
+  const int64_t page_no = std::min(std::max<int64_t>(p.page_no, 1), pages);
+  t.total_rows = total;
+  t.per_page = per_page;
+  t.page_no = page_no;
+  // Without page=, the API and CSV keep every row; the HTML shows the first page and points its
+  // data-api at page=1.
+  if (p.page_no == 0) return Status::Ok();
+  const int64_t from = (page_no - 1) * per_page;
+  const int64_t to = std::min(total, from + per_page);
+  t.rows = std::vector<std::vector<Json>>(t.rows.begin() + from, t.rows.begin() + to);
+  return Status::Ok();
+}
+
 // ---- The pages.
 
 // "Pending outcomes per day" (pending_daily.sql) of `user` (monostate: the network).
@@ -369,25 +415,34 @@ Status OverviewPage(PageContext& cx) {
 Status PredictoorsPage(PageContext& cx) {
   Page& page = cx.page;
   page.title = "Predictoors";
-  std::vector<std::string> keys = {"rank", "user", "feeds"};
+  page.filters = true;
+  std::vector<std::string> keys = {"rank", "user", "feeds", "cash_roi", "apr", "days_active"};
   for (const std::string& k : MetricSortKeys()) keys.push_back(k);
   RETURN_IF_ERROR(ResolveSort(page, keys, "rank", "asc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(JoinComma(cx.options.my_addresses));
+  std::vector<BindValue> filtered = binds;
+  AddFilterBinds(page.params, filtered);
   ASSIGN_OR_RETURN(Table board,
                    RunTable(cx.conn(), "predictoors", "Leaderboard (ranked by cash P&L)",
-                            PageSql("predictoors", OrderTerm(page)), binds));
+                            PageSql("predictoors", OrderTerm(page)), filtered));
   board.sort_keys = keys;
   board.note =
-      "Ranked by cash P&L: payouts received minus the stakes of predictions in paying slots. "
-      "profit and ROI (profit / resolved stake) count revealed predictions only; on Sapphire a "
-      "prediction is revealed when claimed, and losses are rarely claimed. Your addresses "
-      "(predictoor_ss.my_addresses) come first.";
+      "Ranked by cash P&L: payouts received minus the stakes of predictions in paying slots. ROI "
+      "is cash P&L over that stake; profit and ROI (revealed) count revealed predictions only (on "
+      "Sapphire a prediction is revealed when claimed, and losses are rarely claimed). Your "
+      "addresses (predictoor_ss.my_addresses) come first, also without predictions.";
+  RETURN_IF_ERROR(PageRows(page.params, board));
   page.tables.push_back(std::move(board));
   if (!cx.options.my_addresses.empty()) {
     ASSIGN_OR_RETURN(Table total, RunTable(cx.conn(), "my_total", "Total of my addresses",
                                            PageSql("predictoors_my_total"), binds));
     page.tables.push_back(std::move(total));
+    // Which of my addresses the snapshot has never seen predict ("no predictions yet").
+    for (const std::string& address : cx.options.my_addresses) {
+      ASSIGN_OR_RETURN(bool known, PredictoorKnown(cx.conn(), address));
+      if (!known) page.unknown_mine.push_back(address);
+    }
   }
   return Status::Ok();
 }
@@ -399,15 +454,19 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
                          "' is not an address (0x and 40 hexadecimal digits)");
   }
   const std::string address = Lower(raw_address);
+  page.path = "/predictoor/" + address;  // the canonical page, whatever the URL's case
   page.title = "Predictoor " + address;
   {
-    ASSIGN_OR_RETURN(std::string sql, PageSql("predictoor_exists"));
-    ASSIGN_OR_RETURN(duck::Prepared exists, cx.conn().Prepare(sql, "serve: find the predictoor"));
-    RETURN_IF_ERROR(exists.Bind(1, std::string_view(address)));
-    ASSIGN_OR_RETURN(duck::QueryResult r, exists.Execute());
-    auto rows = r.ToText();
-    if (rows.empty() || !rows[0][0] || *rows[0][0] == "0") {
+    ASSIGN_OR_RETURN(bool known, PredictoorKnown(cx.conn(), address));
+    const auto& mine = cx.options.my_addresses;
+    if (!known && std::find(mine.begin(), mine.end(), address) == mine.end()) {
       return NotFound("no predictoor " + address + " in the snapshot");
+    }
+    if (!known) {
+      page.notes.push_back("No predictions yet: " + address +
+                           " is one of predictoor_ss.my_addresses, and the snapshot holds no "
+                           "prediction of it.");
+      page.unknown_mine.push_back(address);
     }
   }
   std::vector<std::string> keys = {"contract", "pair", "timeframe"};
@@ -462,9 +521,9 @@ Status PredictoorPage(PageContext& cx, const std::string& raw_address) {
 
 const std::vector<std::string>& FeedSortKeys() {
   static const std::vector<std::string> keys = {
-      "contract",    "pair",     "timeframe",          "predictoors",  "slots",
-      "predictions", "accuracy", "revealed_share",     "stake",        "cash_pnl",
-      "sales",       "revenue",  "consensus_accuracy", "subscriptions"};
+      "contract",           "pair",           "timeframe", "predictoors", "slots", "predictions",
+      "accuracy",           "revealed_share", "stake",     "cash_pnl",    "sales", "revenue",
+      "consensus_accuracy", "subscriptions",  "buyers",    "cash_roi",    "apr",   "days_active"};
   return keys;
 }
 
@@ -476,13 +535,16 @@ constexpr const char* kFeedsNote =
 Status FeedsPage(PageContext& cx) {
   Page& page = cx.page;
   page.title = "Feeds";
+  page.filters = true;
   RETURN_IF_ERROR(ResolveSort(page, FeedSortKeys(), "sales", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(std::monostate());  // every feed
-  ASSIGN_OR_RETURN(Table feeds,
-                   RunTable(cx.conn(), "feeds", "Feeds", PageSql("feeds", OrderTerm(page)), binds));
+  AddFilterBinds(page.params, binds);
+  ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Feeds (by sales)",
+                                         PageSql("feeds", OrderTerm(page)), binds));
   feeds.sort_keys = FeedSortKeys();
   feeds.note = kFeedsNote;
+  RETURN_IF_ERROR(PageRows(page.params, feeds));
   page.tables.push_back(std::move(feeds));
   return Status::Ok();
 }
@@ -494,13 +556,16 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
                          "' is not a contract address (0x and 40 hexadecimal digits)");
   }
   const std::string contract = Lower(raw_contract);
+  page.path = "/feed/" + contract;
   std::vector<std::string> keys = {"user"};
   for (const std::string& k : MetricSortKeys()) keys.push_back(k);
   RETURN_IF_ERROR(ResolveSort(page, keys, "cash_pnl", "desc"));
   std::vector<BindValue> binds = cx.period_binds();
   binds.emplace_back(contract);
-  ASSIGN_OR_RETURN(Table summary,
-                   RunTable(cx.conn(), "summary", "Summary", PageSql("feeds", "contract"), binds));
+  std::vector<BindValue> summary_binds = binds;
+  AddFilterBinds(PageParams{}, summary_binds);  // the feed's own page: no filter
+  ASSIGN_OR_RETURN(Table summary, RunTable(cx.conn(), "summary", "Summary",
+                                           PageSql("feeds", "contract"), summary_binds));
   if (summary.rows.empty()) return NotFound("no feed " + contract + " in the snapshot");
   summary.note = kFeedsNote;
   {
@@ -539,6 +604,63 @@ Status FeedPage(PageContext& cx, const std::string& raw_contract) {
   page.tables.push_back(std::move(buyers));
   page.tables.push_back(std::move(canceled));
   page.tables.push_back(std::move(delay));
+  return Status::Ok();
+}
+
+// The search: a full or partial address (at least 4 hexadecimal digits, with or without 0x, any
+// case) of a predictoor or a feed, or a part of a feed's pair. One match: page.redirect.
+Status SearchPage(PageContext& cx) {
+  Page& page = cx.page;
+  page.title = "Search";
+  std::string q = Lower(cx.page.params.q);
+  q.erase(0, q.find_first_not_of(" \t"));
+  q.erase(q.find_last_not_of(" \t") + 1);
+  const bool prefixed = q.rfind("0x", 0) == 0;
+  const std::string digits = prefixed ? q.substr(2) : q;
+  const bool hex = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  const bool address = hex && digits.size() >= 4;
+  std::string pair = q;
+  std::replace(pair.begin(), pair.end(), '-', '/');
+  const bool by_pair = q.size() >= 2 && !prefixed;
+  const BindValue address_bind = address ? BindValue(q) : BindValue();
+  ASSIGN_OR_RETURN(Table users,
+                   RunTable(cx.conn(), "predictoors", "Predictoors", PageSql("search_predictoors"),
+                            {address ? q : std::string("-"), JoinComma(cx.options.my_addresses)}));
+  if (!address) users.rows.clear();
+  ASSIGN_OR_RETURN(Table feeds, RunTable(cx.conn(), "feeds", "Feeds", PageSql("search_feeds"),
+                                         {address_bind, by_pair ? BindValue(pair) : BindValue()}));
+  int64_t total = 0;
+  std::string only;
+  for (Table* t : {&users, &feeds}) {
+    const size_t col = ColumnIndex(*t, "total");
+    const int64_t n = t->rows.empty() ? 0 : t->rows[0][col].get<int64_t>();
+    total += n;
+    if (n == 1) only = (t == &users ? "/predictoor/" : "/feed/") + t->rows[0][1].get<std::string>();
+    for (auto& row : t->rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(col));
+    t->columns.erase(t->columns.begin() + static_cast<std::ptrdiff_t>(col));
+    t->note = n > static_cast<int64_t>(t->rows.size())
+                  ? fmt::format("{} matches; the first {} are listed.", n, t->rows.size())
+                  : fmt::format("{} match{}.", n, n == 1 ? "" : "es");
+  }
+  if (total == 1) {
+    page.redirect = only + (page.params.period == "1w" ? "" : "?period=" + page.params.period);
+  }
+  if (q.empty()) {
+    page.notes.push_back(
+        "Type a predictoor's or a feed's address (at least 4 hexadecimal digits) "
+        "or a pair (BTC/USDT).");
+  } else if (total == 0) {
+    page.notes.push_back(
+        "Nothing matches '" + cx.page.params.q + "'." +
+        (hex && !address ? " An address needs at least 4 hexadecimal digits." : ""));
+  } else {
+    page.notes.push_back(
+        fmt::format("{} match{} for '{}'.", total, total == 1 ? "" : "es", cx.page.params.q));
+  }
+  page.tables.push_back(std::move(users));
+  page.tables.push_back(std::move(feeds));
   return Status::Ok();
 }
 
@@ -739,7 +861,10 @@ Result<std::string> PageSql(std::string_view name, const std::string& order,
            {"ratios", "part_ratios"},
            {"metric_columns", "part_metric_columns"},
            {"predictoor_columns", "part_predictoor_columns"},
-           {"bronze_cash", "part_bronze_cash"}}) {
+           {"bronze_cash", "part_bronze_cash"},
+           {"returns", "part_returns"},
+           {"feed_filter", "part_feed_filter"},
+           {"metric_filter", "part_metric_filter"}}) {
     ASSIGN_OR_RETURN(std::string_view text, duck::FindSql(EmbeddedSql(), stem));
     values.push_back({part, std::string(text)});
   }
@@ -763,14 +888,103 @@ int HttpStatusFor(const Status& status) {
   }
 }
 
+const std::vector<std::string>& TableParamNames() {
+  static const std::vector<std::string> names = {
+      "q",         "min_predictions", "min_stake", "acc_min", "acc_max", "pair",
+      "timeframe", "exchange",        "cols",      "page",    "per_page"};
+  return names;
+}
+
+namespace {
+
+// A table-state parameter's value, checked (kUsage with the allowed form otherwise).
+Status ParseTableParam(const std::string& name, const std::string& value, PageParams& out) {
+  auto is_digits = [](const std::string& v) {
+    return !v.empty() && v.size() <= 12 &&
+           std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  auto is_decimal = [&](const std::string& v) {
+    const size_t dot = v.find('.');
+    if (dot == std::string::npos) return is_digits(v);
+    const std::string frac = v.substr(dot + 1);
+    return is_digits(v.substr(0, dot)) && is_digits(frac) && frac.size() <= 18;
+  };
+  auto is_name = [](const std::string& v, size_t max, const char* extra) {
+    return !v.empty() && v.size() <= max && std::all_of(v.begin(), v.end(), [&](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+             std::string_view(extra).find(c) != std::string_view::npos;
+    });
+  };
+  if (name == "q") {
+    if (value.size() > 100) return Status::Usage("q: longer than 100 characters");
+    out.q = value;
+  } else if (name == "min_predictions") {
+    if (!is_digits(value)) {
+      return Status::Usage("min_predictions: '" + value + "' is not a whole number >= 0");
+    }
+    out.min_predictions = std::stoll(value);
+  } else if (name == "min_stake") {
+    if (!is_decimal(value)) {
+      return Status::Usage("min_stake: '" + value + "' is not a decimal number >= 0 (OCEAN)");
+    }
+    out.min_stake = value;
+  } else if (name == "acc_min" || name == "acc_max") {
+    if (!is_decimal(value) || std::stod(value) > 100) {
+      return Status::Usage(name + ": '" + value + "' is not a percentage from 0 to 100");
+    }
+    (name == "acc_min" ? out.acc_min : out.acc_max) = std::stod(value);
+  } else if (name == "pair") {
+    if (!is_name(value, 40, "/-_.")) {
+      return Status::Usage("pair: '" + value + "' is not a pair (letters, digits, / - _ .)");
+    }
+    out.pair = value;
+  } else if (name == "timeframe") {
+    if (!is_name(value, 8, "")) {
+      return Status::Usage("timeframe: '" + value + "' is not a timeframe (5m, 1h)");
+    }
+    out.timeframe = value;
+  } else if (name == "exchange") {
+    if (!is_name(value, 40, "_-.")) {
+      return Status::Usage("exchange: '" + value + "' is not an exchange name (binance, kraken)");
+    }
+    out.exchange = value;
+  } else if (name == "cols") {
+    if (value != "all" && value != "main") {
+      return Status::Usage("cols: unknown value '" + value + "' (all or main)");
+    }
+    out.all_columns = value == "all";
+  } else if (name == "page") {
+    if (!is_digits(value) || std::stoll(value) < 1) {
+      return Status::Usage("page: '" + value + "' is not a page number (1, 2, ...)");
+    }
+    out.page_no = std::stoll(value);
+  } else if (name == "per_page") {
+    if (!is_digits(value) || std::stoll(value) < 1 || std::stoll(value) > kMaxRowsPerPage) {
+      return Status::Usage(fmt::format("per_page: '{}' is not a number of rows from 1 to {}", value,
+                                       kMaxRowsPerPage));
+    }
+    out.per_page = std::stoll(value);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& params, bool csv) {
   PageParams out;
   std::set<std::string> seen;
+  const std::vector<std::string>& table_names = TableParamNames();
   for (const auto& [name, value] : params) {
     if (name == "a") {  // /compare's items: several, checked by the page
       out.compare.push_back(value);
       continue;
     }
+    const bool table_param =
+        std::find(table_names.begin(), table_names.end(), name) != table_names.end();
+    const bool known = name == "period" || name == "sort" || name == "dir" ||
+                       (name == "table" && csv) || table_param;
+    // Unknown names are not ours to judge (a shared link's utm_source=...): ignored.
+    if (!known) continue;
     if (!seen.insert(name).second) return Status::Usage("parameter '" + name + "' given twice");
     if (name == "period") {
       if (value != "1d" && value != "1w" && value != "1m" && value != "all") {
@@ -784,12 +998,15 @@ Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& pa
         return Status::Usage("dir: unknown value '" + value + "' (asc or desc)");
       }
       out.dir = value;
-    } else if (name == "table" && csv) {
+    } else if (name == "table") {
       out.table = value;
-    } else {
-      return Status::Usage("unknown parameter '" + name + "' (period, sort, dir" +
-                           (csv ? ", table" : "") + ")");
+    } else if (!value.empty()) {  // an empty form field is no filter
+      RETURN_IF_ERROR(ParseTableParam(name, value, out));
+      out.given[name] = value;
     }
+  }
+  if (out.acc_min && out.acc_max && *out.acc_min > *out.acc_max) {
+    return Status::Usage("acc_min is above acc_max");
   }
   if (csv && out.table.empty()) return Status::Usage("table: missing (the id of a table)");
   return out;
@@ -1056,6 +1273,8 @@ Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::str
     RETURN_IF_ERROR(RunsPage(cx));
   } else if (p == "/compare") {
     RETURN_IF_ERROR(ComparePage(cx));
+  } else if (p == "/search") {
+    RETURN_IF_ERROR(SearchPage(cx));
   } else {
     return NotFound("no page " + p);
   }

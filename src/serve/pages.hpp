@@ -40,12 +40,26 @@ int HttpStatusFor(const Status& status);
 // The parameters a page takes (state in the URL). Checked by ParseParams: unknown names or values
 // are kUsage.
 struct PageParams {
-  std::string period = "1w";         // 1d | 1w | 1m | all
-  std::string sort;                  // a key of the page's sortable table; "" = its default
-  std::string dir;                   // asc | desc; "" = the sort key's default
-  std::string table;                 // /csv only
+  std::string period = "1w";  // 1d | 1w | 1m | all
+  std::string sort;           // a key of the page's sortable table; "" = its default
+  std::string dir;            // asc | desc; "" = the sort key's default
+  std::string table;          // /csv only
   std::vector<std::string> compare;  // /compare: the `a` values, in order (several allowed)
+  // The tables' state (docs/serve.md, "Parameters"): the "more columns" switch, the page of a long
+  // table, the search text and the filters of the Predictoors and Feeds pages. `given` holds each
+  // of these as the URL had it (checked), to keep them in the page's links.
+  bool all_columns = false;  // cols=all
+  int64_t page_no = 0;       // page=N (1-based); 0: not given (HTML shows page 1, API/CSV all)
+  int64_t per_page = 50;     // per_page=N, rows a page (1 to kMaxRowsPerPage)
+  std::string q;             // /search
+  std::optional<int64_t> min_predictions;
+  std::string min_stake;                   // a non-negative decimal, "" = none
+  std::optional<double> acc_min, acc_max;  // percent, 0..100
+  std::string pair, timeframe, exchange;
+  std::map<std::string, std::string> given;
 };
+// The names of PageParams' table state, in the order links write them.
+const std::vector<std::string>& TableParamNames();
 Result<PageParams> ParseParams(const std::multimap<std::string, std::string>& params, bool csv);
 
 // The UTC slot days a period covers, anchored at the snapshot's checkpoint (the newest instant the
@@ -73,6 +87,11 @@ struct Table {
   std::vector<std::vector<Json>> rows;  // string (decimals, times, text), number, bool or null
   std::vector<std::string> sort_keys;   // sortable columns (the page's sort applies here)
   std::string note;                     // shown under the title
+  // Paged tables (the leaderboard, Feeds): the rows are one page's; total_rows is every row's
+  // count.
+  int64_t total_rows = -1;  // -1: not paged
+  int64_t page_no = 1;
+  int64_t per_page = 0;
 };
 
 struct Chart {
@@ -94,6 +113,9 @@ struct Page {
   std::vector<std::pair<std::string, std::string>> actions;  // links above the tables: (href, text)
   std::vector<Chart> charts;
   std::vector<Table> tables;
+  std::string redirect;  // /search with one match: the page to open (HTML answers 303)
+  bool filters = false;  // the page shows the filter form (Predictoors, Feeds)
+  std::vector<std::string> unknown_mine;  // my_addresses without any prediction in the snapshot
 };
 
 // One snapshot opened for reading: an in-memory DuckDB whose tables are views over the snapshot's
@@ -143,6 +165,20 @@ Result<std::string> RenderCsv(const Page& page, const std::string& table_id);
 std::string QueryString(const Page& page, const std::map<std::string, std::string>& override = {});
 std::string HtmlEscape(std::string_view text);
 std::string ErrorHtml(int status, const std::string& message);
+
+// columns.cpp: one definition per column name (docs/serve.md, "Column definitions", holds the same
+// text; tests/serve checks it), and the columns each table shows before "more columns".
+struct ColumnDef {
+  std::string_view name;
+  std::string_view definition;
+};
+const std::vector<ColumnDef>& ColumnDefs();
+const ColumnDef* FindColumnDef(std::string_view name);  // nullptr for an unknown name
+// nullptr: the table shows every column.
+const std::vector<std::string>* MainColumns(std::string_view page_path, std::string_view table_id);
+bool IsMainColumn(std::string_view page_path, std::string_view table_id, const std::string& col);
+// The most rows a page of a paged table may hold (per_page=).
+inline constexpr int64_t kMaxRowsPerPage = 500;
 
 // metrics.cpp
 Response MetricsResponse(const ServeOptions& options, uint64_t requests);

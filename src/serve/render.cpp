@@ -32,7 +32,11 @@ const std::map<std::string, std::string>& RenderLabels() {
       {"cash_pnl", "Cash P&L"},
       {"resolved_stake", "Resolved stake"},
       {"profit", "Profit (revealed)"},
-      {"roi", "ROI"},
+      {"roi", "ROI (revealed)"},
+      {"cash_roi", "ROI"},
+      {"apr", "Annualised ROI"},
+      {"days_active", "Days active"},
+      {"match", "Match"},
       {"unrevealed_stake", "Unrevealed stake"},
       {"refund_pending", "Unclaimed refunds"},
       {"refund_claimed", "Claimed refunds"},
@@ -74,6 +78,10 @@ const std::map<std::string, std::string>& RenderLabels() {
       {"payout", "Payout"},
       {"unclaimed_predictions", "Unclaimed predictions"},
       {"unclaimed_stake", "Their stake"},
+      {"awaiting_trueval", "Awaiting trueval"},
+      {"awaiting_trueval_stake", "Their stake"},
+      {"awaiting_claim", "Awaiting claim"},
+      {"awaiting_claim_stake", "Their stake"},
       {"refunds_pending", "Unclaimed refunds (count)"},
       {"first_at", "First"},
       {"last_at", "Last"},
@@ -96,8 +104,8 @@ std::string LabelFor(const std::string& col) {
 
 bool IsRatioColumn(const std::string& col) {
   return col == "accuracy" || col == "revealed_share" || col == "accuracy_low" ||
-         col == "accuracy_high" || col == "roi" || col == "consensus_accuracy" ||
-         col == "consensus_slot_accuracy";
+         col == "accuracy_high" || col == "roi" || col == "cash_roi" || col == "apr" ||
+         col == "consensus_accuracy" || col == "consensus_slot_accuracy";
 }
 
 bool LooksDecimal(const std::string& s) {
@@ -301,18 +309,181 @@ std::string PartialDayMark(const Page& page, const std::string& col, const Json&
          "\">to " + HtmlEscape(to.size() >= 16 ? to.substr(11, 5) : to) + " UTC (partial)</span>";
 }
 
+// ---- The tables' parts: column definitions, "more columns", paging, filters, search.
+
+// A table the HTML pages itself (no page= in the URL, more rows than a page): its data-api and
+// data-csv name page 1, the rows it shows.
+bool PagedByHtml(const Page& page, const Table& t) {
+  return t.total_rows > t.per_page && t.per_page > 0 && page.params.page_no == 0;
+}
+
+std::string TableQuery(const Page& page, const Table& t) {
+  return PagedByHtml(page, t) ? QueryString(page, {{"page", "1"}}) : QueryString(page);
+}
+
+std::pair<size_t, size_t> ShownRows(const Page& page, const Table& t) {
+  if (!PagedByHtml(page, t)) return {0, t.rows.size()};
+  return {0, std::min(t.rows.size(), static_cast<size_t>(t.per_page))};
+}
+
+// Whether `col` waits behind "more columns": not one the table shows first, and not the column the
+// page is sorted by (a sorted column is always shown).
+bool IsMoreColumn(const Page& page, const Table& t, const std::string& col) {
+  if (IsMainColumn(page.path, t.id, col)) return false;
+  return !(col == page.sort &&
+           std::find(t.sort_keys.begin(), t.sort_keys.end(), col) != t.sort_keys.end());
+}
+
+std::string MoreClass(const Page& page, const Table& t, const std::string& col) {
+  return IsMoreColumn(page, t, col) ? " class=\"pl-more\"" : "";
+}
+
+std::string DefinitionId(const Table& t, const std::string& col) {
+  return "def-" + t.id + "-" + col;
+}
+
+std::string DescribedBy(const Table& t, const std::string& col) {
+  if (FindColumnDef(col) == nullptr) return "";
+  return " aria-describedby=\"" + HtmlEscape(DefinitionId(t, col)) + "\"";
+}
+
+// The column's definition (columns.cpp, the same text as docs/serve.md), shown on hover and focus.
+std::string ColumnDefinition(const Table& t, const std::string& col) {
+  const ColumnDef* def = FindColumnDef(col);
+  if (def == nullptr) return "";
+  return "<span class=\"pl-def\" role=\"tooltip\" id=\"" + HtmlEscape(DefinitionId(t, col)) +
+         "\">" + HtmlEscape(def->definition) + "</span>";
+}
+
+// "0x1234…cdef" (the full address is the link's title and the cell's data-value).
+std::string ShortAddress(const std::string& address) {
+  if (address.size() != 42) return address;
+  return address.substr(0, 6) + "\xE2\x80\xA6" + address.substr(38);
+}
+
+std::string NoPredictionsBadge(const Page& page, const std::string& address) {
+  if (std::find(page.unknown_mine.begin(), page.unknown_mine.end(), address) ==
+      page.unknown_mine.end()) {
+    return "";
+  }
+  return " <span class=\"pl-badge\">no predictions yet</span>";
+}
+
+// "<tr>", or "<tr class=\"pl-mine\">" for a row of predictoor_ss.my_addresses (pinned first).
+std::string RowOpen(const Table& t, const std::vector<Json>& row) {
+  for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+    if (t.columns[c] == "mine" && row[c].is_boolean() && row[c].get<bool>()) {
+      return "<tr class=\"pl-mine\">";
+    }
+  }
+  return "<tr>";
+}
+
+// The "more columns" switch: a checkbox before the table that CSS reads (no script needed);
+// cols=all starts it on.
+void RenderMoreToggle(const Page& page, const Table& t, std::string& out) {
+  size_t more = 0;
+  for (const std::string& col : t.columns) more += IsMoreColumn(page, t, col) ? 1 : 0;
+  if (more == 0) return;
+  const std::string id = "more-" + t.id;
+  out += "<input type=\"checkbox\" class=\"pl-more-toggle\" id=\"" + HtmlEscape(id) + "\"" +
+         (page.params.all_columns ? " checked" : "") + "><label class=\"pl-more-label\" for=\"" +
+         HtmlEscape(id) + "\">" + fmt::format("More columns ({})", more) + "</label>\n";
+}
+
+void RenderPaging(const Page& page, const Table& t, std::string& out) {
+  if (t.total_rows < 0) return;
+  const auto [from, to] = ShownRows(page, t);
+  const int64_t first = (t.page_no - 1) * t.per_page;
+  const int64_t shown = static_cast<int64_t>(to - from);
+  const int64_t pages = std::max<int64_t>(1, (t.total_rows + t.per_page - 1) / t.per_page);
+  out += "<nav class=\"pl-paging\" aria-label=\"" + HtmlEscape(t.title) + " pages\">";
+  out += "<span class=\"pl-count\" data-total=\"" + std::to_string(t.total_rows) + "\">";
+  out += shown == t.total_rows
+             ? fmt::format("{} row{}", t.total_rows, t.total_rows == 1 ? "" : "s")
+             : fmt::format("Rows {} to {} of {}", first + 1, first + shown, t.total_rows);
+  out += "</span>";
+  if (pages > 1) {
+    auto link = [&](int64_t n, const std::string& text, const char* rel) {
+      const std::string href =
+          WithQuery(page.path, QueryString(page, {{"page", std::to_string(n)}}));
+      out += std::string(" <a href=\"") + HtmlEscape(href) + "\"" +
+             (n == t.page_no ? " aria-current=\"page\"" : "") +
+             (*rel ? std::string(" rel=\"") + rel + "\"" : "") + ">" + text + "</a>";
+    };
+    if (t.page_no > 1) link(t.page_no - 1, "\xE2\x80\xB9 Previous", "prev");
+    for (int64_t n = 1; n <= pages; ++n) {
+      if (pages > 9 && n > 2 && n < pages - 1 && std::abs(n - t.page_no) > 2) {
+        if (n == 3 || n == pages - 2) out += " \xE2\x80\xA6";
+        continue;
+      }
+      link(n, std::to_string(n), "");
+    }
+    if (t.page_no < pages) link(t.page_no + 1, "Next \xE2\x80\xBA", "next");
+  }
+  out += "</nav>\n";
+}
+
+std::string GivenParam(const Page& page, const char* name) {
+  auto it = page.params.given.find(name);
+  return it == page.params.given.end() ? "" : it->second;
+}
+
+// The Predictoors and Feeds pages' filters: a GET form with the current values; the page's other
+// state rides along in hidden fields.
+void RenderFilters(const Page& page, std::string& out) {
+  if (!page.filters) return;
+  // Folded away until a filter is set (the form is long on a phone).
+  bool any = false;
+  for (const char* name :
+       {"min_predictions", "min_stake", "acc_min", "acc_max", "pair", "timeframe", "exchange"}) {
+    any = any || !GivenParam(page, name).empty();
+  }
+  out += std::string("<details class=\"pl-filters-box\"") + (any ? " open" : "") +
+         "><summary>Filters</summary>";
+  out += "<form class=\"pl-filters\" method=\"get\" action=\"" + HtmlEscape(page.path) + "\">";
+  auto hidden = [&](const char* name, const std::string& value) {
+    if (value.empty()) return;
+    out += std::string("<input type=\"hidden\" name=\"") + name + "\" value=\"" +
+           HtmlEscape(value) + "\">";
+  };
+  hidden("period", page.params.period == "1w" ? "" : page.params.period);
+  hidden("sort", page.params.sort);
+  hidden("dir", page.params.dir);
+  hidden("cols", GivenParam(page, "cols"));
+  auto field = [&](const char* name, const char* label, const char* attrs, const char* after) {
+    out += std::string("<label>") + label + " <input name=\"" + name + "\" " + attrs + " value=\"" +
+           HtmlEscape(GivenParam(page, name)) + "\">" + after + "</label> ";
+  };
+  field("min_predictions", "Min. predictions", "type=\"number\" min=\"0\" step=\"1\" size=\"6\"",
+        "");
+  field("min_stake", "Min. stake", "inputmode=\"decimal\" size=\"8\" placeholder=\"OCEAN\"", "");
+  field("acc_min", "Accuracy from", "type=\"number\" min=\"0\" max=\"100\" step=\"any\" size=\"4\"",
+        "%");
+  field("acc_max", "to", "type=\"number\" min=\"0\" max=\"100\" step=\"any\" size=\"4\"", "%");
+  field("pair", "Pair", "size=\"9\" placeholder=\"BTC/USDT\"", "");
+  field("timeframe", "Timeframe", "size=\"3\" placeholder=\"5m\"", "");
+  field("exchange", "Exchange", "size=\"8\" placeholder=\"binance\"", "");
+  out +=
+      "<button type=\"submit\">Filter</button> <a class=\"pl-clear\" href=\"" +
+      HtmlEscape(WithQuery(
+          page.path, page.params.period == "1w" ? "" : "period=" + UrlEncode(page.params.period))) +
+      "\">Clear</a></form></details>\n";
+}
+
 void RenderTable(const Page& page, const Table& t, std::string& out) {
-  const std::string query = QueryString(page);
+  const std::string query = TableQuery(page, t);
   const std::string api = WithQuery(ApiPath("/api", page.path), query);
   const std::string csv = WithQuery(
       ApiPath("/csv", page.path), "table=" + UrlEncode(t.id) + (query.empty() ? "" : "&" + query));
   out += "<section class=\"pl-section\"><h2>" + HtmlEscape(t.title) + "</h2>";
   if (!t.note.empty()) out += "<p class=\"pl-note\">" + HtmlEscape(t.note) + "</p>";
   out += "<a class=\"pl-csv\" href=\"" + HtmlEscape(csv) + "\">CSV</a>\n";
+  RenderMoreToggle(page, t, out);
   out += "<table class=\"pl-table\" id=\"" + HtmlEscape(t.id) + "\" data-api=\"" + HtmlEscape(api) +
          "\" data-csv=\"" + HtmlEscape(csv) + "\"><thead><tr>";
   for (const std::string& col : t.columns) {
-    out += "<th data-col=\"" + HtmlEscape(col) + "\">";
+    out += "<th data-col=\"" + HtmlEscape(col) + "\"" + MoreClass(page, t, col) + ">";
     const bool sortable =
         std::find(t.sort_keys.begin(), t.sort_keys.end(), col) != t.sort_keys.end();
     if (sortable) {
@@ -324,22 +495,25 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
              (current ? std::string(" aria-sort=\"") +
                             (page.dir == "asc" ? "ascending" : "descending") + "\""
                       : "") +
-             ">" + HtmlEscape(LabelFor(col)) + (current ? (page.dir == "asc" ? " ▲" : " ▼") : "") +
-             "</a>";
+             DescribedBy(t, col) + ">" + HtmlEscape(LabelFor(col)) +
+             (current ? (page.dir == "asc" ? " ▲" : " ▼") : "") + "</a>";
     } else {
-      out += HtmlEscape(LabelFor(col));
+      out += "<span class=\"pl-colname\" tabindex=\"0\"" + DescribedBy(t, col) + ">" +
+             HtmlEscape(LabelFor(col)) + "</span>";
     }
-    out += "</th>";
+    out += ColumnDefinition(t, col) + "</th>";
   }
   out += "</tr></thead><tbody>\n";
   const std::string period_query =
       page.params.period == "1w" ? "" : "?period=" + UrlEncode(page.params.period);
-  for (const auto& row : t.rows) {
-    out += "<tr>";
+  const auto [row_from, row_to] = ShownRows(page, t);
+  for (size_t r = row_from; r < row_to; ++r) {
+    const auto& row = t.rows[r];
+    out += RowOpen(t, row);
     for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
       const std::string& col = t.columns[c];
       const Json& v = row[c];
-      out += "<td data-col=\"" + HtmlEscape(col) + "\"";
+      out += "<td data-col=\"" + HtmlEscape(col) + "\"" + MoreClass(page, t, col);
       if (v.is_null()) {
         out += " data-null=\"true\">";
       } else {
@@ -350,19 +524,46 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
           v.get<std::string>().size() == 42 &&
           ((col == "user" && t.id != "buyers") || col == "contract")) {  // buyers need not predict
         const std::string base = col == "user" ? "/predictoor/" : "/feed/";
-        text = "<a href=\"" + HtmlEscape(base + v.get<std::string>() + period_query) + "\">" +
-               text + "</a>";
+        text = "<a href=\"" + HtmlEscape(base + v.get<std::string>() + period_query) +
+               "\" title=\"" + text + "\">" + ShortAddress(text) + "</a>";
+        if (col == "user") text += NoPredictionsBadge(page, v.get<std::string>());
       }
       out += text + PartialDayMark(page, col, v) + "</td>";
     }
     out += "</tr>\n";
   }
-  out += "</tbody></table></section>\n";
+  out += "</tbody></table>";
+  RenderPaging(page, t, out);
+  out += "</section>\n";
 }
 
-void RenderHead(const std::string& title, const std::string& period, std::string& out) {
+// The nav link of the section `path` belongs to (a detail page to its list).
+std::string NavCurrent(const std::string& path, const std::string& link) {
+  const bool current = link == "/"
+                           ? path == "/"
+                           : path == link ||
+                                 (link == "/predictoors" && path.rfind("/predictoor/", 0) == 0) ||
+                                 (link == "/feeds" && path.rfind("/feed/", 0) == 0);
+  return current ? " aria-current=\"page\"" : "";
+}
+
+// The search box of every page: a GET form to /search (docs/serve.md, "Search").
+std::string SearchForm(const std::string& period, const std::string& q) {
+  return "<form class=\"pl-search\" role=\"search\" method=\"get\" action=\"/search\">"
+         "<input type=\"search\" name=\"q\" value=\"" +
+         HtmlEscape(q) +
+         "\" placeholder=\"Address (4+ hex) or pair\" aria-label=\"Find a predictoor or a feed: an "
+         "address (at least 4 hexadecimal digits) or a pair\">" +
+         (period.empty() || period == "1w"
+              ? ""
+              : "<input type=\"hidden\" name=\"period\" value=\"" + HtmlEscape(period) + "\">") +
+         "<button type=\"submit\">Find</button></form>";
+}
+
+void RenderHead(const std::string& title, const std::string& period, std::string& out,
+                const std::string& path = "", const std::string& q = "") {
   // The nav keeps the period (the pages' other state belongs to one page).
-  const std::string q = period.empty() || period == "1w" ? "" : "?period=" + UrlEncode(period);
+  const std::string query = period.empty() || period == "1w" ? "" : "?period=" + UrlEncode(period);
   out +=
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -375,8 +576,10 @@ void RenderHead(const std::string& title, const std::string& period, std::string
       "<script src=\"/assets/dashboard.js\" defer></script>"
       "</head><body>\n"
       "<nav class=\"pl-nav\"><a href=\"/" +
-      q + "\">Overview</a> <a href=\"/predictoors" + q + "\">Predictoors</a> <a href=\"/feeds" + q +
-      "\">Feeds</a> <a href=\"/runs" + q + "\">Runs</a></nav>\n";
+      query + "\"" + NavCurrent(path, "/") + ">Overview</a> <a href=\"/predictoors" + query + "\"" +
+      NavCurrent(path, "/predictoors") + ">Predictoors</a> <a href=\"/feeds" + query + "\"" +
+      NavCurrent(path, "/feeds") + ">Feeds</a> <a href=\"/runs" + query + "\"" +
+      NavCurrent(path, "/runs") + ">Runs</a> " + SearchForm(period, q) + "</nav>\n";
 }
 
 std::string CsvField(const Json& v) {
@@ -425,12 +628,17 @@ std::string QueryString(const Page& page, const std::map<std::string, std::strin
   state["period"] = page.params.period;
   if (!page.params.sort.empty()) state["sort"] = page.params.sort;
   if (!page.params.dir.empty()) state["dir"] = page.params.dir;
+  for (const auto& [k, v] : page.params.given) state[k] = v;
+  // A new sort or period starts at the first page.
+  if (override.count("sort") != 0 || override.count("period") != 0) state.erase("page");
   for (const auto& [k, v] : override) state[k] = v;
+  std::vector<std::string> keys = {"period", "sort", "dir"};
+  for (const std::string& name : TableParamNames()) keys.push_back(name);
   std::string out;
-  for (const char* key : {"period", "sort", "dir"}) {
+  for (const std::string& key : keys) {
     auto it = state.find(key);
-    if (it == state.end()) continue;
-    out += (out.empty() ? "" : "&") + std::string(key) + "=" + UrlEncode(it->second);
+    if (it == state.end() || it->second.empty()) continue;  // "" removes
+    out += (out.empty() ? "" : "&") + key + "=" + UrlEncode(it->second);
   }
   for (const std::string& a : page.params.compare) out += "&a=" + UrlEncode(a);
   return out;
@@ -439,10 +647,11 @@ std::string QueryString(const Page& page, const std::map<std::string, std::strin
 std::string RenderHtml(const Page& page) {
   std::string out;
   out.reserve(64 * 1024);
-  RenderHead(page.title, page.params.period, out);
+  RenderHead(page.title, page.params.period, out, page.path, page.params.q);
   RenderFreshness(page, out);
   out += "<main><h1>" + HtmlEscape(page.title) + "</h1>\n";
   RenderPeriods(page, out);
+  RenderFilters(page, out);
   for (const std::string& note : page.notes) {
     out += "<p class=\"pl-note\">" + HtmlEscape(note) + "</p>\n";
   }
@@ -465,6 +674,11 @@ Json RenderJson(const Page& page) {
     Json rows = Json::array();
     for (const auto& row : t.rows) rows.push_back(Json(row));
     tables[t.id] = Json{{"columns", t.columns}, {"rows", std::move(rows)}};
+    if (t.total_rows >= 0) {
+      tables[t.id]["paging"] = Json{{"page", page.params.page_no == 0 ? 0 : t.page_no},
+                                    {"per_page", t.per_page},
+                                    {"total_rows", t.total_rows}};
+    }
   }
   j["tables"] = std::move(tables);
   Json charts = Json::object();

@@ -66,8 +66,11 @@ Response Answer(const ServeOptions& options, std::string_view path,
     format = Format::kCsv;
     page_path = path.size() <= 5 ? "/" : std::string(path.substr(4));
   }
+  // Lenient URLs: a trailing slash names the same page.
+  while (page_path.size() > 1 && page_path.back() == '/') page_path.pop_back();
   if (page_path != "/" && page_path != "/predictoors" && page_path != "/feeds" &&
-      page_path != "/runs" && page_path != "/compare" && page_path.rfind("/predictoor/", 0) != 0 &&
+      page_path != "/runs" && page_path != "/compare" && page_path != "/search" &&
+      page_path.rfind("/predictoor/", 0) != 0 &&
       page_path.rfind("/feed/", 0) != 0) {
     return ErrorResponse(format, NotFound("no page " + std::string(path)));
   }
@@ -93,6 +96,11 @@ Response Answer(const ServeOptions& options, std::string_view path,
     r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + name + "-" +
                                                       p->table + "-" + p->period + ".csv\"");
     r.body = std::move(*csv);
+  } else if (!page->redirect.empty()) {
+    r.status = 303;  // the search's one match
+    r.headers.emplace_back("Location", page->redirect);
+    r.body = "<!DOCTYPE html><html lang=\"en\"><title>Found</title><a href=\"" +
+             HtmlEscape(page->redirect) + "\">" + HtmlEscape(page->redirect) + "</a></html>\n";
   } else {
     r.body = RenderHtml(*page);
   }

@@ -37,6 +37,7 @@ import path from "node:path";
 import {chromium} from "playwright-core";
 
 import {checkCharts} from "./checks_charts.mjs";
+import {checkTables} from "./checks_tables.mjs";
 
 const PERIOD_DEFAULT = "1w";
 const FRESHNESS_FIELDS = ["checkpoint", "frontier", "holding_back", "last_run", "snapshot_age"];
@@ -620,6 +621,7 @@ try {
     for (const p of picked) await visit(p, {collect: false});
   }
   await checkCharts({page, base, fail, load, shotDir});
+  counts.tableChecks = await checkTables({context, base, fail, shotDir});
 } finally {
   await context.close();
   fs.rmSync(profile, {recursive: true, force: true});

@@ -94,7 +94,7 @@ user="$(grep -o 'href="/predictoor/0x[0-9a-f]*' <(curl -s "${url}predictoors?per
 contract="$(grep -o 'href="/feed/0x[0-9a-f]*' <(curl -s "${url}feeds?period=all") | head -1 | cut -d/ -f3)"
 [ "$(get "/feed/$contract?period=all")" = 200 ] || fail "feed page: $(head -c 300 body.txt)"
 [ "$(get "/csv/feeds?table=feeds&period=all")" = 200 ] || fail "csv"
-head -1 body.txt | grep -q '^contract,pair,timeframe' || fail "csv header: $(head -1 body.txt)"
+head -1 body.txt | grep -q '^pair,timeframe,sales,contract,' || fail "csv header: $(head -1 body.txt)"
 [ "$(get "/predictoors?period=2d")" = 400 ] || fail "a bad period is not 400"
 grep -q 'period' body.txt || fail "400 page: $(cat body.txt)"
 [ "$(get "/api/feeds?sort=nope")" = 400 ] || fail "a bad sort key is not 400"

@@ -11,19 +11,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "../raw/fake_exchange.hpp"
 #include "../raw/raw_test_util.hpp"
 #include "jobs/update.hpp"
 #include "serve/pages.hpp"
 #include "support/fixtures.hpp"
+#include "support/paths.hpp"
 
 namespace predlake::serve {
 namespace {
@@ -463,7 +467,8 @@ TEST_F(ServeWorld, DetailPagesAnswerAndUnknownOnes404) {
   EXPECT_TRUE(p["charts"].contains("cumulative_pnl"));
   EXPECT_LE(p["tables"]["recent"]["rows"].size(), 50u);
   Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
-  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  const std::string contract =
+      feeds["tables"]["feeds"]["rows"][0][Col(feeds["tables"]["feeds"], "contract")];
   Json f = Api(o, "/api/feed/" + contract, {{"period", "all"}});
   for (const char* id :
        {"summary", "daily", "top_predictoors", "buyers", "canceled", "trueval_delay"}) {
@@ -513,7 +518,8 @@ int CompareSortValues(const SortValue& a, const SortValue& b) {
 TEST_F(ServeWorld, EverySortKeyOfEveryPageOrdersItsTable) {
   ServeOptions o = Options();
   Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
-  const std::string contract = feeds["tables"]["feeds"]["rows"][0][0];
+  const std::string contract =
+      feeds["tables"]["feeds"]["rows"][0][Col(feeds["tables"]["feeds"], "contract")];
   auto view = OpenView(o);
   ASSERT_TRUE(view.ok()) << view.status().message();
   int checked = 0;
@@ -585,7 +591,14 @@ TEST_F(ServeWorld, BadParametersAre400WithAMessage) {
            {"/predictoors", {{"period", "2d"}}},
            {"/api/predictoors", {{"sort", "user; DROP TABLE x"}}},
            {"/api/predictoors", {{"dir", "up"}}},
-           {"/api/feeds", {{"color", "red"}}},
+           {"/api/predictoors", {{"min_predictions", "-1"}}},
+           {"/api/predictoors", {{"min_stake", "1e9"}}},
+           {"/api/feeds", {{"acc_min", "120"}}},
+           {"/api/feeds", {{"acc_min", "60"}, {"acc_max", "40"}}},
+           {"/api/feeds", {{"pair", "BTC'; --"}}},
+           {"/api/feeds", {{"cols", "wide"}}},
+           {"/api/feeds", {{"page", "0"}}},
+           {"/api/feeds", {{"per_page", "100000"}}},
            {"/api/feeds", {{"period", "1d"}, {"period", "1w"}}},
            {"/csv/feeds", {}},
            {"/csv/feeds", {{"table", "nope"}}},
@@ -648,8 +661,11 @@ TEST_F(ServeWorld, HtmlFollowsTheConventions) {
         "data-csv=\"/csv/predictoors?table=predictoors&amp;period=1m\">",
         "<a class=\"pl-csv\" href=\"/csv/predictoors?table=predictoors&amp;period=1m\">CSV</a>",
         "<th data-col=\"cash_pnl\"><a "
-        "href=\"/predictoors?period=1m&amp;sort=cash_pnl&amp;dir=desc\">",
-        "<td data-col=\"mine\" data-value=\"true\">"}) {
+        "href=\"/predictoors?period=1m&amp;sort=cash_pnl&amp;dir=desc\" "
+        "aria-describedby=\"def-predictoors-cash_pnl\">",
+        "<a href=\"/predictoors?period=1m\" aria-current=\"page\">Predictoors</a>",
+        "<form class=\"pl-search\" role=\"search\" method=\"get\" action=\"/search\">",
+        "<td data-col=\"mine\" class=\"pl-more\" data-value=\"true\">"}) {
     EXPECT_NE(h.find(needle), std::string::npos) << needle;
   }
   Response overview = Answer(o, "/", {});
@@ -688,7 +704,13 @@ TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
       // httplib's 5 s default, which is not what this test is about.
       c.set_read_timeout(120, 0);
       auto res = c.Get("/api/feeds?period=1d");
-      if (res && res->status == 200) ++ok;
+      if (!res) {
+        ADD_FAILURE() << "no answer: " << httplib::to_string(res.error());
+      } else if (res->status != 200) {
+        ADD_FAILURE() << res->status << " " << res->body.substr(0, 300);
+      } else {
+        ++ok;
+      }
     });
   }
   for (auto& t : clients) t.join();
@@ -754,6 +776,319 @@ TEST_F(ServeWorld, SnapshotWithoutTheGoldColumnsGivesTheSameNumbers) {
     EXPECT_EQ(a["tables"], b["tables"]) << path;
     EXPECT_EQ(a["charts"], b["charts"]) << path;
   }
+}
+
+// ---- Tables that fit, the search, filters, returns (issue 32).
+
+std::string HeaderValue(const Response& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+TEST_F(ServeWorld, UnknownParametersAreIgnoredKnownOnesChecked) {
+  ServeOptions o = Options();
+  Response shared = Answer(o, "/predictoors", {{"utm_source", "x"}, {"fbclid", "1"}});
+  EXPECT_EQ(shared.status, 200) << shared.body;
+  Response api = Answer(o, "/api/feeds", {{"utm_source", "x"}, {"period", "all"}});
+  EXPECT_EQ(api.status, 200);
+  // An empty form field is no filter.
+  EXPECT_EQ(Answer(o, "/api/predictoors", {{"min_stake", ""}, {"pair", ""}}).status, 200);
+  Response bad = Answer(o, "/api/predictoors", {{"utm_source", "x"}, {"min_predictions", "ten"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(Json::parse(bad.body)["error"].get<std::string>().find("min_predictions"),
+            std::string::npos);
+}
+
+TEST_F(ServeWorld, LenientUrlsServeTheCanonicalPage) {
+  ServeOptions o = Options();
+  std::string upper = (*mine_)[0];
+  for (size_t i = 2; i < upper.size(); ++i) upper[i] = static_cast<char>(std::toupper(upper[i]));
+  Json canonical = Api(o, "/api/predictoor/" + (*mine_)[0], {{"period", "all"}});
+  Json lenient = Api(o, "/api/predictoor/" + upper + "/", {{"period", "all"}});
+  EXPECT_EQ(lenient["page"], "/predictoor/" + (*mine_)[0]);
+  EXPECT_EQ(lenient["tables"], canonical["tables"]);
+  EXPECT_EQ(Answer(o, "/predictoor/" + upper + "/", {}).status, 200);
+  EXPECT_EQ(Answer(o, "/predictoors/", {}).status, 200);
+  EXPECT_EQ(Answer(o, "/feeds//", {}).status, 200);
+}
+
+TEST_F(ServeWorld, SearchRedirectsOnOneMatchAndListsSeveral) {
+  ServeOptions o = Options();
+  // The shortest prefix (4 hex digits or more) of the first predictoor that nothing else holds.
+  auto addresses =
+      Sql("SELECT DISTINCT user FROM bronze_pdr_predictions UNION SELECT ID FROM pdr_contracts "
+          "UNION SELECT DISTINCT contract FROM bronze_pdr_predictions");
+  const std::string target = (*mine_)[0];
+  std::string prefix;
+  for (size_t n = 4; n <= 40 && prefix.empty(); ++n) {
+    const std::string digits = target.substr(2, n);
+    int holders = 0;
+    for (const auto& a : addresses) holders += a[0]->find(digits) != std::string::npos ? 1 : 0;
+    if (holders == 1) prefix = digits;
+  }
+  ASSERT_FALSE(prefix.empty());
+  std::string shouted = prefix;
+  for (char& c : shouted) c = static_cast<char>(std::toupper(c));
+  for (const std::string& q : {prefix, "0x" + prefix, "0X" + shouted, "  " + shouted + " "}) {
+    Response r = Answer(o, "/search", {{"q", q}});
+    EXPECT_EQ(r.status, 303) << q << ": " << r.body;
+    EXPECT_EQ(HeaderValue(r, "Location"), "/predictoor/" + target) << q;
+  }
+  Response kept = Answer(o, "/search", {{"q", prefix}, {"period", "1m"}});
+  EXPECT_EQ(HeaderValue(kept, "Location"), "/predictoor/" + target + "?period=1m");
+  // A pair: every feed of it, listed (or opened when there is one).
+  auto pairs =
+      Sql("SELECT pair, count(*) FROM pdr_contracts GROUP BY pair ORDER BY count(*) DESC, pair");
+  ASSERT_FALSE(pairs.empty());
+  const std::string pair = *pairs[0][0];
+  const int64_t feeds = std::stoll(*pairs[0][1]);
+  std::string pair_q = pair;
+  for (char& c : pair_q) c = c == '/' ? '-' : static_cast<char>(std::tolower(c));
+  Response by_pair = Answer(o, "/api/search", {{"q", pair_q}});
+  ASSERT_EQ(by_pair.status, 200) << by_pair.body;
+  Json found = Json::parse(by_pair.body);
+  EXPECT_GE(static_cast<int64_t>(found["tables"]["feeds"]["rows"].size()), feeds);
+  for (const Json& row : found["tables"]["feeds"]["rows"]) {
+    std::string p = row[Col(found["tables"]["feeds"], "pair")];
+    for (char& c : p) c = static_cast<char>(std::tolower(c));
+    std::string want = pair;
+    for (char& c : want) c = static_cast<char>(std::tolower(c));
+    EXPECT_NE(p.find(want), std::string::npos) << p;
+  }
+  if (feeds > 1) {
+    Response list = Answer(o, "/search", {{"q", pair_q}});
+    EXPECT_EQ(list.status, 200);
+    EXPECT_NE(list.body.find(fmt::format("{} matches", feeds)), std::string::npos);
+    EXPECT_NE(list.body.find("<a href=\"/feed/0x"), std::string::npos);
+  }
+  // Several predictoors: "0x" alone is too short, a single hex digit shared by many lists them.
+  Response few = Answer(o, "/search", {{"q", "0x1"}});
+  EXPECT_EQ(few.status, 200);
+  EXPECT_NE(few.body.find("at least 4 hexadecimal digits"), std::string::npos);
+  Response none = Answer(o, "/search", {{"q", "zzzz-nothing"}});
+  EXPECT_EQ(none.status, 200);
+  EXPECT_NE(none.body.find("Nothing matches"), std::string::npos);
+  EXPECT_EQ(Answer(o, "/search", {}).status, 200);
+}
+
+TEST_F(ServeWorld, MyAddressWithoutPredictionsIsShown) {
+  ServeOptions o = Options();
+  const std::string idle = "0x" + std::string(36, '0') + "abcd";
+  o.my_addresses.push_back(idle);
+  Json j = Api(o, "/api/predictoors", {{"period", "all"}});
+  const Json& t = j["tables"]["predictoors"];
+  bool seen = false;
+  for (const Json& row : t["rows"]) {
+    if (row[Col(t, "user")] != idle) continue;
+    seen = true;
+    EXPECT_TRUE(row[Col(t, "mine")].get<bool>());
+    EXPECT_EQ(row[Col(t, "predictions")].get<int64_t>(), 0);
+    EXPECT_TRUE(row[Col(t, "rank")].is_null());
+  }
+  EXPECT_TRUE(seen);
+  Response html = Answer(o, "/predictoors", {});
+  EXPECT_NE(html.body.find("no predictions yet"), std::string::npos);
+  Response page = Answer(o, "/predictoor/" + idle, {});
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("No predictions yet"), std::string::npos);
+  // The ranks of the others stay 1, 2, ...
+  std::vector<int64_t> ranks;
+  for (const Json& row : t["rows"]) {
+    if (!row[Col(t, "rank")].is_null()) ranks.push_back(row[Col(t, "rank")].get<int64_t>());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(ranks[i], static_cast<int64_t>(i + 1));
+}
+
+// ROI and its annualised rate (docs/serve.md, "Column definitions") against SQL over the raw
+// predictions: cash P&L over the stake of the paying slots, times 365 over the slot days with a
+// prediction.
+TEST_F(ServeWorld, ReturnsEqualTheirDefinitionsOnTheRawTables) {
+  const std::string raw =
+      "SELECT {key}, (coalesce(sum(payout) FILTER (WHERE status = 'paying'), 0) - "
+      "coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0))::DOUBLE, "
+      "coalesce(sum(stake) FILTER (WHERE status = 'paying'), 0)::DOUBLE, "
+      "count(DISTINCT slot // 86400) FROM bronze_pdr_predictions GROUP BY 1";
+  for (const auto& [path, table, key] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"/api/predictoors", "predictoors", "user"}, {"/api/feeds", "feeds", "contract"}}) {
+    Json j = Api(Options(), path, {{"period", "all"}});
+    const Json& t = j["tables"][table];
+    std::map<std::string, Json> rows;
+    for (const Json& row : t["rows"]) rows[row[Col(t, key)]] = row;
+    std::string sql = raw;
+    sql.replace(sql.find("{key}"), 5, key);
+    auto expected = Sql(sql);
+    ASSERT_GT(expected.size(), 1u);
+    int checked = 0;
+    for (const auto& e : expected) {
+      const Json& row = rows[*e[0]];
+      ASSERT_FALSE(row.is_null()) << *e[0];
+      const double cash = std::stod(*e[1]), stake = std::stod(*e[2]);
+      const int64_t days = std::stoll(*e[3]);
+      EXPECT_EQ(row[Col(t, "days_active")].get<int64_t>(), days) << *e[0];
+      if (stake > 0) {
+        EXPECT_NEAR(row[Col(t, "cash_roi")].get<double>(), cash / stake, 1e-9) << *e[0];
+        EXPECT_NEAR(row[Col(t, "apr")].get<double>(), cash / stake * 365.0 / days, 1e-7) << *e[0];
+        ++checked;
+      } else {
+        EXPECT_TRUE(row[Col(t, "cash_roi")].is_null()) << *e[0];
+      }
+    }
+    EXPECT_GT(checked, 1) << table;
+  }
+}
+
+TEST_F(ServeWorld, FiltersKeepTheRowsTheySayAndStayInTheLinks) {
+  ServeOptions o = Options();
+  Json all = Api(o, "/api/predictoors", {{"period", "all"}});
+  const Json& t = all["tables"]["predictoors"];
+  std::vector<int64_t> counts;
+  for (const Json& row : t["rows"]) counts.push_back(row[Col(t, "predictions")].get<int64_t>());
+  std::sort(counts.begin(), counts.end());
+  const int64_t median = counts[counts.size() / 2];
+  auto n_at_least =
+      Sql("SELECT count(*) FROM (SELECT user FROM bronze_pdr_predictions GROUP BY user HAVING "
+          "count(*) >= " +
+          std::to_string(median) + ")");
+  Json kept =
+      Api(o, "/api/predictoors", {{"period", "all"}, {"min_predictions", std::to_string(median)}});
+  const Json& k = kept["tables"]["predictoors"];
+  EXPECT_EQ(static_cast<int64_t>(k["rows"].size()), std::stoll(*n_at_least[0][0]));
+  for (const Json& row : k["rows"]) {
+    EXPECT_GE(row[Col(k, "predictions")].get<int64_t>(), median);
+  }
+  // Accuracy from 50 to 55 %: every row's accuracy inside.
+  Json acc = Api(o, "/api/predictoors", {{"period", "all"}, {"acc_min", "50"}, {"acc_max", "55"}});
+  for (const Json& row : acc["tables"]["predictoors"]["rows"]) {
+    const double a = row[Col(k, "accuracy")].get<double>();
+    EXPECT_GE(a, 0.5);
+    EXPECT_LE(a, 0.55);
+  }
+  // A pair: a predictoor's figures become those on that pair's feeds.
+  auto pair =
+      Sql("SELECT pair, timeframe FROM bronze_pdr_predictions GROUP BY ALL ORDER BY "
+          "count(*) DESC LIMIT 1");
+  const std::string p = *pair[0][0], tf = *pair[0][1];
+  auto per_user = Sql("SELECT user, count(*) FROM bronze_pdr_predictions WHERE pair = '" + p +
+                      "' AND timeframe = '" + tf + "' GROUP BY user");
+  Json by_pair = Api(o, "/api/predictoors",
+                     {{"period", "all"}, {"pair", p}, {"timeframe", tf}, {"min_predictions", "1"}});
+  const Json& bp = by_pair["tables"]["predictoors"];
+  EXPECT_EQ(bp["rows"].size(), per_user.size());
+  std::map<std::string, int64_t> expect;
+  for (const auto& r : per_user) expect[*r[0]] = std::stoll(*r[1]);
+  for (const Json& row : bp["rows"]) {
+    EXPECT_EQ(row[Col(bp, "predictions")].get<int64_t>(), expect[row[Col(bp, "user")]]);
+  }
+  Json feeds = Api(o, "/api/feeds", {{"period", "all"}, {"pair", p}});
+  const Json& f = feeds["tables"]["feeds"];
+  auto n_feeds = Sql("SELECT count(*) FROM pdr_contracts WHERE pair = '" + p + "'");
+  EXPECT_EQ(static_cast<int64_t>(f["rows"].size()), std::stoll(*n_feeds[0][0]));
+  for (const Json& row : f["rows"]) EXPECT_EQ(row[Col(f, "pair")], p);
+  // Kept in the sort links and shown in the form.
+  Response html = Answer(o, "/feeds", {{"min_predictions", "3"}, {"pair", p}});
+  ASSERT_EQ(html.status, 200);
+  EXPECT_NE(html.body.find("sort=predictions&amp;dir=desc&amp;min_predictions=3&amp;pair="),
+            std::string::npos);
+  EXPECT_NE(html.body.find("name=\"min_predictions\" type=\"number\" min=\"0\" step=\"1\" "
+                           "size=\"6\" value=\"3\""),
+            std::string::npos);
+}
+
+TEST_F(ServeWorld, PagingSplitsALongTableWithItsCount) {
+  ServeOptions o = Options();
+  Json all = Api(o, "/api/predictoors", {{"period", "all"}});
+  const Json& t = all["tables"]["predictoors"];
+  const size_t n = t["rows"].size();
+  ASSERT_GT(n, 4u);
+  Json second = Api(o, "/api/predictoors", {{"period", "all"}, {"per_page", "2"}, {"page", "2"}});
+  const Json& s = second["tables"]["predictoors"];
+  ASSERT_EQ(s["rows"].size(), 2u);
+  EXPECT_EQ(s["paging"], (Json{{"page", 2}, {"per_page", 2}, {"total_rows", n}}));
+  EXPECT_EQ(t["paging"]["page"], 0);  // every row
+  EXPECT_EQ(s["rows"][0], t["rows"][2]);
+  EXPECT_EQ(s["rows"][1], t["rows"][3]);
+  // A page past the last shows the last.
+  Json last = Api(o, "/api/predictoors", {{"period", "all"}, {"per_page", "2"}, {"page", "999"}});
+  EXPECT_EQ(last["tables"]["predictoors"]["rows"].back(), t["rows"][n - 1]);
+  // The HTML shows the first page when none is asked for, with the count and the page links.
+  Response html = Answer(o, "/predictoors", {{"period", "all"}, {"per_page", "2"}});
+  ASSERT_EQ(html.status, 200);
+  EXPECT_NE(html.body.find(fmt::format("Rows 1 to 2 of {}", n)), std::string::npos);
+  EXPECT_NE(html.body.find("data-api=\"/api/predictoors?period=all&amp;page=1&amp;per_page=2\""),
+            std::string::npos);
+  EXPECT_NE(
+      html.body.find("href=\"/predictoors?period=all&amp;page=2&amp;per_page=2\" rel=\"next\""),
+      std::string::npos);
+  size_t rows = 0;
+  for (size_t at = html.body.find("<td data-col=\"rank\""); at != std::string::npos;
+       at = html.body.find("<td data-col=\"rank\"", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2u + 1u);  // the page's 2 and the total row of my addresses
+}
+
+// Every column of every table has one definition (columns.cpp), docs/serve.md lists exactly those
+// definitions, and the columns a table shows first are its columns, the sort column among the
+// shown.
+TEST_F(ServeWorld, EveryColumnHasTheDefinitionTheDocsGive) {
+  ServeOptions o = Options();
+  Json feeds = Api(o, "/api/feeds", {{"period", "all"}});
+  const std::string contract =
+      feeds["tables"]["feeds"]["rows"][0][Col(feeds["tables"]["feeds"], "contract")];
+  std::set<std::string> used;
+  for (const std::string& path :
+       {std::string("/"), std::string("/predictoors"), std::string("/feeds"), std::string("/runs"),
+        "/predictoor/" + (*mine_)[0], "/feed/" + contract, std::string("/search")}) {
+    Json j = Api(o, "/api" + path, {{"period", "all"}, {"q", "0x" + (*mine_)[0].substr(2, 2)}});
+    for (const auto& [id, table] : j["tables"].items()) {
+      std::set<std::string> cols;
+      for (const Json& c : table["columns"]) {
+        const std::string name = c;
+        cols.insert(name);
+        used.insert(name);
+        EXPECT_NE(FindColumnDef(name), nullptr) << path << " " << id << ": " << name;
+      }
+      if (const auto* main = MainColumns(path, id)) {
+        for (const std::string& m : *main) {
+          EXPECT_TRUE(cols.count(m)) << path << " " << id << " lists " << m;
+        }
+      }
+    }
+  }
+  for (const ColumnDef& d : ColumnDefs()) {
+    EXPECT_TRUE(used.count(std::string(d.name))) << "no table has " << d.name;
+  }
+  std::string expected;
+  for (const ColumnDef& d : ColumnDefs()) {
+    expected += fmt::format("| `{}` | {} |\n", d.name, d.definition);
+  }
+  std::ifstream in(test_support::SourceDir() + "/docs/serve.md");
+  ASSERT_TRUE(in) << "cannot read docs/serve.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::string begin = "<!-- columns: begin -->\n| column | definition |\n|---|---|\n";
+  const size_t from = doc.find(begin);
+  const size_t to = doc.find("<!-- columns: end -->");
+  ASSERT_NE(from, std::string::npos) << "docs/serve.md lacks " << begin;
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), expected)
+      << "docs/serve.md's column definitions differ from src/serve/columns.cpp; the section is:\n"
+      << begin << expected << "<!-- columns: end -->";
+  // The sort column is shown whatever it is; the others wait behind "more columns".
+  Response sorted = Answer(o, "/predictoors", {{"sort", "refund_pending"}});
+  EXPECT_NE(sorted.body.find("<th data-col=\"refund_pending\"><a"), std::string::npos);
+  EXPECT_NE(sorted.body.find("<th data-col=\"refund_claimed\" class=\"pl-more\">"),
+            std::string::npos);
+  EXPECT_NE(sorted.body.find(
+                "<input type=\"checkbox\" class=\"pl-more-toggle\" id=\"more-predictoors\">"),
+            std::string::npos);
+  Response every = Answer(o, "/predictoors", {{"cols", "all"}});
+  EXPECT_NE(every.body.find("id=\"more-predictoors\" checked>"), std::string::npos);
 }
 
 TEST(ServeCandles, AFailingExchangeShowsInTheHeaderAndMetrics) {
