@@ -33,10 +33,10 @@ sanitize: deps
 	@cmake --build $(SAN_DIR) -j $(JOBS)
 
 # The release suites include bench/scale.sh on a small lake (tests/e2e/bench_scale.sh), so its lake
-# builder is built too, when the tree defines the benchmarks.
+# builder and its floor are built too, when the tree defines the benchmarks.
 test-release: release
 	@if grep -q '^PREDLAKE_BENCH:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt; then \
-	  cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_scale_lake; fi
+	  cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_scale_lake bench_duck_floor; fi
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The sanitizer tree runs the tests labelled `sanitize` (tests/CMakeLists.txt): every SQL test, the

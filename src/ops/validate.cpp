@@ -1,9 +1,13 @@
 #include "ops/validate.hpp"
 
 #include <fmt/ranges.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/time.hpp"
@@ -64,6 +68,14 @@ std::string SlotSide(const std::string& table, const std::string& columns, const
                   {{"columns", columns}, {"table", table}, {"in_range", InRange("slot", range)}});
 }
 
+// CPU milliseconds of the process so far, every thread (DuckDB's too).
+double ProcessCpuMs() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
 class Checker {
  public:
   Checker(lake::Lake& lake, const ValidateOptions& options)
@@ -94,12 +106,38 @@ class Checker {
   // and bronze tables, lowest first, then the NULL-slot range. One `all` range when `whole` is
   // false (the check is narrowed otherwise, e.g. incremental) or range_slots is 0 or less.
   Result<std::vector<SlotRange>> SlotRanges(bool whole);
+  // The slot ranges of a check narrowed to the rows from `from_slot` on (incremental), so that
+  // what it holds in memory follows a range even when the change since the mark is large (a
+  // rebuild changes every built row): the slots below from_slot's range as one range first (the
+  // check's own filters leave few rows there, if any), then ranges of range_slots (aligned to
+  // multiples of it) up to the lake's highest watermark, the last one open-ended, then the
+  // NULL-slot range. They cover every slot, so a check that reads them all misses nothing. One
+  // `all` range when range_slots is 0 or less.
+  Result<std::vector<SlotRange>> SlotRangesFrom(int64_t from_slot);
 
   const TableRef* Find(std::string_view name) const {
     for (const TableRef& t : tables_) {
       if (t.name == name) return &t;
     }
     return nullptr;
+  }
+
+  // Runs `body` and records its time in report_.steps under `name`, or (empty) the name of the
+  // first check it added.
+  template <typename Body>
+  Status Step(std::string name, Body&& body) {
+    const size_t first = report_.checks.size();
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = ProcessCpuMs();
+    Status status = body();
+    ValidationReport::StepTime t;
+    t.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    t.cpu_ms = ProcessCpuMs() - cpu_start;
+    if (name.empty() && report_.checks.size() > first) name = report_.checks[first].name;
+    t.name = std::move(name);
+    report_.steps.push_back(std::move(t));
+    return status;
   }
 
   Status DuplicateIds();
@@ -255,21 +293,43 @@ Result<std::vector<SlotRange>> Checker::SlotRanges(bool whole) {
   return ranges;
 }
 
+Result<std::vector<SlotRange>> Checker::SlotRangesFrom(int64_t from_slot) {
+  const int64_t width = options_.range_slots;
+  if (width <= 0) return std::vector<SlotRange>{SlotRange{0, -1, true}};
+  ASSIGN_OR_RETURN(auto marks, lake_.Watermarks());
+  int64_t top = from_slot;
+  for (const auto& [table, mark] : marks) top = std::max(top, mark.watermark_ms / 1000);
+  constexpr int64_t kLowest = std::numeric_limits<int64_t>::min() / 2;
+  constexpr int64_t kHighest = std::numeric_limits<int64_t>::max() / 2;
+  from_slot = std::clamp(from_slot, kLowest + 1, kHighest - width);
+  int64_t lo = from_slot - ((from_slot % width) + width) % width;
+  std::vector<SlotRange> ranges{SlotRange{kLowest, lo - 1}};
+  for (; lo + width <= top; lo += width) ranges.push_back(SlotRange{lo, lo + width - 1});
+  ranges.push_back(SlotRange{lo, kHighest});
+  ranges.push_back(SlotRange{});  // the rows whose slot is NULL
+  return ranges;
+}
+
 Status Checker::ResolveSince() {
   if (!incremental()) return Status::Ok();
   const ValidateMark& mark = *options_.since;
   const std::string run_id = std::to_string(mark.run_id);
-  for (std::string_view name : lake::kRawTables) {
-    const std::string table(name);
+  // The raw tables and the candle streams (each its own watermark) the mark saw.
+  std::vector<std::string> tables(lake::kRawTables.begin(), lake::kRawTables.end());
+  for (const auto& [table, watermark] : mark.watermarks) {
+    if (table.starts_with(lake::kOhlcvStreamPrefix)) tables.push_back(table);
+  }
+  for (const std::string& table : tables) {
     auto it = mark.watermarks.find(table);
     if (it == mark.watermarks.end()) continue;  // no watermark then: every row is new
     // The lowest watermark a run since left (a raw drop moves it back) and the start of any import
     // since (it may load rows below the watermark).
-    ASSIGN_OR_RETURN(auto lowest, conn_.QueryInt(CheckSql("since_lowest_watermark",
-                                                          {{"json_path", QuoteString("$." + table)},
-                                                           {"run_id", run_id},
-                                                           {"table_name", QuoteString(table)}}),
-                                                 "validate: changed since"));
+    ASSIGN_OR_RETURN(auto lowest,
+                     conn_.QueryInt(CheckSql("since_lowest_watermark",
+                                             {{"json_path", QuoteString("$.\"" + table + "\"")},
+                                              {"run_id", run_id},
+                                              {"table_name", QuoteString(table)}}),
+                                    "validate: changed since"));
     raw_since_[table] = lowest ? std::min(it->second, *lowest) : it->second;
   }
   if (!mark.checkpoint_ms || !checkpoint_) return Status::Ok();
@@ -302,17 +362,20 @@ Status Checker::DuplicateIds() {
     }
     return false;
   };
-  // Per table, the rows to look at (`from`, the table or a subquery of its ID and slot, and the
-  // condition `where`), and whether they are read by slot range.
+  // Per table, the rows to look at (`from`, the table or a subquery of its ID and slot), the
+  // condition that a row changed since the mark (none: every row counts) and whether they are read
+  // by slot range.
   struct Scan {
     const TableRef* table;
     std::string from;
-    std::string where;
+    std::optional<std::string> changed;
     bool by_slot;
   };
   std::vector<Scan> scans;
   size_t keyed_tables = 0;
   bool id_tables = false;
+  // Incremental: the lowest slot of the changed rows of any table read by slot range.
+  std::optional<int64_t> changed_lo;
   for (const TableRef& t : tables_) {
     if (t.kind == TableKind::kBookkeeping || t.kind == TableKind::kStaging) continue;
     if (!t.HasColumn("ID")) continue;
@@ -324,9 +387,6 @@ Status Checker::DuplicateIds() {
     std::optional<std::string> changed;
     if (t.kind == TableKind::kRaw && t.HasColumn("timestamp")) changed = RawChanged(t.name);
     if (t.kind == TableKind::kBuilt && t.HasColumn("run_id")) changed = BuiltChanged();
-    const std::string where =
-        changed ? CheckSql("changed_ids", {{"table", QuoteIdent(t.name)}, {"changed", *changed}})
-                : "TRUE";
     std::string from = QuoteIdent(t.name);
     if (changed && t.HasColumn("slot")) {
       // An ID holds its slot (contract-slot[-user]), so every copy of a changed row's ID has its
@@ -344,14 +404,15 @@ Status Checker::DuplicateIds() {
         return Status::Internal("validate duplicate_ids: no slot range for " + t.name);
       }
       if (chunk->GetInt64(0, 0) == 0) continue;
+      const int64_t lo = chunk->GetInt64(2, 0);
       if (chunk->GetInt64(1, 0) == 0) {
-        from = CheckSql("ids_from_slot",
-                        {{"table", from}, {"lo", std::to_string(chunk->GetInt64(2, 0))}});
+        from = CheckSql("ids_from_slot", {{"table", from}, {"lo", std::to_string(lo)}});
       }
+      changed_lo = std::min(changed_lo.value_or(lo), lo);
     }
-    // The full check groups a table with slots one slot range at a time (the copies of an ID
-    // share its slot, or one lacks it: below).
-    scans.push_back({&t, from, where, !incremental() && t.HasColumn("slot")});
+    // A table with slots is grouped one slot range at a time (the copies of an ID share its slot,
+    // or one lacks it: below), incremental or not: a rebuild changes every built row.
+    scans.push_back({&t, from, changed, t.HasColumn("slot")});
   }
   if (!id_tables) {
     check.note = "no table with an ID column";
@@ -368,22 +429,34 @@ Status Checker::DuplicateIds() {
                                       {"where", where},
                                       {"having", having}});
   };
+  // The rows whose ID is one of those of the changed rows that meet `condition`; TRUE when every
+  // row counts.
+  auto changed_ids = [](const Scan& s, const std::string& condition) -> std::string {
+    if (!s.changed) return "TRUE";
+    return CheckSql("changed_ids", {{"table", QuoteIdent(s.table->name)},
+                                    {"changed", "(" + *s.changed + ") AND " + condition}});
+  };
   std::vector<std::string> parts;
   std::string whole;
   for (const Scan& s : scans) {
-    if (!s.by_slot) whole += (whole.empty() ? "" : " UNION ALL ") + part(s, s.where, "");
+    if (!s.by_slot)
+      whole += (whole.empty() ? "" : " UNION ALL ") + part(s, changed_ids(s, "TRUE"), "");
   }
   if (!whole.empty()) parts.push_back(whole);
   const bool by_slot =
       std::any_of(scans.begin(), scans.end(), [](const Scan& s) { return s.by_slot; });
   std::vector<SlotRange> ranges;
-  if (by_slot) {
+  if (by_slot && !incremental()) {
     ASSIGN_OR_RETURN(ranges, SlotRanges(true));
+  } else if (by_slot && changed_lo) {
+    ASSIGN_OR_RETURN(ranges, SlotRangesFrom(*changed_lo));
+  } else if (by_slot) {  // only changed rows without a slot
+    ranges = {SlotRange{0, -1, true}};
   }
   // A slot range groups the copies of the IDs in it that have no copy without a slot; the NULL
   // range groups every copy of the IDs that have one (read by ID, so a copy with a slot is counted
   // with it; with no row without a slot, DuckDB's statistics skip both reads). One range of the
-  // whole table groups every copy.
+  // whole table groups every copy. Incremental: of the IDs of the changed rows in the range.
   for (const SlotRange& r : ranges) {
     std::string ranged;
     for (const Scan& s : scans) {
@@ -391,11 +464,13 @@ Status Checker::DuplicateIds() {
       const std::string without_slot = CheckSql("ids_without_slot", {{"from", s.from}});
       std::string one;
       if (r.all) {
-        one = part(s, s.where, "");
+        one = part(s, changed_ids(s, "TRUE"), "");
       } else if (r.nulls()) {
-        one = part(s, "(" + s.where + ") AND ID IN (" + without_slot + ")", "");
+        one = part(
+            s, changed_ids(s, "ID IN (" + without_slot + ")") + " AND ID IN (" + without_slot + ")",
+            "");
       } else {
-        one = part(s, "(" + s.where + ") AND " + InRange("slot", r),
+        one = part(s, InRange("slot", r) + " AND " + changed_ids(s, InRange("slot", r)),
                    " AND ID NOT IN (" + without_slot + ")");
       }
       ranged += (ranged.empty() ? "" : " UNION ALL ") + one;
@@ -722,14 +797,19 @@ Status Checker::BronzeRawParity() {
   }
   const int64_t from = std::max(checkpoint_->start_ms, processed_since_.value_or(0));
   const bool whole = from == checkpoint_->start_ms;
-  // The whole window is compared one slot range at a time (a prediction's built row has its raw
-  // row's slot); a narrower one (incremental) at once.
-  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(whole));
+  // The window is compared one slot range at a time (a prediction's built row has its raw row's
+  // slot); a narrower one (incremental) from the window's start on (a prediction's slot follows
+  // its submission).
+  std::vector<SlotRange> ranges;
+  if (whole) {
+    ASSIGN_OR_RETURN(ranges, SlotRanges(true));
+  } else {
+    ASSIGN_OR_RETURN(ranges, SlotRangesFrom(from / 1000));
+  }
   const std::string versions(lake::kPredictionVersionsTable.name);
   const bool has_versions = Find(versions) != nullptr;
   int64_t raw_count = 0;
   int64_t built_count = 0;
-  std::vector<std::string> parts;
   const std::string from_ms = std::to_string(from);
   const std::string to_ms = std::to_string(checkpoint_->checkpoint_ms);
   for (const SlotRange& r : ranges) {
@@ -765,13 +845,21 @@ Status Checker::BronzeRawParity() {
     if (!chunk || chunk->size() != 1) return Status::Internal("validate parity: no counts");
     raw_count += chunk->GetInt64(0, 0);
     built_count += chunk->GetInt64(1, 0);
-    if (chunk->GetInt64(0, 0) == 0 && chunk->GetInt64(1, 0) == 0) continue;
-    parts.push_back(CheckSql("parity_findings", {{"raw", raw}, {"bronze", built}}));
+    // The counts and the findings' count come from one read of the range (two reads before, half
+    // of the check's time); the findings themselves are read again only when there are some.
+    const int64_t found = chunk->GetInt64(2, 0);
+    check.count += found;
+    if (found > 0) {
+      RETURN_IF_ERROR(AddExamples(check,
+                                  CheckSql("parity_findings", {{"raw", raw}, {"bronze", built}}),
+                                  "problem, timestamp, ID"));
+    }
   }
   check.note = "in [" + FormatTime(from) + ", " + FormatTime(checkpoint_->checkpoint_ms) +
                "): " + std::to_string(raw_count) + " raw, " + std::to_string(built_count) +
                " bronze";
-  return FillParts(check, parts, "problem, timestamp, ID");
+  SetStatus(check, CheckStatus::kFail);
+  return Status::Ok();
 }
 
 Status Checker::StaleWaitingUpdates() {
@@ -835,7 +923,19 @@ Status Checker::StaleWaitingUpdates() {
                      {"start_ms", s},
                      {"r_in_range", InRange("r.slot", range)}});
   };
-  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(e == s));
+  std::vector<SlotRange> ranges;
+  if (e == s) {
+    ASSIGN_OR_RETURN(ranges, SlotRanges(true));
+  } else {
+    // Incremental: the ranges from the lowest slot of the window's events on (the slots below it
+    // hold none of them).
+    ASSIGN_OR_RETURN(auto lowest, conn_.QueryInt(CheckSql("stale_events_min_slot",
+                                                          {{"from_ms", e}, {"checkpoint_ms", c}}),
+                                                 "validate " + check.name));
+    const int64_t from_slot = lowest.value_or(checkpoint_->checkpoint_ms / 1000);
+    ASSIGN_OR_RETURN(ranges, SlotRangesFrom(from_slot));
+    if (!ranges.front().all) ranges.erase(ranges.begin());  // the slots below from_slot's range
+  }
   std::vector<std::string> parts;
   for (const SlotRange& r : ranges) parts.push_back(part(r));
   return FillParts(check, parts, "timestamp, ID");
@@ -973,8 +1073,20 @@ Status Checker::CandleGaps() {
     check.note = std::to_string(*known) +
                  " known gaps (candles the exchange never served; `describe` lists them)";
   }
-  return Fill(check, CheckSql("candle_gaps", {{"candle_streams", CheckSql("candle_streams")}}),
-              "stream, open_ms");
+  // Incremental: each stream from the lowest watermark a run since the mark left (a stream the
+  // mark did not know, from its start).
+  std::string cases;
+  for (const auto& [table, from] : raw_since_) {
+    if (!table.starts_with(lake::kOhlcvStreamPrefix)) continue;
+    cases += " WHEN " + QuoteString(table) + " THEN " + std::to_string(from);
+  }
+  const std::string since =
+      cases.empty() ? "start_ms" : "coalesce(CASE stream" + cases + " END, start_ms)";
+  NoteIncremental(check, "candles from the lowest watermark of each stream since the last run");
+  return Fill(
+      check,
+      CheckSql("candle_gaps", {{"candle_streams", CheckSql("candle_streams")}, {"since", since}}),
+      "stream, open_ms");
 }
 
 Status Checker::SourcesSetAside() {
@@ -1055,28 +1167,23 @@ Result<ValidationReport> Checker::Run() {
         conn_.Execute(CheckSql("set_memory_limit", {{"limit", QuoteString(options_.memory_limit)}}),
                       "validate: memory limit"));
   }
-  ASSIGN_OR_RETURN(tables_, ListTables(conn_));
-  ASSIGN_OR_RETURN(checkpoint_, lake_.GetCheckpoint());
-  has_bronze_ = Find(kBronzePredictions) != nullptr;
-  RETURN_IF_ERROR(ResolveSince());
-  RETURN_IF_ERROR(DuplicateIds());
-  RETURN_IF_ERROR(RawRowsOutsideWatermark());
-  RETURN_IF_ERROR(BuiltRowsPastCheckpoint());
-  RETURN_IF_ERROR(CheckpointPastFrontier());
-  RETURN_IF_ERROR(SlotGaps());
-  RETURN_IF_ERROR(PayoutsWithoutPrediction());
-  RETURN_IF_ERROR(BronzePayoutFieldsNull());
-  RETURN_IF_ERROR(BuiltRowsWithoutFeed());
-  RETURN_IF_ERROR(BronzeRawParity());
-  RETURN_IF_ERROR(StaleWaitingUpdates());
-  RETURN_IF_ERROR(WaitingUpdatesMaintained());
-  RETURN_IF_ERROR(OrphanStagingTables());
-  RETURN_IF_ERROR(TruevalVsExchange());
-  RETURN_IF_ERROR(OhlcvStreamsBehind());
-  RETURN_IF_ERROR(CandleGaps());
-  RETURN_IF_ERROR(SourcesSetAside());
-  RETURN_IF_ERROR(RawTablesNeverFetched());
-  RETURN_IF_ERROR(NegativeAmounts());
+  auto setup = [&]() -> Status {
+    ASSIGN_OR_RETURN(tables_, ListTables(conn_));
+    ASSIGN_OR_RETURN(checkpoint_, lake_.GetCheckpoint());
+    has_bronze_ = Find(kBronzePredictions) != nullptr;
+    return ResolveSince();
+  };
+  RETURN_IF_ERROR(Step("setup", setup));
+  for (Status (Checker::*check)() :
+       {&Checker::DuplicateIds, &Checker::RawRowsOutsideWatermark,
+        &Checker::BuiltRowsPastCheckpoint, &Checker::CheckpointPastFrontier, &Checker::SlotGaps,
+        &Checker::PayoutsWithoutPrediction, &Checker::BronzePayoutFieldsNull,
+        &Checker::BuiltRowsWithoutFeed, &Checker::BronzeRawParity, &Checker::StaleWaitingUpdates,
+        &Checker::WaitingUpdatesMaintained, &Checker::OrphanStagingTables,
+        &Checker::TruevalVsExchange, &Checker::OhlcvStreamsBehind, &Checker::CandleGaps,
+        &Checker::SourcesSetAside, &Checker::RawTablesNeverFetched, &Checker::NegativeAmounts}) {
+    RETURN_IF_ERROR(Step("", [&] { return (this->*check)(); }));
+  }
   return std::move(report_);
 }
 
@@ -1198,6 +1305,16 @@ void WriteValidationText(std::ostream& out, const ValidationReport& report, int 
   if (skipped > 0) out << (info > 0 ? ", " : " (") << skipped << " skipped";
   if (info > 0 || skipped > 0) out << ")";
   out << "\n";
+}
+
+std::string DescribeStepTimes(const ValidationReport& report) {
+  std::string steps;
+  for (const ValidationReport::StepTime& t : report.steps) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "=%.0f/%.0f", t.wall_ms, t.cpu_ms);
+    steps += (steps.empty() ? "" : " ") + t.name + buf;
+  }
+  return steps;
 }
 
 void WriteValidationJson(std::ostream& out, const ValidationReport& report) {

@@ -38,6 +38,14 @@ struct CheckResult {
 
 struct ValidationReport {
   std::vector<CheckResult> checks;
+  // The time of each step of the run, in order (a step is one or more checks, named after its
+  // first; `setup` is the tables, the checkpoint and the mark's range): what `-v` prints.
+  struct StepTime {
+    std::string name;
+    double wall_ms = 0;
+    double cpu_ms = 0;  // the process's, every thread
+  };
+  std::vector<StepTime> steps;
   // Names of the failed checks, in order.
   std::vector<std::string> Failed() const;
 };
@@ -123,5 +131,8 @@ void WriteValidationText(std::ostream& out, const ValidationReport& report, int 
 // One JSON document: {"ok": bool, "failed": [names], "checks": [{name, status, count, description,
 // note, examples: [{column: value}]}]}, then a newline.
 void WriteValidationJson(std::ostream& out, const ValidationReport& report);
+
+// "name=wall/cpu ..." (milliseconds) of report.steps, for the verbose log.
+std::string DescribeStepTimes(const ValidationReport& report);
 
 }  // namespace predlake::ops

@@ -8,8 +8,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh" bench_scale "$@"
 
 build="$(dirname "$bin")"
-[ -x "$build/bench/bench_scale_lake" ] ||
-  skip_all "no $build/bench/bench_scale_lake (cmake --build $build --target benchmarks)"
+for b in bench_scale_lake bench_duck_floor; do
+  [ -x "$build/bench/$b" ] || skip_all "no $build/bench/$b (cmake --build $build --target $b)"
+done
 
 rc=0
 bash "$src/bench/scale.sh" "$build" "$work/scale" 10000 > table.md 2> log.txt || rc=$?
@@ -20,13 +21,13 @@ bash "$src/bench/scale.sh" "$build" "$work/scale" 10000 > table.md 2> log.txt ||
 row="$(tail -1 table.md)"
 [[ "$row" =~ ^\|\ [0-9]+\ \|\ [0-9.]+\ \|\ [0-9.]+\ \|\ [0-9.]+\ \|\ [0-9.]+x\ \| ]] ||
   fail "the build's figures are missing: $row"
-[ "$(grep -o '[0-9.]*([0-9.]*)' <<< "$row" | wc -l)" -eq 7 ] ||
-  fail "not every command was timed (3 updates, etl drop, describe, 2 validates): $row"
+[ "$(grep -o '[0-9.]*([0-9.]*)' <<< "$row" | wc -l)" -eq 16 ] ||
+  fail "not every command was timed (4 updates, etl drop, describe, 3 validates, etl rebuild, 2 exports, 4 floors): $row"
 
-# The lake it measured: both validates passed, and the three updates moved the checkpoint three
-# hours past the lake's end before `etl drop` took the last one back.
+# The lake it measured: the validates passed, and the rebuild after `etl drop` and the fourth
+# update moved the checkpoint four hours past the lake's end.
 lake="$work/scale/10000"
-for name in validate validate_incremental; do
+for name in validate validate_incremental validate_history; do
   tail -1 "$work/scale/$name.out" | grep -q '^validate: all [0-9]* checks passed' ||
     fail "$name on the benchmark's lake: $(tail -3 "$work/scale/$name.out")"
 done
@@ -38,8 +39,8 @@ lake_ss:
   lake_dir: $lake/lake
 YAML
 run 0 -q query "SELECT checkpoint_ms FROM predlake_checkpoint" --format csv
-[ "$(tail -1 out.txt)" -eq $((end_ms + 2 * 3600 * 1000)) ] ||
-  fail "checkpoint $(tail -1 out.txt) after the updates and the drop, expected the end + 2 h"
+[ "$(tail -1 out.txt)" -eq $((end_ms + 4 * 3600 * 1000)) ] ||
+  fail "checkpoint $(tail -1 out.txt) after the rebuild and the fourth update, expected the end + 4 h"
 run 0 -q query "SELECT count(*) FROM bronze_pdr_predictions WHERE \"timestamp\" >= $end_ms" --format csv
 [ "$(tail -1 out.txt)" -gt 0 ] || fail "the updates built no prediction after the lake's end"
 echo "bench_scale: ok ($predictions predictions; $row)"

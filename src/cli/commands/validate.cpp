@@ -65,6 +65,7 @@ Status Validate(Context& ctx, const ValidateOptions& o) {
     options.memory_limit = ops::kValidateMemoryLimit;
     ASSIGN_OR_RETURN(report, ops::Validate(*lake, options));
   }
+  ctx.log().Debug("validate steps (ms, wall/cpu): " + ops::DescribeStepTimes(report));
   if (o.format == "json") {
     ops::WriteValidationJson(ctx.out(), report);
   } else {

@@ -1,2 +1,2 @@
--- How many raw and bronze predictions the window holds.
-SELECT (SELECT count(*) FROM (${raw})), (SELECT count(*) FROM (${bronze}))
+-- How many raw and bronze predictions the window holds, and how many of them the other lacks (parity_findings' count), in one read of each side.
+WITH r AS MATERIALIZED (${raw}), b AS MATERIALIZED (${bronze}) SELECT (SELECT count(*) FROM r), (SELECT count(*) FROM b), (SELECT count(*) FROM r WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.ID = r.ID)) + (SELECT count(*) FROM b WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.ID = b.ID))

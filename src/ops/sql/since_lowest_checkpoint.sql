@@ -1,2 +1,2 @@
--- The lowest checkpoint a run since the mark left.
-SELECT min(checkpoint_after_ms) FROM predlake_runs WHERE run_id > ${run_id} AND status = 'succeeded'
+-- The lowest point a run since the mark processed from: the checkpoint it left (a rollback moves it back) and the start of the window it built (a rebuild in chunks leaves its first chunk's end as its checkpoint, having rebuilt from the start).
+SELECT min(least(checkpoint_after_ms, coalesce(window_start_ms, checkpoint_after_ms))) FROM predlake_runs WHERE run_id > ${run_id} AND status = 'succeeded'
