@@ -197,14 +197,30 @@ Status Pipeline::CheckFault(std::string_view step) {
   return Status::Ok();
 }
 
-std::vector<std::pair<int64_t, int64_t>> Pipeline::Passes() const {
+Result<std::vector<std::pair<int64_t, int64_t>>> Pipeline::Passes() {
+  using Passes = std::vector<std::pair<int64_t, int64_t>>;
   // A rollback recomputes rows of any age, few: one pass over every timestamp.
   if (job_ == Job::kRollback) {
-    return {{std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2}};
+    return Passes{
+        {std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2}};
   }
-  const int64_t from = std::max(params_.at("S"), params_.at("C"));
-  const int64_t to = params_.at("F");
-  std::vector<std::pair<int64_t, int64_t>> passes;
+  int64_t from = std::max(params_.at("S"), params_.at("C"));
+  int64_t to = params_.at("F");
+  if (to - from > kPassMs) {
+    // A long window (a start years before the first event) is cut to the span of its predictions,
+    // so that it has no empty passes before or after them.
+    ASSIGN_OR_RETURN(std::string_view text, StepSql("range_prediction_passes"));
+    ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, "range_prediction_passes"));
+    ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl: the span of the predictions"));
+    auto chunk = result.NextChunk();
+    if (chunk && chunk->size() == 1 && !chunk->IsNull(0, 0) && !chunk->IsNull(1, 0)) {
+      from = std::max(from, chunk->GetInt64(0, 0));
+      to = std::min(to, chunk->GetInt64(1, 0) + 1);
+    } else {
+      to = from;
+    }
+  }
+  Passes passes;
   for (int64_t a = from; a < to; a += kPassMs) passes.emplace_back(a, std::min(to, a + kPassMs));
   if (passes.empty()) passes.emplace_back(from, from);
   return passes;
@@ -239,7 +255,8 @@ Status Pipeline::Stage() {
     size_t end = i;
     while (end < kCount && kSteps[end].per_pass) ++end;
     const int first_index = index;
-    for (const auto& [pass_from, pass_to] : Passes()) {
+    ASSIGN_OR_RETURN(auto passes, Passes());
+    for (const auto& [pass_from, pass_to] : passes) {
       params_["PA"] = pass_from;
       params_["PB"] = pass_to;
       index = first_index;
