@@ -2,8 +2,11 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -32,6 +35,9 @@ struct StepSpec {
   std::string_view name;  // also the SQL file stem for the kinds that run SQL
   StepKind kind;
   unsigned jobs;
+  // Run once per pass (Pipeline::Passes) with the pass's [PA, PB), as a group with the adjacent
+  // steps that are also per pass.
+  bool per_pass = false;
 };
 
 // THE pipeline, in order. Each job runs the steps whose mask names it. docs/etl.md describes them.
@@ -59,8 +65,8 @@ constexpr StepSpec kSteps[] = {
     {"replaced_rollback", StepKind::kExec, kRollback},
     {"range_replaced", StepKind::kParams, kRollback},
     {"prediction_source_rollback", StepKind::kExec, kRollback},
-    {"range_prediction_keys", StepKind::kParams, kAll},
-    {"compute_predictions", StepKind::kExec, kAll},
+    {"range_prediction_keys", StepKind::kParams, kAll, true},
+    {"compute_predictions", StepKind::kExec, kAll, true},
     {"range_prediction_events", StepKind::kParams, kUpdate},
     {"fold_predictions", StepKind::kExec, kUpdate},
     {"range_publish", StepKind::kParams, kAll},
@@ -191,6 +197,35 @@ Status Pipeline::CheckFault(std::string_view step) {
   return Status::Ok();
 }
 
+Result<std::vector<std::pair<int64_t, int64_t>>> Pipeline::Passes() {
+  using Passes = std::vector<std::pair<int64_t, int64_t>>;
+  // A rollback recomputes rows of any age, few: one pass over every timestamp.
+  if (job_ == Job::kRollback) {
+    return Passes{
+        {std::numeric_limits<int64_t>::min() / 2, std::numeric_limits<int64_t>::max() / 2}};
+  }
+  int64_t from = std::max(params_.at("S"), params_.at("C"));
+  int64_t to = params_.at("F");
+  if (to - from > kPassMs) {
+    // A long window (a start years before the first event) is cut to the span of its predictions,
+    // so that it has no empty passes before or after them.
+    ASSIGN_OR_RETURN(std::string_view text, StepSql("range_prediction_passes"));
+    ASSIGN_OR_RETURN(std::string sql, RenderSql(text, params_, "range_prediction_passes"));
+    ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl: the span of the predictions"));
+    auto chunk = result.NextChunk();
+    if (chunk && chunk->size() == 1 && !chunk->IsNull(0, 0) && !chunk->IsNull(1, 0)) {
+      from = std::max(from, chunk->GetInt64(0, 0));
+      to = std::min(to, chunk->GetInt64(1, 0) + 1);
+    } else {
+      to = from;
+    }
+  }
+  Passes passes;
+  for (int64_t a = from; a < to; a += kPassMs) passes.emplace_back(a, std::min(to, a + kPassMs));
+  if (passes.empty()) passes.emplace_back(from, from);
+  return passes;
+}
+
 Status Pipeline::Stage() {
   const unsigned mask = MaskOf(job_);
   int total = 0;
@@ -204,14 +239,32 @@ Status Pipeline::Stage() {
   // The cleanup runs on its own; everything after it is staged in one transaction, so that a
   // failure or kill while staging leaves nothing behind and a run commits its staging only once.
   std::optional<duck::Transaction> tx;
-  for (const StepSpec& s : kSteps) {
+  constexpr size_t kCount = std::size(kSteps);
+  for (size_t i = 0; i < kCount; ++i) {
+    const StepSpec& s = kSteps[i];
     if (!(s.jobs & mask)) continue;
     if (s.kind == StepKind::kPublish) break;
     if (!tx && s.kind != StepKind::kBuiltin) {
       ASSIGN_OR_RETURN(auto begun, duck::Transaction::Begin(lake_.conn()));
       tx.emplace(std::move(begun));
     }
-    RETURN_IF_ERROR(RunStep(s.name, ++index, total));
+    if (!s.per_pass) {
+      RETURN_IF_ERROR(RunStep(s.name, ++index, total));
+      continue;
+    }
+    size_t end = i;
+    while (end < kCount && kSteps[end].per_pass) ++end;
+    const int first_index = index;
+    ASSIGN_OR_RETURN(auto passes, Passes());
+    for (const auto& [pass_from, pass_to] : passes) {
+      params_["PA"] = pass_from;
+      params_["PB"] = pass_to;
+      index = first_index;
+      for (size_t j = i; j < end; ++j) {
+        if (kSteps[j].jobs & mask) RETURN_IF_ERROR(RunStep(kSteps[j].name, ++index, total));
+      }
+    }
+    i = end - 1;
   }
   if (tx) RETURN_IF_ERROR(tx->Commit());
   return Status::Ok();
@@ -252,7 +305,15 @@ Status Pipeline::DropStaging() {
 Status Pipeline::RunStep(std::string_view name, int index, int total) {
   auto start = std::chrono::steady_clock::now();
   Status st = RunStepBody(name, index, total);
-  timings_.emplace_back(std::string(name), MsSince(start));
+  // A step run once per pass has one entry: the sum of its passes.
+  const double ms = MsSince(start);
+  auto it = std::find_if(timings_.begin(), timings_.end(),
+                         [&](const auto& t) { return t.first == name; });
+  if (it == timings_.end()) {
+    timings_.emplace_back(std::string(name), ms);
+  } else {
+    it->second += ms;
+  }
   return st;
 }
 

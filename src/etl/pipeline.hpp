@@ -65,6 +65,15 @@ class Pipeline {
   const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
 
  private:
+  // The length of a pass (see Passes), in ms.
+  static constexpr int64_t kPassMs = 7 * 86'400'000LL;
+  // The timestamp ranges [PA, PB) that the per-pass steps (compute_predictions and its range) run
+  // over, one after the other: for an update or a rebuild, [max(S, C), F) in parts of kPassMs, in
+  // order, so that the rows are staged in timestamp order and one statement never holds more than
+  // a pass's predictions (a whole 10M-prediction history did not fit the default memory limit);
+  // for a rollback, one pass over every timestamp. A window longer than one pass is first cut to
+  // the span of its predictions (range_prediction_passes.sql).
+  Result<std::vector<std::pair<int64_t, int64_t>>> Passes();
   Status RunStep(std::string_view name, int index, int total);
   Status RunStepBody(std::string_view name, int index, int total);
   Status RunParams(std::string_view name, const std::string& sql);

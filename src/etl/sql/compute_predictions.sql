@@ -3,8 +3,9 @@
 -- timestamp and its latest submission's among the events of last_event_timestamp, payout and predvalue from its payout event with
 -- S <= timestamp < F (one per prediction: the raw ID is unique), and truevalue, revenue and status
 -- from its slot as it will be after this run (etl_view_slots). A payout or trueval that arrived
--- before the row is applied here, so no waiting update is lost. Rows are staged in timestamp
--- order. Parameters: S, F, RUN, pk_lo, pk_hi.
+-- before the row is applied here, so no waiting update is lost. Runs once per pass (the pipeline's
+-- Passes): the predictions whose version as of F has PA <= timestamp < PB, staged in timestamp
+-- order, the passes in order. Parameters: S, F, RUN, PA, PB, pk_lo, pk_hi.
 INSERT INTO etl_stage_predictions BY NAME
 WITH pays AS (
   SELECT ID, payout, predvalue, stake, timestamp
@@ -37,4 +38,5 @@ SELECT p.ID,
 FROM etl_source_predictions AS p
 LEFT JOIN pays AS y ON y.ID = p.ID
 LEFT JOIN slots AS s ON s.ID = etl_contract(p.ID, p.contract) || '-' || p.slot
+WHERE p.timestamp >= ${PA} AND p.timestamp < ${PB}
 ORDER BY p.first_timestamp, p.ID;
