@@ -84,7 +84,7 @@ sim_ss:
 YAML
 }
 
-echo "| predictions | first ETL s | etl rebuild s | baseline query s | rebuild / baseline | update 1 h, 3 runs: s (CPU s); peak | etl drop 1 h: s (CPU s); peak | describe: s (CPU s), peak | validate: s (CPU s), peak | validate --incremental: s (CPU s), peak | \`etl rebuild\` (binary): s (CPU s), peak | first export: s (CPU s), peak | update + export of 1 h: s (CPU s), peak | validate --incremental after rebuild and exports: s (CPU s), peak | floor: start; open; commit; checkpoint of 1 h: s (CPU s) | update / floor (CPU): between checkpoints; with one |"
+echo "| predictions | first ETL s | etl rebuild s | baseline query s | rebuild / baseline (CPU) | update 1 h, 3 runs: s (CPU s); peak | etl drop 1 h: s (CPU s); peak | describe: s (CPU s), peak | validate: s (CPU s), peak | validate --incremental: s (CPU s), peak | \`etl rebuild\` (binary): s (CPU s), peak | first export: s (CPU s), peak | update + export of 1 h: s (CPU s), peak | validate --incremental after rebuild and exports: s (CPU s), peak | floor: start; open; commit; checkpoint of 1 h: s (CPU s) | update / floor (CPU): between checkpoints; with one |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for size in "$@"; do
   dir="$work/$size"
@@ -152,7 +152,7 @@ for size in "$@"; do
   echo "$u_between" > "$work/update_between.cpu"
   preds=$(get predictions)
   echo "| $preds | $(get first_etl_s) | $(get rebuild_s) | $(get baseline_s) |" \
-       "$(awk -v a="$(get rebuild_s)" -v b="$(get baseline_s)" 'BEGIN { if (b == "" || b == "failed") print "—"; else printf "%.2fx", a / b }') |" \
+       "$(awk -v a="$(get rebuild_cpu_s)" -v b="$(get baseline_cpu_s)" 'BEGIN { if (a == "" || b == "" || b == "failed") print "—"; else printf "%.2fx", a / b }') |" \
        "$updates; $u_peak MB | $x_wall, $x_rss MB | $d_wall, $d_rss MB |" \
        "$v_wall, $v_rss MB | $i_wall, $i_rss MB |" \
        "$r_wall, $r_rss MB | $e_wall, $e_rss MB | $u4_wall, $e2_wall; $u4_rss, $e2_rss MB | $h_wall, $h_rss MB |" \
