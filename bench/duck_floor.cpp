@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     }
     step_s = Seconds(step_start);
   }
-  std::printf("%s_open_s %.3f\n%s_step_s %.3f\n%s_cpu_s %.3f\n", step.c_str(), open_s,
-              step.c_str(), step_s, step.c_str(), bench::CpuSeconds());
+  std::printf("%s_open_s %.3f\n%s_step_s %.3f\n%s_cpu_s %.3f\n", step.c_str(), open_s, step.c_str(),
+              step_s, step.c_str(), bench::CpuSeconds());
   return 0;
 }

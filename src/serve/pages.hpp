@@ -40,10 +40,10 @@ int HttpStatusFor(const Status& status);
 // The parameters a page takes (state in the URL). Checked by ParseParams: unknown names or values
 // are kUsage.
 struct PageParams {
-  std::string period = "1w";  // 1d | 1w | 1m | all
-  std::string sort;           // a key of the page's sortable table; "" = its default
-  std::string dir;            // asc | desc; "" = the sort key's default
-  std::string table;          // /csv only
+  std::string period = "1w";         // 1d | 1w | 1m | all
+  std::string sort;                  // a key of the page's sortable table; "" = its default
+  std::string dir;                   // asc | desc; "" = the sort key's default
+  std::string table;                 // /csv only
   std::vector<std::string> compare;  // /compare: the `a` values, in order (several allowed)
   // The tables' state (docs/serve.md, "Parameters"): the "more columns" switch, the page of a long
   // table, the search text and the filters of the Predictoors and Feeds pages. `given` holds each

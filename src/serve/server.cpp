@@ -70,8 +70,7 @@ Response Answer(const ServeOptions& options, std::string_view path,
   while (page_path.size() > 1 && page_path.back() == '/') page_path.pop_back();
   if (page_path != "/" && page_path != "/predictoors" && page_path != "/feeds" &&
       page_path != "/runs" && page_path != "/compare" && page_path != "/search" &&
-      page_path.rfind("/predictoor/", 0) != 0 &&
-      page_path.rfind("/feed/", 0) != 0) {
+      page_path.rfind("/predictoor/", 0) != 0 && page_path.rfind("/feed/", 0) != 0) {
     return ErrorResponse(format, NotFound("no page " + std::string(path)));
   }
   Result<PageParams> p = ParseParams(params, format == Format::kCsv);
