@@ -20,6 +20,7 @@
 #include "serve/serve.hpp"
 #include "support/fixtures.hpp"
 #include "support/paths.hpp"
+#include "serve_world.hpp"
 
 namespace predlake::serve {
 namespace {
@@ -28,23 +29,6 @@ using raw::rawtest::Ms;
 using raw::rawtest::TempDir;
 
 constexpr const char* kNoPredictions = "0x00000000000000000000000000000000000000aa";
-
-// Three simulated days and their snapshot, built once per build of this executable.
-void BuildMetricsWorld(const std::string& into) {
-  auto world = raw::rawtest::SmallWorld("2024-07-23", "2024-07-26_02:00");
-  auto engine = raw::rawtest::MakeEngine(world);
-  raw::rawtest::NoSleep sleep;
-  jobs::UpdateRequest r;
-  r.writer.lake_dir = into;
-  r.writer.export_after = exports::ExportOptions{};
-  r.start_ms = Ms(world.start);
-  r.end_ms = [](int64_t now_ms) -> Result<int64_t> { return now_ms; };
-  r.factory = raw::rawtest::SimFactory(engine);
-  r.sleeper = &sleep;
-  r.retry.jitter_seed = 1;
-  auto report = jobs::Update(r, Ms(world.now));
-  ASSERT_TRUE(report.ok()) << report.status().message();
-}
 
 using TextRows = std::vector<std::vector<std::optional<std::string>>>;
 
@@ -70,17 +54,9 @@ Samples ParseMetrics(const std::string& body) {
 class MetricsWorld : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    namespace fs = std::filesystem;
-    const std::string shared =
-        test_support::SharedFixtureDir("serve_metrics_world", BuildMetricsWorld);
-    ASSERT_FALSE(shared.empty());
     dir_ = new TempDir();
-    std::error_code ec;
-    fs::copy(shared, dir_->path(),
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks |
-                 fs::copy_options::overwrite_existing,
-             ec);
-    ASSERT_FALSE(ec) << "cannot copy " << shared << ": " << ec.message();
+    servetest::CopyServeWorld(dir_->path());
+    if (::testing::Test::HasFatalFailure()) return;
   }
   static void TearDownTestSuite() {
     delete dir_;

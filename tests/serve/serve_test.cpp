@@ -28,6 +28,7 @@
 #include "serve/pages.hpp"
 #include "support/fixtures.hpp"
 #include "support/paths.hpp"
+#include "serve_world.hpp"
 
 namespace predlake::serve {
 namespace {
@@ -36,38 +37,12 @@ using raw::rawtest::Ms;
 using raw::rawtest::TempDir;
 using Json = nlohmann::json;
 
-// A lake of three simulated days with its snapshot (the export after the update), built once per
-// build of this executable (test_support::SharedFixtureDir: CTest runs each test in its own
-// process) and copied into each test's own folder.
-void BuildServeWorld(const std::string& into) {
-  auto world = raw::rawtest::SmallWorld("2024-07-23", "2024-07-26_02:00");
-  auto engine = raw::rawtest::MakeEngine(world);
-  raw::rawtest::NoSleep sleep;
-  jobs::UpdateRequest r;
-  r.writer.lake_dir = into;
-  r.writer.export_after = exports::ExportOptions{};
-  r.start_ms = Ms(world.start);
-  r.end_ms = [](int64_t now_ms) -> Result<int64_t> { return now_ms; };
-  r.factory = raw::rawtest::SimFactory(engine);
-  r.sleeper = &sleep;
-  r.retry.jitter_seed = 1;
-  auto report = jobs::Update(r, Ms(world.now));
-  ASSERT_TRUE(report.ok()) << report.status().message();
-}
-
 class ServeWorld : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    namespace fs = std::filesystem;
-    const std::string shared = test_support::SharedFixtureDir("serve_world", BuildServeWorld);
-    ASSERT_FALSE(shared.empty());
     dir_ = new TempDir();
-    std::error_code ec;
-    fs::copy(shared, dir_->path(),
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks |
-                 fs::copy_options::overwrite_existing,
-             ec);
-    ASSERT_FALSE(ec) << "cannot copy " << shared << ": " << ec.message();
+    servetest::CopyServeWorld(dir_->path());
+    if (::testing::Test::HasFatalFailure()) return;
     auto users = Sql("SELECT DISTINCT user FROM bronze_pdr_predictions ORDER BY user LIMIT 2");
     for (const auto& row : users) mine_->push_back(*row[0]);
   }
