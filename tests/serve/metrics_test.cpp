@@ -18,9 +18,9 @@
 #include "jobs/update.hpp"
 #include "serve/pages.hpp"
 #include "serve/serve.hpp"
+#include "serve_world.hpp"
 #include "support/fixtures.hpp"
 #include "support/paths.hpp"
-#include "serve_world.hpp"
 
 namespace predlake::serve {
 namespace {

@@ -26,9 +26,9 @@
 #include "../raw/raw_test_util.hpp"
 #include "jobs/update.hpp"
 #include "serve/pages.hpp"
+#include "serve_world.hpp"
 #include "support/fixtures.hpp"
 #include "support/paths.hpp"
-#include "serve_world.hpp"
 
 namespace predlake::serve {
 namespace {
