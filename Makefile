@@ -54,12 +54,12 @@ check: release
 
 test: test-release test-sanitize
 
-# The demo runs the binary only: it builds that target, not the test suites.
+# The demo runs the binary only: it builds that target, not the test suites. Its update exports the
+# snapshot the dashboard reads (lake_ss.export_after_publish, true by default).
 demo: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target predlake
 	./$(BUILD_DIR)/predlake update
 	./$(BUILD_DIR)/predlake describe
-	./$(BUILD_DIR)/predlake -q export
 	@echo "The dashboard: ./$(BUILD_DIR)/predlake serve   # then open http://127.0.0.1:8050/"
 
 # The binary, with the DuckDB library it runs with in PREFIX/lib/predlake (the installed binary's
