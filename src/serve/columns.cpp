@@ -140,6 +140,18 @@ const std::vector<std::string>* MainColumns(std::string_view page_path, std::str
     cols.insert(cols.begin(), "day");
     return cols;
   }();
+  // /compare: one item per row (its column is `user` or `contract`), the figures its charts draw.
+  static const std::vector<std::string> kCompared = {
+      "user", "contract", "predictions", "accuracy", "revealed_share", "stake", "cash_pnl"};
+  static const std::vector<std::string> kComparedDaily = [] {
+    std::vector<std::string> cols = kCompared;
+    cols.insert(cols.begin(), "day");
+    return cols;
+  }();
+  if (page_path == "/compare") {
+    if (table_id == "compared") return &kCompared;
+    if (table_id == "daily") return &kComparedDaily;
+  }
   const bool predictoor = page_path.rfind("/predictoor/", 0) == 0;
   const bool feed = page_path.rfind("/feed/", 0) == 0;
   if (page_path == "/predictoors" && (table_id == "predictoors" || table_id == "my_total")) {
