@@ -22,11 +22,11 @@ using testing::kFixtureStartMs;
 using testing::OpenTestLake;
 using testing::TempDir;
 
-ValidationReport ValidateDir(const std::string& dir) {
+ValidationReport ValidateDir(const std::string& dir, const ValidateOptions& options = {}) {
   auto lake = OpenForRead(dir);
   EXPECT_TRUE(lake.ok()) << lake.status().message();
   if (!lake.ok()) return {};
-  auto report = Validate(**lake);
+  auto report = Validate(**lake, options);
   EXPECT_TRUE(report.ok()) << report.status().message();
   return report.ok() ? std::move(report).value() : ValidationReport{};
 }
@@ -79,14 +79,9 @@ class ValidateTest : public ::testing::Test {
   }
   // `validate --incremental` of this test's copy against `mark`.
   ValidationReport RunSince(const ValidateMark& mark) {
-    auto lake = OpenForRead(dir_.path());
-    EXPECT_TRUE(lake.ok()) << lake.status().message();
-    if (!lake.ok()) return {};
     ValidateOptions options;
     options.since = mark;
-    auto report = Validate(**lake, options);
-    EXPECT_TRUE(report.ok()) << report.status().message();
-    return report.ok() ? std::move(report).value() : ValidationReport{};
+    return ValidateDir(dir_.path(), options);
   }
 
   static TempDir* built_;
@@ -385,15 +380,10 @@ TEST_F(ValidateTest, TheFullChecksReadInSlotRangesFindWhatOneReadFinds) {
       "UPDATE pdr_predictions SET slot = NULL WHERE ID IN (FROM x); "
       "UPDATE bronze_pdr_predictions SET slot = NULL WHERE ID IN (FROM x)");
   auto run = [&](int64_t range_slots) {
-    auto lake = OpenForRead(dir_.path());
-    EXPECT_TRUE(lake.ok()) << lake.status().message();
-    if (!lake.ok()) return ValidationReport{};
     ValidateOptions options;
     options.range_slots = range_slots;
     options.max_examples = 100;
-    auto report = Validate(**lake, options);
-    EXPECT_TRUE(report.ok()) << report.status().message();
-    return report.ok() ? std::move(report).value() : ValidationReport{};
+    return ValidateDir(dir_.path(), options);
   };
   ValidationReport ranged = run(600);
   ValidationReport once = run(0);
@@ -583,16 +573,11 @@ TEST_F(ValidateTest, IncrementalAfterAChunkedRebuildChecksTheWholeWindowInRanges
              std::to_string(first_chunk_end) + ")");
   }
   auto run = [&](int64_t range_slots) {
-    auto lake = OpenForRead(dir_.path());
-    EXPECT_TRUE(lake.ok()) << lake.status().message();
-    if (!lake.ok()) return ValidationReport{};
     ValidateOptions options;
     options.since = mark;
     options.range_slots = range_slots;
     options.max_examples = 100;
-    auto report = Validate(**lake, options);
-    EXPECT_TRUE(report.ok()) << report.status().message();
-    return report.ok() ? std::move(report).value() : ValidationReport{};
+    return ValidateDir(dir_.path(), options);
   };
   ValidationReport ranged = run(600);
   ValidationReport once = run(0);
