@@ -684,13 +684,18 @@ TEST_F(CliTest, ContextHelpers) {
   EXPECT_EQ(err.str(), "");
 }
 
+// In a child process: once a signal set it, the flag is the process's for good, and the other
+// tests of this executable may run in the same process (the sanitizer tree's shards).
 TEST(CancellationTest, SignalSetsFlagInsteadOfKilling) {
-  const std::atomic<bool>& cancelled = Context::EnableCancellation();
-  EXPECT_FALSE(cancelled.load());
-  ASSERT_EQ(raise(SIGTERM), 0);
-  EXPECT_TRUE(cancelled.load());
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const std::atomic<bool>& cancelled = Context::EnableCancellation();
+        const bool before = cancelled.load();
+        const int raised = raise(SIGTERM);
+        std::_Exit(!before && raised == 0 && cancelled.load() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
