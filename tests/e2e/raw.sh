@@ -271,8 +271,10 @@ grep -q 'lake_ss.ohlcv_base_url' err.txt || fail "the warning names no remedy: $
 [ "$("$bin" -q -c noexchange.yaml query "SELECT count(*) FROM predlake_ohlcv_streams WHERE status = 'failing'" --format csv | tail -1)" = 8 ] ||
   fail "the failing streams are not recorded"
 
-# 3c. An unreachable subgraph: exit 3, one line naming the URL, watermarks unchanged.
+# 3c. An unreachable subgraph: exit 3, one line naming the URL, watermarks unchanged. (A short
+# retry budget: how many times and how long an unreachable URL is retried is tests/source_gql's.)
 { sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
+  printf '  retry_budget: 2s\n'
   printf 'web3_pp:\n  sapphire-testnet:\n    subgraph_url: http://127.0.0.1:9/none\n'; } > dead.yaml
 set +e
 "$bin" -c dead.yaml -n sapphire-testnet raw update > out.txt 2> err.txt; rc=$?
