@@ -39,10 +39,10 @@ test-release: release
 	  cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_scale_lake bench_duck_floor; fi
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-# The sanitizer tree runs the tests labelled `sanitize` (tests/CMakeLists.txt): every SQL test, the
-# unit tests but a few slow walks the release tree runs, one seed of each property suite (chosen at
-# compile time) and a subset of the e2e sections;
-# `SAN_LABEL=` runs all of them. The sanitizers' options come with each test (tests/CMakeLists.txt).
+# The sanitizer tree runs the tests labelled `sanitize` (tests/CMakeLists.txt): each test executable
+# in a few shards (every SQL and unit test but a few slow walks the release tree runs, one seed of each
+# property suite, chosen at compile time) and a subset of the e2e sections; `SAN_LABEL=` runs all of
+# them. The sanitizers' options come with each test (tests/CMakeLists.txt).
 SAN_LABEL ?= sanitize
 test-sanitize: sanitize
 	@cd $(SAN_DIR) && ctest --output-on-failure -j $(JOBS) $(if $(SAN_LABEL),-L '^$(SAN_LABEL)$$')
