@@ -45,7 +45,7 @@ struct ServeOptions {
   // The pages kept per snapshot (Dashboard), in bytes (an estimate of their memory); 0 keeps none
   // and shares none: every request computes its page.
   size_t page_cache_bytes = kDefaultPageCacheBytes;
-  const Clock* clock = nullptr;    // snapshot age; not owned; nullptr: the system clock
+  const Clock* clock = nullptr;  // snapshot age; not owned; nullptr: the system clock
   // predictoor_ss.my_addresses, lower case: pinned first on the leaderboard, with a total row.
   std::vector<std::string> my_addresses;
 };

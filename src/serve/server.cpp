@@ -19,7 +19,6 @@
 
 namespace predlake::serve {
 
-
 namespace {
 
 std::atomic<uint64_t> g_requests{0};
@@ -120,8 +119,8 @@ Response PageResponse(const PageRequest& req, const Page& page) {
       if (c == '/') c = '-';
     }
     r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + name + "-" +
-                                                      req.params.table + "-" +
-                                                      req.params.period + ".csv\"");
+                                                      req.params.table + "-" + req.params.period +
+                                                      ".csv\"");
     r.body = std::move(*csv);
   } else if (!page.redirect.empty()) {
     r.status = 303;  // the search's one match
@@ -228,14 +227,13 @@ struct Dashboard::Impl {
   // The page of `req` for `view`'s snapshot: kept, shared with a request computing it, or
   // computed (`hit` says which).
   Built PageFor(const PageRequest& req, SnapshotView& view,
-             const std::multimap<std::string, std::string>& params, bool& hit) {
+                const std::multimap<std::string, std::string>& params, bool& hit) {
     hit = false;
     if (options.page_cache_bytes == 0) {
       http::Gate::Slot slot = gate.Enter();
       return Compute(req, view);
     }
-    const std::string snapshot =
-        view.snapshot().dir + "#" + std::to_string(view.snapshot().run_id);
+    const std::string snapshot = view.snapshot().dir + "#" + std::to_string(view.snapshot().run_id);
     std::string key = (req.format == Format::kCsv ? "csv " : "page ") + req.page_path + "?";
     for (const auto& [k, v] : params) key += k + "=" + v + "&";  // decoded; '&' cannot split
     std::shared_ptr<Flight> flight;

@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -728,9 +728,9 @@ std::string HeaderValue(const Response& r, const std::string& name) {
 class DashboardWorld : public ServeWorld {
  protected:
   void SetUp() override {
-    std::filesystem::copy(dir_->path() + "/exports", copy_.path() + "/exports",
-                          std::filesystem::copy_options::recursive |
-                              std::filesystem::copy_options::copy_symlinks);
+    std::filesystem::copy(
+        dir_->path() + "/exports", copy_.path() + "/exports",
+        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
   }
   ServeOptions Copied() const {
     ServeOptions o = Options();
