@@ -70,10 +70,10 @@ Response Answer(const ServeOptions& options, std::string_view path,
 // requests wait in arrival order (http::Gate), while /healthz, /metrics and /assets never wait.
 // (2) A page computed for a snapshot is kept (up to `page_cache_bytes`, the least recently used
 // dropped first; every one dropped when another snapshot becomes current) and answered again to
-// the same request (path and parameters; HTML, API and CSV share it), rendered anew with the
-// request's freshness (the snapshot's age); a request for a page that another is computing waits
-// for that one instead of computing it again (its error too). A page answer says which it was:
-// `X-Cache: hit` (kept or shared) or `X-Cache: miss` (computed for it). Thread-safe.
+// the same request (path and parameters; HTML and API share it, CSV keeps its own), rendered anew
+// with the request's freshness (the snapshot's age); a request for a page that another is computing
+// waits for that one instead of computing it again (its error too). A page answer says which it
+// was: `X-Cache: hit` (kept or shared) or `X-Cache: miss` (computed for it). Thread-safe.
 class Dashboard {
  public:
   explicit Dashboard(ServeOptions options);
