@@ -118,8 +118,9 @@ const std::vector<std::string>* MainColumns(std::string_view page_path, std::str
   static const std::vector<std::string> kFeeds = {
       "contract", "pair",     "timeframe", "source", "sales", "predictoors",
       "accuracy", "cash_pnl", "cash_roi",  "apr",    "buyers"};
+  // The predictoor's summary and per-day tables: in the order of part_metric_columns.sql.
   static const std::vector<std::string> kMetrics = {
-      "predictions", "accuracy", "revealed_share", "stake", "cash_pnl", "settled_payout", "profit"};
+      "cash_pnl", "predictions", "accuracy", "revealed_share", "stake", "settled_payout", "profit"};
   static const std::vector<std::string> kMetricsDaily = [] {
     std::vector<std::string> cols = kMetrics;
     cols.insert(cols.begin(), "day");
@@ -127,9 +128,9 @@ const std::vector<std::string>* MainColumns(std::string_view page_path, std::str
   }();
   static const std::vector<std::string> kRecent = {"slot_at", "pair",      "timeframe", "status",
                                                    "stake",   "predvalue", "truevalue", "payout"};
-  static const std::vector<std::string> kPerFeed = {"contract",    "pair",     "timeframe",
-                                                    "predictions", "accuracy", "revealed_share",
-                                                    "stake",       "cash_pnl"};
+  static const std::vector<std::string> kPerFeed = {"contract",       "pair",        "timeframe",
+                                                    "cash_pnl",       "predictions", "accuracy",
+                                                    "revealed_share", "stake"};
   static const std::vector<std::string> kTop = {"user",  "predictions", "accuracy",
                                                 "stake", "cash_pnl",    "revealed_share"};
   static const std::vector<std::string> kNetwork = {"predictoors",    "predictions", "accuracy",

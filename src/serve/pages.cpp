@@ -713,8 +713,6 @@ Status RunsPage(PageContext& cx) {
 
 // ---- Compare (up to five predictoors or feeds on one chart).
 
-constexpr size_t kMaxCompared = 5;
-
 // A chart of one column per compared item, on the days of `daily` (compare_daily.sql).
 Chart CompareChart(const Table& daily,
                    const std::vector<std::pair<std::string, std::string>>& items,
@@ -1282,8 +1280,10 @@ Result<Page> BuildPage(const ServeOptions& options, SnapshotView& view, std::str
   for (const Table& t : page.tables) {
     if (page.path == "/predictoors" && t.id == "predictoors") {
       AddCompareAction(page, t, "user", "predictoors");
+      page.pick_table = t.id;
     } else if (page.path == "/feeds" && t.id == "feeds") {
       AddCompareAction(page, t, "contract", "feeds");
+      page.pick_table = t.id;
     }
   }
   return page;

@@ -115,6 +115,9 @@ struct Page {
   std::vector<Table> tables;
   std::string redirect;  // /search with one match: the page to open (HTML answers 303)
   bool filters = false;  // the page shows the filter form (Predictoors, Feeds)
+  // The table whose rows can be picked for /compare (Predictoors, Feeds): a checkbox per row in
+  // its user or contract cell, and a "Compare selected" form above it; "" for none.
+  std::string pick_table;
   std::vector<std::string> unknown_mine;  // my_addresses without any prediction in the snapshot
 };
 
@@ -177,6 +180,8 @@ const ColumnDef* FindColumnDef(std::string_view name);  // nullptr for an unknow
 // nullptr: the table shows every column.
 const std::vector<std::string>* MainColumns(std::string_view page_path, std::string_view table_id);
 bool IsMainColumn(std::string_view page_path, std::string_view table_id, const std::string& col);
+// The most items /compare takes (a=).
+inline constexpr size_t kMaxCompared = 5;
 // The most rows a page of a paged table may hold (per_page=).
 inline constexpr int64_t kMaxRowsPerPage = 500;
 

@@ -391,6 +391,41 @@ void RenderMoreToggle(const Page& page, const Table& t, std::string& out) {
          HtmlEscape(id) + "\">" + fmt::format("More columns ({})", more) + "</label>\n";
 }
 
+// Picking rows for /compare (Page::pick_table): a GET form above the table, which each row's
+// checkbox joins through its form attribute (a form cannot hold the table's other forms and
+// links). More than kMaxCompared, or none, is /compare's 400; dashboard.js disables the rest at
+// kMaxCompared and the button at none.
+std::string PickFormId(const Table& t) { return "compare-" + t.id; }
+
+void RenderPickForm(const Page& page, const Table& t, std::string& out) {
+  if (page.pick_table != t.id) return;
+  out += "<form class=\"pl-compare\" id=\"" + HtmlEscape(PickFormId(t)) +
+         "\" method=\"get\" action=\"/compare\" data-max=\"" + std::to_string(kMaxCompared) + "\">";
+  if (page.params.period != "1w") {
+    out +=
+        "<input type=\"hidden\" name=\"period\" value=\"" + HtmlEscape(page.params.period) + "\">";
+  }
+  out += fmt::format(
+      "<button type=\"submit\">Compare selected</button> <span class=\"pl-compare-hint\">tick "
+      "up to {} rows</span></form>\n",
+      kMaxCompared);
+}
+
+// The checkbox of a row's `col` cell holding `address`, when the table's rows can be picked.
+std::string PickBox(const Page& page, const Table& t, const std::string& col,
+                    const std::string& address) {
+  const bool item =
+      (t.id == "predictoors" && col == "user") || (t.id == "feeds" && col == "contract");
+  if (page.pick_table != t.id || !item ||
+      std::find(page.unknown_mine.begin(), page.unknown_mine.end(), address) !=
+          page.unknown_mine.end()) {
+    return "";
+  }
+  return "<input type=\"checkbox\" class=\"pl-pick\" name=\"a\" value=\"" + HtmlEscape(address) +
+         "\" form=\"" + HtmlEscape(PickFormId(t)) + "\" aria-label=\"Compare " +
+         HtmlEscape(address) + "\"> ";
+}
+
 void RenderPaging(const Page& page, const Table& t, std::string& out) {
   if (t.total_rows < 0) return;
   const auto [from, to] = ShownRows(page, t);
@@ -479,6 +514,7 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
   out += "<section class=\"pl-section\"><h2>" + HtmlEscape(t.title) + "</h2>";
   if (!t.note.empty()) out += "<p class=\"pl-note\">" + HtmlEscape(t.note) + "</p>";
   out += "<a class=\"pl-csv\" href=\"" + HtmlEscape(csv) + "\">CSV</a>\n";
+  RenderPickForm(page, t, out);
   RenderMoreToggle(page, t, out);
   out += "<table class=\"pl-table\" id=\"" + HtmlEscape(t.id) + "\" data-api=\"" + HtmlEscape(api) +
          "\" data-csv=\"" + HtmlEscape(csv) + "\"><thead><tr>";
@@ -524,8 +560,9 @@ void RenderTable(const Page& page, const Table& t, std::string& out) {
           v.get<std::string>().size() == 42 &&
           ((col == "user" && t.id != "buyers") || col == "contract")) {  // buyers need not predict
         const std::string base = col == "user" ? "/predictoor/" : "/feed/";
-        text = "<a href=\"" + HtmlEscape(base + v.get<std::string>() + period_query) +
-               "\" title=\"" + text + "\">" + ShortAddress(text) + "</a>";
+        text = PickBox(page, t, col, v.get<std::string>()) + "<a href=\"" +
+               HtmlEscape(base + v.get<std::string>() + period_query) + "\" title=\"" + text +
+               "\">" + ShortAddress(text) + "</a>";
         if (col == "user") text += NoPredictionsBadge(page, v.get<std::string>());
       }
       out += text + PartialDayMark(page, col, v) + "</td>";

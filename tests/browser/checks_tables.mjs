@@ -3,12 +3,17 @@
 //   - the leaderboard's ranking column (cash P&L) inside the viewport at 1280 px and at 390 px, and
 //     at 1280 px every column the table shows first; Feeds' sort column (sales) in view at both
 //     widths and marked;
-//   - the columns behind "More columns" hidden until its switch is clicked (no script involved);
+//   - the predictoor page's summary, per-feed and per-day tables with cash P&L in view at 1280 px
+//     and at 390 px;
+//   - the columns behind "More columns" hidden until its switch is clicked (no script involved),
+//     and kept open by a sort after it (the script carries cols=all into the links and address);
 //   - a column's definition shown on hover and on keyboard focus, the text of docs/serve.md;
 //   - the search box: a 4+ hex digit prefix in capitals lands on the predictoor's page;
 //   - paging: the count, the next page's rows equal to the API's, the current page marked;
 //   - the filter form: a minimum of predictions keeps the rows it says, stays in the form and in
 //     the sort links; a bad value is a 400, an unknown parameter is not;
+//   - compare from the lists: rows ticked on Predictoors and Feeds open /compare with them, at most
+//     five (the script disables the rest); without the script the form works and six is a 400;
 //   - the navigation marks the current page (aria-current="page", styled apart);
 //   - no console error, page error or failed request on any page opened here.
 import fs from "node:fs";
@@ -109,6 +114,27 @@ export async function checkTables({context, base, fail, shotDir}) {
     if (!sorted) fail(where, "the Feeds sales header is not marked as the sort column");
     checks++;
 
+    // ---- The predictoor page: cash P&L in view in its summary, per-feed and per-day tables.
+    const leaders = (await api("/api/predictoors?period=all")).tables.predictoors;
+    const userCol = leaders.columns.indexOf("user");
+    const someone = leaders.rows.map((r) => r[userCol])
+      .find((u) => typeof u === "string" && u.length === 42);
+    if (!someone) fail(where, "no predictoor on the leaderboard");
+    for (const vp of [WIDE, NARROW]) {
+      if (!someone) break;
+      await open(`/predictoor/${someone}?period=all`, vp);
+      for (const id of ["summary", "feeds", "daily"]) {
+        const b = await cellBox(id, "cash_pnl");
+        for (const part of ["th", "td"]) {
+          if (!inView(b[part] && {...b[part], inner: b.inner})) {
+            fail(where, `at ${vp.width} px the ${id} table's cash P&L ${part} is not in view (${JSON.stringify(b[part])})`);
+          }
+        }
+      }
+      if (shotDir) await page.screenshot({path: path.join(shotDir, `predictoor-tables-${vp.width}.png`), fullPage: true});
+    }
+    checks++;
+
     // ---- More columns: hidden until the switch; the sorted column always shown.
     await open("/predictoors");
     const hidden = () => page.$eval('#predictoors thead th[data-col="refund_claimed"]',
@@ -122,6 +148,25 @@ export async function checkTables({context, base, fail, shotDir}) {
     if (!sortShown) fail(where, "the sort column refund_pending is hidden");
     await open("/predictoors?cols=all");
     if (await hidden()) fail(where, "cols=all hides refund_claimed");
+    // A sort after More columns keeps them open; closed again, the links drop cols.
+    await open("/predictoors");
+    await page.click('label[for="more-predictoors"]');
+    if (new URL(page.url()).searchParams.get("cols") !== "all") {
+      fail(where, `More columns is not in the address (${page.url()})`);
+    }
+    const sortLink = '#predictoors thead th[data-col="predictions"] a';
+    await Promise.all([page.waitForNavigation(), page.click(sortLink)]);
+    const after = new URL(page.url()).searchParams;
+    if (after.get("cols") !== "all" || after.get("sort") !== "predictions") {
+      fail(where, `a sort after More columns opens ?${after}`);
+    }
+    if (await hidden()) fail(where, "a sort closes More columns");
+    if (!(await page.isChecked("#more-predictoors"))) fail(where, "the More columns switch is off after a sort");
+    await page.click('label[for="more-predictoors"]');
+    if (!(await hidden())) fail(where, "the switch does not close More columns");
+    const closedHref = await page.$eval(sortLink, (a) => a.getAttribute("href"));
+    if (closedHref.includes("cols=")) fail(where, `a sort link keeps cols after More columns closed: ${closedHref}`);
+    if (new URL(page.url()).searchParams.has("cols")) fail(where, "the address keeps cols after More columns closed");
     checks++;
 
     // ---- Definitions on hover and focus, the docs' text.
@@ -209,6 +254,55 @@ export async function checkTables({context, base, fail, shotDir}) {
     if (bad.status() !== 400) fail(where, `min_predictions=many answers ${bad.status()}, not 400`);
     const utm = await context.request.get(url("/predictoors?utm_source=x"), {failOnStatusCode: false});
     if (utm.status() !== 200) fail(where, `utm_source=x answers ${utm.status()}, not 200`);
+    checks++;
+
+    // ---- Compare from the lists: tick rows, "Compare selected".
+    for (const id of ["predictoors", "feeds"]) {
+      await open(`/${id}?period=all`);
+      const values = await page.$$eval(`input.pl-pick[form="compare-${id}"]`, (bs) => bs.map((b) => b.value));
+      if (values.length < 2) {
+        fail(where, `${values.length} rows to pick on /${id}`);
+        continue;
+      }
+      const button = `form#compare-${id} button[type="submit"]`;
+      if (!(await page.isDisabled(button))) fail(where, "Compare selected is enabled with no row ticked");
+      const picks = values.slice(0, 5);
+      for (const v of picks) await page.check(`input.pl-pick[value="${v}"]`);
+      if (values.length > 5 && !(await page.isDisabled(`input.pl-pick[value="${values[5]}"]`))) {
+        fail(where, "a sixth row can be ticked");
+      }
+      if (shotDir && id === "predictoors") {
+        await page.screenshot({path: path.join(shotDir, "predictoors-picked.png"), fullPage: false});
+      }
+      await Promise.all([page.waitForNavigation(), page.click(button)]);
+      const cu = new URL(page.url());
+      if (cu.pathname !== "/compare" || cu.searchParams.get("period") !== "all" ||
+          JSON.stringify(cu.searchParams.getAll("a")) !== JSON.stringify(picks)) {
+        fail(where, `Compare selected opens ${cu.pathname}${cu.search}`);
+      }
+      const drawn = await page.$$eval("figure.pl-chart", (fs) => fs.map((f) => f.getAttribute("data-series")));
+      if (drawn.length !== 3 || drawn.some((n) => n !== String(picks.length))) {
+        fail(where, `the comparison of ${picks.length} draws ${JSON.stringify(drawn)} series`);
+      }
+    }
+    {
+      // Without the script: every box can be ticked; six is /compare's 400 line.
+      const bare = await context.newPage();
+      await bare.route("**/assets/dashboard.js", (r) => r.fulfill({contentType: "text/javascript", body: ""}));
+      await bare.setViewportSize(WIDE);
+      where = "tables /predictoors without script";
+      await bare.goto(url("/predictoors?period=all"), {waitUntil: "load"});
+      const values = await bare.$$eval("input.pl-pick", (bs) => bs.map((b) => b.value));
+      const picks = values.slice(0, Math.min(6, values.length));
+      for (const v of picks) await bare.check(`input.pl-pick[value="${v}"]`);
+      const [res] = await Promise.all([bare.waitForNavigation(), bare.click("form.pl-compare button")]);
+      const want = picks.length > 5 ? 400 : 200;
+      if (!res || res.status() !== want) fail(where, `${picks.length} ticked answered ${res ? res.status() : "nothing"}, not ${want}`);
+      if (want === 400 && !(await bare.textContent("body")).includes("compare at most 5")) {
+        fail(where, "six ticked do not get the line saying at most five");
+      }
+      await bare.close();
+    }
     checks++;
 
     // ---- The navigation's current page, on each page of the nav (and a detail page).

@@ -1,6 +1,7 @@
 // The server skeleton under a crowd (src/http: connection_threads.hpp): past its threads a bounded
 // number of connections wait for one, and every connection past those is answered 503 with
-// Retry-After at once, never given a thread of its own.
+// Retry-After at once, never given a thread of its own. And the Gate (gate.hpp) that bounds the
+// heavy requests among the connections: a few at once, the rest in arrival order.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "http/gate.hpp"
 #include "http/server.hpp"
 
 namespace predlake::http {
@@ -86,6 +88,56 @@ TEST(CrowdTest, PastTheWaitingBoundConnectionsAre503WithRetryAfter) {
   EXPECT_EQ(res->status, 200);
   server.Stop();
   runner.join();
+}
+
+TEST(GateTest, AtMostItsSlotsHoldAndTheOthersEnterInArrivalOrder) {
+  Gate gate(2);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> entered;  // in entering order
+  std::vector<bool> release(5, false);
+  std::vector<std::thread> holders;
+  auto hold = [&](int id) {
+    Gate::Slot slot = gate.Enter();
+    std::unique_lock<std::mutex> lock(mu);
+    entered.push_back(id);
+    cv.notify_all();
+    cv.wait(lock, [&] { return release[static_cast<size_t>(id)]; });
+  };
+  auto await_entered = [&](size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return entered.size() >= n; });
+  };
+  auto let_go = [&](int id) {
+    std::lock_guard<std::mutex> lock(mu);
+    release[static_cast<size_t>(id)] = true;
+    cv.notify_all();
+  };
+  holders.emplace_back(hold, 0);
+  await_entered(1);
+  holders.emplace_back(hold, 1);
+  await_entered(2);
+  // Three more arrive one after the other and wait.
+  for (int id = 2; id < 5; ++id) {
+    holders.emplace_back(hold, id);
+    gate.AwaitWaiting(static_cast<size_t>(id - 1));
+  }
+  EXPECT_EQ(gate.holding(), 2u);
+  EXPECT_EQ(gate.waiting(), 3u);
+  // Each slot let go admits the longest waiting one, and never more than two hold.
+  for (int id = 0; id < 3; ++id) {
+    let_go(id);
+    await_entered(static_cast<size_t>(id) + 3);
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(entered.back(), id + 2);
+    EXPECT_LE(gate.holding(), 2u);
+  }
+  EXPECT_EQ(gate.waiting(), 0u);
+  let_go(3);
+  let_go(4);
+  for (std::thread& t : holders) t.join();
+  EXPECT_EQ(entered, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(gate.holding(), 0u);
 }
 
 }  // namespace

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -713,6 +715,132 @@ TEST_F(ServeWorld, HttpServerOnPortZeroAnswersInParallel) {
   runner.join();
 }
 
+std::string HeaderValue(const Response& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+// ---- Many readers (docs/serve.md, "Many readers"): the pages computed at once, the pages kept.
+
+// A lake of its own holding a copy of the world's snapshot, so that a test may publish another.
+class DashboardWorld : public ServeWorld {
+ protected:
+  void SetUp() override {
+    std::filesystem::copy(
+        dir_->path() + "/exports", copy_.path() + "/exports",
+        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  }
+  ServeOptions Copied() const {
+    ServeOptions o = Options();
+    o.lake_dir = copy_.path();
+    return o;
+  }
+  // Makes a copy of the current snapshot current, as a new export would (another folder).
+  void PublishAgain() {
+    namespace fs = std::filesystem;
+    const fs::path link = fs::path(copy_.path()) / "exports" / "current";
+    const fs::path next = fs::path(copy_.path()) / "exports" / "snapshot-again";
+    fs::copy(fs::canonical(link), next, fs::copy_options::recursive);
+    const fs::path tmp = fs::path(copy_.path()) / "exports" / "current.tmp";
+    fs::create_directory_symlink("snapshot-again", tmp);
+    fs::rename(tmp, link);
+  }
+  TempDir copy_;
+};
+
+TEST_F(DashboardWorld, APageIsComputedOnceForItsConcurrentRequestsAndKeptPerSnapshot) {
+  const ServeOptions o = Copied();
+  Dashboard d(o);
+  const std::multimap<std::string, std::string> all = {{"period", "all"}};
+  const Response plain = Answer(o, "/predictoors", all);
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(HeaderValue(plain, "X-Cache"), "");
+  std::vector<std::thread> readers;
+  std::vector<Response> answers(8);
+  for (size_t i = 0; i < answers.size(); ++i) {
+    readers.emplace_back([&, i] { answers[i] = d.Answer("/predictoors", all); });
+  }
+  for (std::thread& t : readers) t.join();
+  int misses = 0;
+  for (const Response& r : answers) {
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, plain.body);  // the same bytes as a page computed for the request
+    misses += HeaderValue(r, "X-Cache") == "miss" ? 1 : 0;
+    if (HeaderValue(r, "X-Cache") != "miss") EXPECT_EQ(HeaderValue(r, "X-Cache"), "hit");
+  }
+  EXPECT_EQ(misses, 1);
+  EXPECT_EQ(d.cached_pages(), 1u);
+  EXPECT_GT(d.cached_bytes(), 1000u);
+  EXPECT_LE(d.cached_bytes(), o.page_cache_bytes);
+
+  // The API shares the HTML's page; another period is another page.
+  const Response api = d.Answer("/api/predictoors", all);
+  EXPECT_EQ(HeaderValue(api, "X-Cache"), "hit");
+  EXPECT_EQ(api.body, Answer(o, "/api/predictoors", all).body);
+  EXPECT_EQ(HeaderValue(d.Answer("/predictoors", {{"period", "1d"}}), "X-Cache"), "miss");
+  EXPECT_EQ(d.cached_pages(), 2u);
+
+  // An error is not kept: an unknown predictoor is computed (and 404) each time.
+  const std::string nobody = "/predictoor/0x" + std::string(40, '0');
+  for (int i = 0; i < 2; ++i) {
+    const Response r = d.Answer(nobody, {});
+    EXPECT_EQ(r.status, 404);
+    EXPECT_EQ(d.cached_pages(), 2u);
+  }
+
+  // A new snapshot: its pages are computed anew, and the old snapshot's are dropped.
+  PublishAgain();
+  const Response again = d.Answer("/predictoors", all);
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(HeaderValue(again, "X-Cache"), "miss");
+  EXPECT_EQ(d.cached_pages(), 1u);
+  EXPECT_EQ(HeaderValue(d.Answer("/predictoors", all), "X-Cache"), "hit");
+
+  // Without memory for pages, every request computes its own.
+  ServeOptions none = o;
+  none.page_cache_bytes = 0;
+  Dashboard uncached(none);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(HeaderValue(uncached.Answer("/predictoors", all), "X-Cache"), "miss");
+  }
+  EXPECT_EQ(uncached.cached_pages(), 0u);
+}
+
+TEST_F(DashboardWorld, PagesPastTheSlotsWaitWhileCheapAnswersAndKeptPagesDoNot) {
+  ServeOptions o = Copied();
+  o.page_slots = 1;
+  Dashboard d(o);
+  EXPECT_EQ(d.page_gate().slots(), 1u);
+  const std::multimap<std::string, std::string> all = {{"period", "all"}};
+  ASSERT_EQ(d.Answer("/feeds", all).status, 200);  // kept
+  // The test holds the one slot: a page to compute waits for it.
+  std::optional<http::Gate::Slot> held;
+  held.emplace(d.page_gate().Enter());
+  std::atomic<bool> answered{false};
+  Response waited;
+  std::thread reader([&] {
+    waited = d.Answer("/predictoors", all);
+    answered = true;
+  });
+  d.page_gate().AwaitWaiting(1);
+  // Meanwhile the health check, the metrics, the assets and a kept page answer.
+  EXPECT_EQ(d.Answer("/healthz", {}).status, 200);
+  EXPECT_EQ(d.Answer("/metrics", {}).status, 200);
+  EXPECT_EQ(d.Answer("/assets/dashboard.css", {}).status, 200);
+  const Response kept = d.Answer("/feeds", all);
+  EXPECT_EQ(kept.status, 200);
+  EXPECT_EQ(HeaderValue(kept, "X-Cache"), "hit");
+  EXPECT_FALSE(answered.load());
+  EXPECT_EQ(d.page_gate().waiting(), 1u);
+  held.reset();
+  reader.join();
+  EXPECT_EQ(waited.status, 200);
+  EXPECT_EQ(HeaderValue(waited, "X-Cache"), "miss");
+  EXPECT_EQ(d.page_gate().holding(), 0u);
+}
+
 // A snapshot written before the gold cash and consensus columns (its manifest's schema lacks them):
 // it still opens, and the server computes those columns from bronze, with the same numbers.
 TEST_F(ServeWorld, SnapshotWithoutTheGoldColumnsGivesTheSameNumbers) {
@@ -754,13 +882,6 @@ TEST_F(ServeWorld, SnapshotWithoutTheGoldColumnsGivesTheSameNumbers) {
 }
 
 // ---- Tables that fit, the search, filters, returns (issue 32).
-
-std::string HeaderValue(const Response& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers) {
-    if (k == name) return v;
-  }
-  return "";
-}
 
 TEST_F(ServeWorld, UnknownParametersAreIgnoredKnownOnesChecked) {
   ServeOptions o = Options();

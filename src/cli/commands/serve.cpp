@@ -18,6 +18,8 @@ struct ServeCommandOptions {
   int64_t port = serve::kDefaultPort;
   std::string bind = "127.0.0.1";
   std::string every;  // empty: serve only
+  int64_t page_slots = 0;
+  int64_t page_cache_mb = static_cast<int64_t>(serve::kDefaultPageCacheBytes >> 20);
 };
 
 // The update loop of `update --every` with the export after every publish forced on; each new
@@ -94,6 +96,8 @@ Status Serve(Context& ctx, const ServeCommandOptions& o) {
   options.port = static_cast<int>(o.port);
   options.clock = &ctx.clock();
   options.my_addresses = ctx.config().predictoor.my_addresses;
+  options.page_slots = static_cast<int>(o.page_slots);
+  options.page_cache_bytes = static_cast<size_t>(o.page_cache_mb) << 20;
   ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server, serve::Listen(options));
   const std::atomic<bool>& cancelled = Context::EnableCancellation();
   // The first line on stdout: tests (and scripts) read the URL from it.
@@ -128,6 +132,12 @@ RunFn ServeCommand(OptionSet& args) {
   args.Text("--bind", &o->bind, "the address to listen on (default 127.0.0.1, this machine only)");
   args.Text("--every", &o->every,
             "also run the update loop (publish, then export) on this cadence (30s, 5m, 1h)");
+  args.Integer("--page-slots", &o->page_slots,
+               "pages computed at once, the others wait in turn (default 0: two per core)")
+      .Range(0, 1024);
+  args.Integer("--page-cache-mb", &o->page_cache_mb,
+               "memory for the pages kept per snapshot (default 64; 0 keeps none)")
+      .Range(0, 65536);
   return [o](Context& ctx) { return Serve(ctx, *o); };
 }
 

@@ -411,6 +411,63 @@
     });
   }
 
+  // "More columns" is a checkbox the stylesheet reads; cols=all in the address starts every table's
+  // on. Switching one switches them all and writes the state into the address, the links to this
+  // page (sort, pages, periods) and the filter form, so that a sort, a page or a reload keeps it
+  // (without the script only cols=all in the address does).
+  function withCols(href, on) {
+    var url = new URL(href, window.location.href);
+    if (on) url.searchParams.set("cols", "all");
+    else url.searchParams.delete("cols");
+    return url.pathname + url.search + url.hash;
+  }
+
+  function keepMoreColumns() {
+    var toggles = document.querySelectorAll("input.pl-more-toggle");
+    function apply(on) {
+      Array.prototype.forEach.call(toggles, function (box) { box.checked = on; });
+      Array.prototype.forEach.call(document.querySelectorAll("main a[href]"), function (a) {
+        var url = new URL(a.getAttribute("href"), window.location.href);
+        if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) return;
+        if (a.classList.contains("pl-clear")) return;  // Clear drops every state but the period
+        a.setAttribute("href", withCols(a.getAttribute("href"), on));
+      });
+      Array.prototype.forEach.call(document.querySelectorAll("form.pl-filters"), function (form) {
+        var field = form.querySelector('input[type="hidden"][name="cols"]');
+        if (on && !field) {
+          field = document.createElement("input");
+          field.type = "hidden";
+          field.name = "cols";
+          form.insertBefore(field, form.firstChild);
+        }
+        if (on) field.value = "all";
+        else if (field) field.parentNode.removeChild(field);
+      });
+      window.history.replaceState(window.history.state, "", withCols(window.location.href, on));
+    }
+    Array.prototype.forEach.call(toggles, function (box) {
+      box.addEventListener("change", function () { apply(box.checked); });
+    });
+  }
+
+  // The "Compare selected" forms (Predictoors, Feeds): at most data-max rows ticked (the other
+  // boxes disabled then), the button off while none is. Without the script /compare answers 400.
+  function limitPicks() {
+    Array.prototype.forEach.call(document.querySelectorAll("form.pl-compare"), function (form) {
+      var max = Number(form.getAttribute("data-max")) || 5;
+      var boxes = document.querySelectorAll('input.pl-pick[form="' + form.id + '"]');
+      var button = form.querySelector('button[type="submit"]');
+      function update() {
+        var n = 0;
+        Array.prototype.forEach.call(boxes, function (b) { if (b.checked) n++; });
+        Array.prototype.forEach.call(boxes, function (b) { b.disabled = !b.checked && n >= max; });
+        if (button) button.disabled = n === 0;
+      }
+      Array.prototype.forEach.call(boxes, function (b) { b.addEventListener("change", update); });
+      update();
+    });
+  }
+
   function start() {
     document.documentElement.classList.add("pl-js");
     groupCharts();  // before drawing: each chart takes its width from its grid cell
@@ -424,6 +481,8 @@
     addLocalTimeTooltips();
     alignNumberColumns();
     wrapTables();
+    keepMoreColumns();
+    limitPicks();
   }
 
   if (document.readyState === "loading") {
