@@ -476,11 +476,15 @@ Status Checker::DuplicateIds() {
                  " table(s) with a primary key on ID not read: DuckDB refuses a copy";
   }
   NoteIncremental(check, "IDs of the rows changed since the last run, from their lowest slot on");
-  auto part = [](const Scan& s, const std::string& where, const std::string& having) {
-    return CheckSql("duplicate_ids", {{"table_name", QuoteString(s.table->name)},
-                                      {"from", s.from},
-                                      {"where", where},
-                                      {"having", having}});
+  // The full check groups the integer hashes first and the IDs' text only where a hash repeats
+  // (a third less CPU at 1.5M, a tenth at 10M); the incremental one reads few rows, through a
+  // filter on the changed IDs that the first grouping would evaluate again.
+  const char* stem = incremental() ? "duplicate_ids" : "duplicate_ids_hashed";
+  auto part = [stem](const Scan& s, const std::string& where, const std::string& having) {
+    return CheckSql(stem, {{"table_name", QuoteString(s.table->name)},
+                           {"from", s.from},
+                           {"where", where},
+                           {"having", having}});
   };
   // The rows whose ID is one of those of the changed rows that meet `condition`; TRUE when every
   // row counts.
