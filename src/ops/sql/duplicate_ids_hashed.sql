@@ -1,0 +1,2 @@
+-- IDs stored more than once in one table (or part of it), for the full check. The copies of an ID share its hash, so the IDs are grouped only among the rows whose 64-bit hash more than one row has: a first grouping of the hashes (integers) leaves few rows to group by their text.
+SELECT ${table_name} AS table_name, CAST(ID AS VARCHAR) AS ID, count(*) AS copies FROM ${from} WHERE ${where} AND hash(ID) IN (SELECT hash(ID) FROM ${from} WHERE ${where} GROUP BY hash(ID) HAVING count(*) > 1) GROUP BY ID HAVING count(*) > 1${having}
