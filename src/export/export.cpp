@@ -764,6 +764,7 @@ Status Exporter::WriteHours(const ExportTable& table, const std::string& day,
       }
       if (same) {
         piece.files = old->second->files;
+        ++report_.hours_linked;
         report_.rows_linked += s.rows;
         counts.rows_in += s.rows;
       } else {
@@ -772,6 +773,7 @@ Status Exporter::WriteHours(const ExportTable& table, const std::string& day,
           ::unlinkat(new_day->fd(), old->second->files[i].c_str() + prefix.size(), 0);
         }
         changed.push_back(hour);
+        ++report_.hours_written;
         report_.rows_written += s.rows;
         counts.rows_out += s.rows;
       }

@@ -80,6 +80,9 @@ struct ExportReport {
   int64_t days_linked = 0;
   int64_t rows_written = 0;
   int64_t rows_linked = 0;
+  // Of the newest days, held in hours (snapshot.hpp): the hours written and linked.
+  int64_t hours_written = 0;
+  int64_t hours_linked = 0;
   int64_t snapshots_removed = 0;  // superseded snapshots past their grace period (see below)
   // Wall seconds by phase (the benchmark's breakdown): the per-day signatures, the Parquet writes
   // (partitioned and whole tables) and the fsyncs of the new snapshot.
