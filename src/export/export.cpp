@@ -634,6 +634,8 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
 // lake; 10,000 and 50,000 did no better). Not part of the layout: readers take any row groups.
 constexpr int64_t kPartitionedRowGroupRows = 20'000;
 constexpr int64_t kHourMs = 3'600'000;
+// How many of a table's newest days are held in hours (ExportPartitioned).
+constexpr int64_t kHourDays = 2;
 
 Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::string>& days,
                           bool all_days, std::map<std::string, Part>& parts) {
@@ -700,9 +702,9 @@ Status Exporter::ReachCopyStep() {
 Status Exporter::WriteHours(const ExportTable& table, const std::string& day,
                             const std::map<std::string, Part>& before, Part& part,
                             lake::TableCounts& counts) {
-  // The newest day changes every hour, mostly in its last hours (new rows, and the truevals and
-  // claims that update the rows of the hours before), so it is held as one file set per UTC hour
-  // of `timestamp`: an hour whose rows and signature (the day's kind, per hour) are those the
+  // The newest days change every hour, mostly in their last hours (new rows, and the truevals and
+  // claims that update the rows of the hours before), so they are held as one file set per UTC
+  // hour of `timestamp`: an hour whose rows and signature (the day's kind, per hour) are those the
   // previous snapshot recorded is linked, the others are rewritten. The signature tells a changed
   // hour exactly as it tells a changed day (built tables: max(run_id), which an edit raises and a
   // delete without an edit leaves with fewer rows).
@@ -916,14 +918,18 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     new_table.emplace(table_dir);
   }
   const std::string table_prefix = std::string(table.name) + "/";
-  // The newest day of a table partitioned by the day of `timestamp` is held in hours (WriteHours);
-  // a day held in hours that is no longer the newest is compacted into one file set when it
-  // changes again (the first export after midnight, in practice: late truevals and claims), and
-  // is linked as it is while it does not (at most 24 file sets).
-  const std::string hour_day =
-      table.partitioning == Partitioning::kByTimestampDay && !stats.empty() ? stats.rbegin()->first
-                                                                          : "";
-  bool write_hours = false;
+  // The newest two days of a table partitioned by the day of `timestamp` (the newest day with
+  // rows and the day before it) are held in hours (WriteHours): they are the days an hourly
+  // update changes, with new rows and with the truevals and claims that update the rows of the
+  // hours before, yesterday's among them. A day held in hours that has left them is compacted
+  // into one file set when it changes again, and is linked as it is while it does not (at most
+  // 24 file sets).
+  std::string first_hour_day;  // days from this one on are held in hours; empty: none
+  if (table.partitioning == Partitioning::kByTimestampDay && !stats.empty()) {
+    const std::optional<int64_t> newest = ParseDay(stats.rbegin()->first);
+    if (newest) first_hour_day = FormatDay(*newest - (kHourDays - 1) * kDayMs);
+  }
+  std::vector<std::string> hour_days;
   {
     PhaseTimer link_timer(report_.link_s, report_.link_cpu_s);
     for (const auto& [day, s] : stats) {
@@ -964,8 +970,8 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
         ++report_.days_linked;
         report_.rows_linked += s.rows;
         counts.rows_in += s.rows;
-      } else if (day == hour_day && !day.empty()) {
-        write_hours = true;
+      } else if (!first_hour_day.empty() && day >= first_hour_day) {
+        hour_days.push_back(day);
       } else {
         changed.push_back(day);
         ++report_.days_written;
@@ -976,7 +982,9 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     }
   }
   RETURN_IF_ERROR(CopyDays(table, changed, changed.size() == stats.size(), parts));
-  if (write_hours) RETURN_IF_ERROR(WriteHours(table, hour_day, before, parts[hour_day], counts));
+  for (const std::string& day : hour_days) {
+    RETURN_IF_ERROR(WriteHours(table, day, before, parts[day], counts));
+  }
   return TableJson(table.name, table.kind, "day", schema, parts);
 }
 

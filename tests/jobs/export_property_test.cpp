@@ -616,18 +616,19 @@ TEST_F(Export, AnHourlyExportRewritesOnlyTheChangedHoursOfTheNewestDay) {
     if (hour >= 12) EXPECT_NE(file.find(mark), std::string::npos) << file;
   }
   EXPECT_EQ(rows, part["rows"].get<int64_t>());
-  // After midnight the day changed again (late rows): it is written as one file set, and the new
-  // day is held in hours.
-  Fetch("2024-07-22_02:00");
+  // The newest two days are held in hours. Once the day has left them, it is written as one file
+  // set when it changes (here: the rest of its rows).
+  Fetch("2024-07-23_02:00");
   auto third = RunOneExport(*lake_, {});
   ASSERT_TRUE(third.ok()) << third.status().message();
-  ExpectSnapshotEqualsLake(*lake_, third->run_id, "after midnight");
+  ExpectSnapshotEqualsLake(*lake_, third->run_id, "two days later");
   current = exports::ReadCurrent(dir_.path());
   ASSERT_TRUE(current.ok() && current->has_value());
   const nlohmann::json old_day = PartOf(**current, "pdr_truevals", "2024-07-21");
   EXPECT_FALSE(old_day.contains("hours")) << old_day.dump();
   EXPECT_EQ(old_day["files"].size(), 1u) << old_day.dump();
   EXPECT_TRUE(PartOf(**current, "pdr_truevals", "2024-07-22").contains("hours"));
+  EXPECT_TRUE(PartOf(**current, "pdr_truevals", "2024-07-23").contains("hours"));
 }
 
 TEST_F(Export, ADayWhoseFilesCannotBeLinkedIsWrittenAgain) {
