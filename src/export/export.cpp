@@ -716,11 +716,10 @@ Status Exporter::WriteHours(const ExportTable& table, const std::string& day,
     PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
     ASSIGN_OR_RETURN(
         std::string sql,
-        ExportSql("hour_stats",
-                  {{"signature", SignatureSql(table)},
-                   {"table", name},
-                   {"rows", fmt::format("\"timestamp\" >= {} AND \"timestamp\" < {}", *day_ms,
-                                        *day_ms + kDayMs)}}));
+        ExportSql("hour_stats", {{"signature", SignatureSql(table)},
+                                 {"table", name},
+                                 {"rows", fmt::format("\"timestamp\" >= {} AND \"timestamp\" < {}",
+                                                      *day_ms, *day_ms + kDayMs)}}));
     ASSIGN_OR_RETURN(duck::QueryResult result,
                      conn_.Query(sql, "export: per-hour signatures of " + std::string(table.name)));
     for (const auto& row : result.ToText()) {

@@ -39,6 +39,10 @@
 //     watermarks are per stream, and the append-only ones on a fallback): row count, and the
 //     whole table after a raw drop recorded in the ledger since the previous snapshot;
 //   - pdr_contracts and the bookkeeping tables (small): always rewritten.
+// The newest two days of a table partitioned by the day of `timestamp` are held as one file set
+// per UTC hour: in such a day that changed, only the hours whose rows or per-hour signature (the
+// table's, as above) differ from the previous manifest's are rewritten, the others linked; a day
+// that has left the newest two is written as one file set again when it next changes.
 // `full` rewrites every day.
 //
 // Thread safety: uses the lake's connection; the Lake's thread only.
