@@ -5,7 +5,7 @@
 # page cache: "off" updates without the export, "on" with it, after one untimed-in-the-mean
 # `predlake export` that gives it the previous snapshot an hourly run has. Hour h of the simulated
 # network, continuing the lake from its end, goes to both copies, alternating which goes first.
-# Each run is timed from process start to exit (/usr/bin/time: wall, user + system CPU).
+# Each run is timed from process start to exit (/usr/bin/time: wall, user + system CPU, peak RSS).
 # Prints one Markdown row per hour and the means, with the ratio on/off.
 # Usage: bench/update_export.sh BIN SCALE_DIR SIZE WORK_DIR [HOURS]
 # (e.g. build/release/predlake /work/scale 1500000 /tmp/update_export 6). WORK_DIR/SIZE is
@@ -52,30 +52,30 @@ sim_ss:
 YAML
 }
 
-# timed SIDE ARGS...: runs predlake on the side's lake; prints "wall cpu export_ms".
+# timed SIDE ARGS...: runs predlake on the side's lake; prints "wall cpu export_ms rss_mb".
 timed() {
   local side="$1"
   shift
   local err="$dir/$side.err"
-  /usr/bin/time -f "%e %U %S" -o "$dir/$side.time" "$bin" -v -c "$dir/$side.yaml" "$@" \
+  /usr/bin/time -f "%e %U %S %M" -o "$dir/$side.time" "$bin" -v -c "$dir/$side.yaml" "$@" \
     > /dev/null 2> "$err" || {
     echo "update_export: $side $* failed: $(tail -1 "$err")" >&2
     exit 1
   }
-  local wall user sys export_ms
-  read -r wall user sys < <(tail -1 "$dir/$side.time")
+  local wall user sys rss_kb export_ms
+  read -r wall user sys rss_kb < <(tail -1 "$dir/$side.time")
   export_ms=$(sed -n 's/.*update phases (ms): .*export \([0-9]*\).*/\1/p' "$err")
-  echo "$wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') ${export_ms:-0}"
+  echo "$wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') ${export_ms:-0} $((rss_kb / 1024))"
 }
 
 hour_now() { date -u -d "@$((end_ms / 1000 + $1 * 3600 + 30))" +%Y-%m-%d_%H:%M:%S; }
 
 config on "$(hour_now 0)"
-read -r fw fc _ < <(timed on export)
-echo "The first snapshot of the 'on' copy (a full export, not in the means): $fw s wall ($fc s CPU)"
+read -r fw fc _ fr < <(timed on export)
+echo "The first snapshot of the 'on' copy (a full export, not in the means): $fw s wall ($fc s CPU), peak RSS $fr MB"
 echo
-echo "| hour | first | off: wall (CPU) s | on: wall (CPU) s | on: the export's part, ms |"
-echo "|---:|---|---:|---:|---:|"
+echo "| hour | first | off: wall (CPU) s | on: wall (CPU) s | on: the export's part, ms | peak RSS off / on, MB |"
+echo "|---:|---|---:|---:|---:|---:|"
 sums=""
 for h in $(seq 1 "$hours"); do
   now=$(hour_now "$h")
@@ -83,14 +83,14 @@ for h in $(seq 1 "$hours"); do
   config on "$now"
   if [ $((h % 2)) = 1 ]; then
     first=off
-    read -r wo co _ < <(timed off update)
-    read -r wn cn xn < <(timed on update)
+    read -r wo co _ ro < <(timed off update)
+    read -r wn cn xn rn < <(timed on update)
   else
     first=on
-    read -r wn cn xn < <(timed on update)
-    read -r wo co _ < <(timed off update)
+    read -r wn cn xn rn < <(timed on update)
+    read -r wo co _ ro < <(timed off update)
   fi
-  echo "| $h | $first | $wo ($co) | $wn ($cn) | $xn |"
+  echo "| $h | $first | $wo ($co) | $wn ($cn) | $xn | $ro / $rn |"
   sums="$sums$wo $co $wn $cn $xn"$'\n'
 done
 printf '%s' "$sums" | awk '

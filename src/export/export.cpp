@@ -245,12 +245,24 @@ struct DayStats {
   std::string signature;
 };
 
+// An hour of the day a table's newest day is held in (see Part::hours): its files hold exactly
+// the rows of that UTC hour of `timestamp`.
+struct HourPiece {
+  int64_t hour = 0;
+  int64_t rows = 0;
+  std::string signature;
+  std::vector<std::string> files;  // relative to the snapshot folder, in the day's folder
+};
+
 // One partition of a table in a manifest: a day (or the whole table when day is empty).
 struct Part {
   std::string day;
   int64_t rows = 0;
   std::string signature;
   std::vector<std::string> files;  // relative to the snapshot folder
+  // Non-empty when the day is held as a set of files per hour (the newest day of a table
+  // partitioned by the day of `timestamp`), in hour order; `files` is then their union.
+  std::vector<HourPiece> hours;
   bool linked = false;
 };
 
@@ -283,6 +295,14 @@ std::map<std::string, Part> PreviousParts(const std::optional<Snapshot>& previou
       part.signature = p.value("signature", "");
       for (const auto& f : ManifestArray(p, "files")) {
         part.files.push_back(f.get<std::string>());
+      }
+      for (const auto& h : ManifestArray(p, "hours")) {
+        HourPiece piece;
+        piece.hour = h.value("hour", int64_t{-1});
+        piece.rows = h.value("rows", int64_t{0});
+        piece.signature = h.value("signature", "");
+        for (const auto& f : ManifestArray(h, "files")) piece.files.push_back(f.get<std::string>());
+        part.hours.push_back(std::move(piece));
       }
       out[part.day] = std::move(part);
     }
@@ -329,6 +349,10 @@ class Exporter {
   Result<nlohmann::json> ExportWhole(std::string_view table, std::string_view kind);
   Status CopyDays(const ExportTable& table, const std::vector<std::string>& days, bool all_days,
                   std::map<std::string, Part>& parts);
+  Status WriteHours(const ExportTable& table, const std::string& day,
+                    const std::map<std::string, Part>& before, Part& part,
+                    lake::TableCounts& counts);
+  Status ReachCopyStep();
   Status SyncTree(const fs::path& root);
   Status Switch();
   int64_t RemoveSuperseded();
@@ -604,13 +628,19 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
   return CheckCounts(table.name, std::move(out));
 }
 
+// Row groups of 20,000 rows instead of DuckDB's 122,880: a day of a table holds ~10,000 rows at
+// any lake size in the benchmark (bench/export.cpp), and DuckDB's partitioned write then spends
+// ~10-15% less CPU on a full export (6.0-6.4 s against 7.1-9.0 s for the big tables of the 1M
+// lake; 10,000 and 50,000 did no better). Not part of the layout: readers take any row groups.
+constexpr int64_t kPartitionedRowGroupRows = 20'000;
+constexpr int64_t kHourMs = 3'600'000;
+// How many of a table's newest days are held in hours (ExportPartitioned).
+constexpr int64_t kHourDays = 2;
+
 Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::string>& days,
                           bool all_days, std::map<std::string, Part>& parts) {
   if (days.empty()) return Status::Ok();
-  if (!copy_step_reached_) {
-    copy_step_reached_ = true;
-    RETURN_IF_ERROR(ReachStep(options_.faults, "copy"));
-  }
+  RETURN_IF_ERROR(ReachCopyStep());
   // DuckDB writes a partitioned COPY into an empty folder; the days it writes are then moved
   // beside the linked ones.
   const fs::path staging = tmp_ / ".copy" / std::string(table.name);
@@ -625,11 +655,6 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
     std::sort(sorted.begin(), sorted.end());
     ASSIGN_OR_RETURN(where, DaysFilter(table, sorted));
   }
-  // Row groups of 20,000 rows instead of DuckDB's 122,880: a day of a table holds ~10,000 rows at
-  // any lake size in the benchmark (bench/export.cpp), and DuckDB's partitioned write then spends
-  // ~10-15% less CPU on a full export (6.0-6.4 s against 7.1-9.0 s for the big tables of the 1M
-  // lake; 10,000 and 50,000 did no better). Not part of the layout: readers take any row groups.
-  constexpr int64_t kPartitionedRowGroupRows = 20'000;
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   ASSIGN_OR_RETURN(
       std::string sql,
@@ -668,6 +693,149 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   return Status::Ok();
 }
 
+Status Exporter::ReachCopyStep() {
+  if (copy_step_reached_) return Status::Ok();
+  copy_step_reached_ = true;
+  return ReachStep(options_.faults, "copy");
+}
+
+Status Exporter::WriteHours(const ExportTable& table, const std::string& day,
+                            const std::map<std::string, Part>& before, Part& part,
+                            lake::TableCounts& counts) {
+  // The newest days change every hour, mostly in their last hours (new rows, and the truevals and
+  // claims that update the rows of the hours before), so they are held as one file set per UTC
+  // hour of `timestamp`: an hour whose rows and signature (the day's kind, per hour) are those the
+  // previous snapshot recorded is linked, the others are rewritten. The signature tells a changed
+  // hour exactly as it tells a changed day (built tables: max(run_id), which an edit raises and a
+  // delete without an edit leaves with fewer rows).
+  const std::optional<int64_t> day_ms = ParseDay(day);
+  if (!day_ms) return Status::Internal("export: bad day " + day);
+  const std::string name = duck::QuoteIdent(table.name);
+  std::map<int64_t, DayStats> hours;
+  {
+    PhaseTimer timer(report_.signature_s, report_.signature_cpu_s);
+    ASSIGN_OR_RETURN(
+        std::string sql,
+        ExportSql("hour_stats", {{"signature", SignatureSql(table)},
+                                 {"table", name},
+                                 {"rows", fmt::format("\"timestamp\" >= {} AND \"timestamp\" < {}",
+                                                      *day_ms, *day_ms + kDayMs)}}));
+    ASSIGN_OR_RETURN(duck::QueryResult result,
+                     conn_.Query(sql, "export: per-hour signatures of " + std::string(table.name)));
+    for (const auto& row : result.ToText()) {
+      hours[std::stoll(row[0].value_or("0"))] =
+          DayStats{std::stoll(row[1].value_or("0")), row[2].value_or("")};
+    }
+  }
+  std::map<int64_t, const HourPiece*> old_hours;
+  if (auto old = before.find(day); old != before.end()) {
+    for (const HourPiece& h : old->second.hours) old_hours[h.hour] = &h;
+  }
+  const std::string day_name = "day=" + day;
+  const fs::path day_dir = tmp_ / std::string(table.name) / day_name;
+  RETURN_IF_ERROR(MakeDir(day_dir));
+  dirs_.push_back(day_dir);
+  const std::string prefix = std::string(table.name) + "/" + day_name + "/";
+  ++report_.days_written;
+  part.hours.clear();
+  std::vector<int64_t> changed;
+  {
+    PhaseTimer link_timer(report_.link_s, report_.link_cpu_s);
+    std::optional<DirFd> previous_root, new_day;
+    if (!old_hours.empty()) {
+      previous_root.emplace(fs::path(previous_->dir));
+      new_day.emplace(day_dir);
+    }
+    for (const auto& [hour, s] : hours) {
+      HourPiece piece;
+      piece.hour = hour;
+      piece.rows = s.rows;
+      piece.signature = s.signature;
+      auto old = old_hours.find(hour);
+      bool same = old != old_hours.end() && old->second->rows == s.rows &&
+                  old->second->signature == s.signature && !old->second->files.empty() &&
+                  previous_root->fd() >= 0 && new_day->fd() >= 0;
+      size_t linked = 0;
+      for (; same && linked < old->second->files.size(); ++linked) {
+        const std::string& file = old->second->files[linked];
+        same = file.size() > prefix.size() && file.compare(0, prefix.size(), prefix) == 0 &&
+               file.find('/', prefix.size()) == std::string::npos &&
+               ::linkat(previous_root->fd(), file.c_str(), new_day->fd(),
+                        file.c_str() + prefix.size(), 0) == 0;
+      }
+      if (same) {
+        piece.files = old->second->files;
+        ++report_.hours_linked;
+        report_.rows_linked += s.rows;
+        counts.rows_in += s.rows;
+      } else {
+        // A file that could not be linked makes the hour rewritten; the links made go.
+        for (size_t i = 0; i + 1 < linked; ++i) {
+          ::unlinkat(new_day->fd(), old->second->files[i].c_str() + prefix.size(), 0);
+        }
+        changed.push_back(hour);
+        ++report_.hours_written;
+        report_.rows_written += s.rows;
+        counts.rows_out += s.rows;
+      }
+      part.hours.push_back(std::move(piece));
+    }
+  }
+  if (!changed.empty()) {
+    RETURN_IF_ERROR(ReachCopyStep());
+    const fs::path staging = tmp_ / ".copy" / (std::string(table.name) + ".hours");
+    std::error_code ec;
+    fs::create_directories(staging.parent_path(), ec);
+    if (ec) return FileError("create", staging.parent_path(), ec.value());
+    std::string where;
+    for (size_t i = 0; i < changed.size();) {
+      size_t j = i;
+      while (j + 1 < changed.size() && changed[j + 1] == changed[j] + 1) ++j;
+      where += where.empty() ? "" : " OR ";
+      where += fmt::format("(\"timestamp\" >= {} AND \"timestamp\" < {})",
+                           *day_ms + changed[i] * kHourMs, *day_ms + (changed[j] + 1) * kHourMs);
+      i = j + 1;
+    }
+    const std::string run_prefix = fmt::format("part-{:06d}-", run_.id());
+    PhaseTimer timer(report_.write_s, report_.write_cpu_s);
+    ASSIGN_OR_RETURN(
+        std::string sql,
+        ExportSql("copy_hours", {{"table", name},
+                                 {"rows", where},
+                                 {"folder", duck::QuoteString(staging.string())},
+                                 {"row_group_rows", std::to_string(kPartitionedRowGroupRows)},
+                                 {"file_pattern", duck::QuoteString(run_prefix + "{i}")}}));
+    RETURN_IF_ERROR(conn_.Execute(sql, "export: write the hours of " + std::string(table.name)));
+    for (HourPiece& piece : part.hours) {
+      if (!std::binary_search(changed.begin(), changed.end(), piece.hour)) continue;
+      const fs::path from = staging / fmt::format("predlake_hour={}", piece.hour);
+      std::vector<std::string> files;
+      for (const auto& f : fs::directory_iterator(from, ec)) files.push_back(f.path().filename());
+      if (ec) return FileError("list", from, ec.value());
+      for (const std::string& f : files) {
+        // part-RUN-i -> part-RUN-hHH-i: unique within the day among the hours and the runs.
+        const std::string to_name =
+            f.rfind(run_prefix, 0) == 0
+                ? run_prefix + fmt::format("h{:02d}-", piece.hour) + f.substr(run_prefix.size())
+                : fmt::format("h{:02d}-", piece.hour) + f;
+        const fs::path to = day_dir / to_name;
+        if (::rename((from / f).c_str(), to.c_str()) != 0) {
+          return FileError("move into place", from / f, errno);
+        }
+        piece.files.push_back(prefix + to_name);
+        written_files_.push_back(to);
+        StartWriteback(to);
+      }
+      std::sort(piece.files.begin(), piece.files.end());
+    }
+  }
+  part.files.clear();
+  for (const HourPiece& h : part.hours) {
+    part.files.insert(part.files.end(), h.files.begin(), h.files.end());
+  }
+  return Status::Ok();
+}
+
 nlohmann::json Exporter::TableJson(std::string_view name, std::string_view kind,
                                    std::string_view part_by,
                                    const std::vector<std::pair<std::string, std::string>>& schema,
@@ -685,6 +853,15 @@ nlohmann::json Exporter::TableJson(std::string_view name, std::string_view kind,
     p["rows"] = part.rows;
     if (!part.signature.empty()) p["signature"] = part.signature;
     p["files"] = part.files;
+    if (!part.hours.empty()) {
+      nlohmann::json hours = nlohmann::json::array();
+      for (const HourPiece& h : part.hours) {
+        nlohmann::json j = {{"hour", h.hour}, {"rows", h.rows}, {"files", h.files}};
+        if (!h.signature.empty()) j["signature"] = h.signature;
+        hours.push_back(std::move(j));
+      }
+      p["hours"] = std::move(hours);
+    }
     j_parts.push_back(std::move(p));
   }
   t["rows"] = rows;
@@ -740,6 +917,18 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     new_table.emplace(table_dir);
   }
   const std::string table_prefix = std::string(table.name) + "/";
+  // The newest two days of a table partitioned by the day of `timestamp` (the newest day with
+  // rows and the day before it) are held in hours (WriteHours): they are the days an hourly
+  // update changes, with new rows and with the truevals and claims that update the rows of the
+  // hours before, yesterday's among them. A day held in hours that has left them is compacted
+  // into one file set when it changes again, and is linked as it is while it does not (at most
+  // 24 file sets).
+  std::string first_hour_day;  // days from this one on are held in hours; empty: none
+  if (table.partitioning == Partitioning::kByTimestampDay && !stats.empty()) {
+    const std::optional<int64_t> newest = ParseDay(stats.rbegin()->first);
+    if (newest) first_hour_day = FormatDay(*newest - (kHourDays - 1) * kDayMs);
+  }
+  std::vector<std::string> hour_days;
   {
     PhaseTimer link_timer(report_.link_s, report_.link_cpu_s);
     for (const auto& [day, s] : stats) {
@@ -775,10 +964,13 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
       }
       if (same) {
         part.files = old->second.files;
+        part.hours = old->second.hours;
         part.linked = true;
         ++report_.days_linked;
         report_.rows_linked += s.rows;
         counts.rows_in += s.rows;
+      } else if (!first_hour_day.empty() && day >= first_hour_day) {
+        hour_days.push_back(day);
       } else {
         changed.push_back(day);
         ++report_.days_written;
@@ -789,6 +981,9 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
     }
   }
   RETURN_IF_ERROR(CopyDays(table, changed, changed.size() == stats.size(), parts));
+  for (const std::string& day : hour_days) {
+    RETURN_IF_ERROR(WriteHours(table, day, before, parts[day], counts));
+  }
   return TableJson(table.name, table.kind, "day", schema, parts);
 }
 

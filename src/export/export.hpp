@@ -39,6 +39,10 @@
 //     watermarks are per stream, and the append-only ones on a fallback): row count, and the
 //     whole table after a raw drop recorded in the ledger since the previous snapshot;
 //   - pdr_contracts and the bookkeeping tables (small): always rewritten.
+// The newest two days of a table partitioned by the day of `timestamp` are held as one file set
+// per UTC hour: in such a day that changed, only the hours whose rows or per-hour signature (the
+// table's, as above) differ from the previous manifest's are rewritten, the others linked; a day
+// that has left the newest two is written as one file set again when it next changes.
 // `full` rewrites every day.
 //
 // Thread safety: uses the lake's connection; the Lake's thread only.
@@ -80,6 +84,9 @@ struct ExportReport {
   int64_t days_linked = 0;
   int64_t rows_written = 0;
   int64_t rows_linked = 0;
+  // Of the newest days, held in hours (snapshot.hpp): the hours written and linked.
+  int64_t hours_written = 0;
+  int64_t hours_linked = 0;
   int64_t snapshots_removed = 0;  // superseded snapshots past their grace period (see below)
   // Wall seconds by phase (the benchmark's breakdown): the per-day signatures, the Parquet writes
   // (partitioned and whole tables) and the fsyncs of the new snapshot.

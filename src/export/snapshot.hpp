@@ -5,6 +5,8 @@
 //     run-000042/                   one folder per snapshot, named by the export run that made it
 //       manifest.json               written last; see Manifest
 //       pdr_predictions/day=2024-07-12/part-000042-0.parquet
+//       pdr_predictions/day=2024-07-14/part-000042-h13-0.parquet   (the newest two days of a table
+//                                     partitioned by `timestamp`: one file set per UTC hour)
 //       ...
 //       pdr_contracts/part-000042-0.parquet        (tables without a day: one folder, no partition)
 //       predlake_runs/part-000042-0.parquet        (the ledger and bookkeeping as of the snapshot)

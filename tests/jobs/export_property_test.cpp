@@ -576,6 +576,61 @@ TEST_F(Export, AFailureAtAnyStepLeavesThePreviousSnapshotCurrentAndNothingBehind
   EXPECT_GT(next->days_linked, 0);
 }
 
+// The manifest part of `day` of `table` in `snap` (null when there is none).
+nlohmann::json PartOf(const exports::Snapshot& snap, std::string_view table, std::string_view day) {
+  for (const auto& t : snap.manifest["tables"]) {
+    if (t["name"] != table) continue;
+    for (const auto& p : t["parts"]) {
+      if (p.value("day", "") == day) return p;
+    }
+  }
+  return nullptr;
+}
+
+TEST_F(Export, AnHourlyExportRewritesOnlyTheChangedHoursOfTheNewestDay) {
+  Fetch("2024-07-21_12:00");
+  auto first = RunOneExport(*lake_, {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  Fetch("2024-07-21_14:00");
+  auto second = RunOneExport(*lake_, {});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  ExpectSnapshotEqualsLake(*lake_, second->run_id, "two hours later");
+  EXPECT_GT(second->hours_linked, 0);
+  EXPECT_GT(second->hours_written, 0);
+  auto current = exports::ReadCurrent(dir_.path());
+  ASSERT_TRUE(current.ok() && current->has_value());
+  // pdr_truevals is append-only: the hours before the first export's end are linked, the two
+  // new ones written, each hour's files in the day's folder.
+  const nlohmann::json part = PartOf(**current, "pdr_truevals", "2024-07-21");
+  ASSERT_TRUE(part.is_object());
+  ASSERT_TRUE(part.contains("hours")) << part.dump();
+  const std::string mark = fmt::format("/part-{:06d}-h", second->run_id);
+  int64_t rows = 0;
+  for (const auto& h : part["hours"]) {
+    const int64_t hour = h["hour"].get<int64_t>();
+    rows += h["rows"].get<int64_t>();
+    ASSERT_FALSE(h["files"].empty()) << h.dump();
+    const std::string file = h["files"][0].get<std::string>();
+    EXPECT_EQ(file.rfind("pdr_truevals/day=2024-07-21/", 0), 0u) << file;
+    if (hour < 11) EXPECT_EQ(file.find(mark), std::string::npos) << file;
+    if (hour >= 12) EXPECT_NE(file.find(mark), std::string::npos) << file;
+  }
+  EXPECT_EQ(rows, part["rows"].get<int64_t>());
+  // The newest two days are held in hours. Once the day has left them, it is written as one file
+  // set when it changes (here: the rest of its rows).
+  Fetch("2024-07-23_02:00");
+  auto third = RunOneExport(*lake_, {});
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  ExpectSnapshotEqualsLake(*lake_, third->run_id, "two days later");
+  current = exports::ReadCurrent(dir_.path());
+  ASSERT_TRUE(current.ok() && current->has_value());
+  const nlohmann::json old_day = PartOf(**current, "pdr_truevals", "2024-07-21");
+  EXPECT_FALSE(old_day.contains("hours")) << old_day.dump();
+  EXPECT_EQ(old_day["files"].size(), 1u) << old_day.dump();
+  EXPECT_TRUE(PartOf(**current, "pdr_truevals", "2024-07-22").contains("hours"));
+  EXPECT_TRUE(PartOf(**current, "pdr_truevals", "2024-07-23").contains("hours"));
+}
+
 TEST_F(Export, ADayWhoseFilesCannotBeLinkedIsWrittenAgain) {
   Fetch("2024-07-22");
   auto first = RunOneExport(*lake_, {});
