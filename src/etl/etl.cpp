@@ -394,7 +394,8 @@ std::string DescribeStepTimes(const RunReport& report) {
 }
 
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
-  return AsRun(lake, run, "etl update", [&](RunReport& report) -> Status {
+  const std::string command = options.command.empty() ? "etl update" : options.command;
+  return AsRun(lake, run, command, [&](RunReport& report) -> Status {
     ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
     if (!stale) {
       ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
@@ -411,7 +412,8 @@ Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& 
 }
 
 Result<RunReport> Rebuild(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
-  return AsRun(lake, run, "etl rebuild", [&](RunReport& report) {
+  const std::string command = options.command.empty() ? "etl rebuild" : options.command;
+  return AsRun(lake, run, command, [&](RunReport& report) {
     return BuildBody(lake, run, Job::kRebuild, options, report);
   });
 }

@@ -73,6 +73,9 @@ struct UpdateOptions : RunOptions {
   // closes the lake or runs its next chunk next; dropping them one by one cost it about 2.5 ms).
   // A rebuild drops its own whatever this says: it stages bronze rows in the lake.
   bool drop_staging_after = true;
+  // The command the report and its message name; empty: the job's own ("etl update" for Update).
+  // A chunked `etl rebuild` runs its later chunks as Update and names them "etl rebuild".
+  std::string command;
 };
 
 // Where the raw tables the ETL reads allow it to go.

@@ -35,11 +35,15 @@ Result<int64_t> EtlChunkPosition(lake::Lake& lake, const etl::UpdateOptions& opt
 }
 
 Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& request) {
-  ASSIGN_OR_RETURN(Writer writer, Writer::Open(env, EtlCommand(request.job)));
+  const std::string command = EtlCommand(request.job);
+  ASSIGN_OR_RETURN(Writer writer, Writer::Open(env, command));
   EtlJob job = request.job;
   etl::RunReport last;
   for (int chunk = 0;; ++chunk) {
     etl::UpdateOptions options = request.options;
+    // Every chunk is a run of the command that was asked for (docs/runs.md): a rebuild's later
+    // chunks are incremental updates, recorded and reported as "etl rebuild".
+    options.command = command;
     ASSIGN_OR_RETURN(int64_t position,
                      EtlChunkPosition(writer.lake(), options, job == EtlJob::kRebuild));
     std::optional<int64_t> chunk_end;
@@ -47,15 +51,16 @@ Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& req
       chunk_end = position + request.chunk_ms;
     }
     if (chunk_end) options.to_ms = chunk_end;
-    ASSIGN_OR_RETURN(
-        last, writer.Run<etl::RunReport>(
-                  EtlCommand(job), [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
-                    if (chunk > 0 || chunk_end) {
-                      run.detail()["chunk"] = {{"index", chunk + 1}};
-                    }
-                    return job == EtlJob::kRebuild ? etl::Rebuild(lake, run, options)
-                                                   : etl::Update(lake, run, options);
-                  }));
+    if (chunk == 0 && chunk_end) RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
+    ASSIGN_OR_RETURN(last,
+                     writer.Run<etl::RunReport>(
+                         command, [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
+                           if (chunk > 0 || chunk_end) {
+                             run.detail()["chunk"] = {{"index", chunk + 1}};
+                           }
+                           return job == EtlJob::kRebuild ? etl::Rebuild(lake, run, options)
+                                                          : etl::Update(lake, run, options);
+                         }));
     // The last chunk reaches the requested end, or stops short of its own at the frontier.
     if (!chunk_end || !last.changed || last.checkpoint_after_ms.value_or(0) < *chunk_end) break;
     if (request.on_chunk) request.on_chunk(last);

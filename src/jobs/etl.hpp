@@ -35,8 +35,9 @@ struct EtlRequest {
 //
 // With chunk_ms > 0, kUpdate and kRebuild run as runs of at most chunk_ms each, on one open lake:
 // the first is the job itself up to min(to, P + chunk_ms) (P: the checkpoint for kUpdate, the start
-// for kRebuild or when the start moved earlier), each later one an `etl update` of the next chunk,
-// until a run reaches the requested end or stops short of its chunk's end (the frontier). Every
+// for kRebuild or when the start moved earlier), each later one an incremental update of the next
+// chunk (etl::Update), until a run reaches the requested end or stops short of its chunk's end (the
+// frontier). Every chunk is a run named EtlCommand(job), a rebuild's later chunks included. Every
 // chunk publishes with its checkpoint, so a kill loses at most one; the next run resumes. The
 // result is the last chunk's report; an error ends the job with it, earlier chunks committed.
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request);

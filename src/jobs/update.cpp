@@ -147,6 +147,9 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
         request.chunk_ms > 0 && chunk_end < end_ms
             ? (end_ms - chunk_end + request.chunk_ms - 1) / request.chunk_ms
             : 0;
+    if (total.chunks == 0 && planned_left > 0) {
+      RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
+    }
     ASSIGN_OR_RETURN(UpdateReport chunk,
                      writer.Run<UpdateReport>(
                          std::string(kUpdateCommand),

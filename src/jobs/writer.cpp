@@ -31,6 +31,12 @@ Result<Writer> Writer::Open(const WriterEnv& env, std::string command) {
   return Writer(env, std::move(command), std::move(lake));
 }
 
+Status Writer::RaiseWalCheckpointForChunks() {
+  return lake_->conn().Execute(
+      "SET checkpoint_threshold = '" + std::to_string(kChunkWalkWalBytes) + " bytes'",
+      "raise the WAL's checkpoint threshold for the chunks");
+}
+
 void Writer::ExportAfterPublish() {
   if (!env_.export_after) return;
   const exports::ExportOptions& options = *env_.export_after;

@@ -83,6 +83,14 @@ class Writer {
   // lake::Lake::Close (its CloseReport); idempotent.
   lake::Lake::CloseReport Close() { return lake_->Close(); }
 
+  // For a walk of several chunks (runs) on this open lake: DuckDB checkpoints inside a commit once
+  // its write-ahead log passes wal_autocheckpoint (16 MB), which a chunk of a day's history does,
+  // so every chunk paid a checkpoint; from here on it checkpoints once the log passes
+  // kChunkWalkWalBytes instead (and the close checkpoints the rest). Every commit is in the log
+  // either way: a kill loses nothing committed, and the next open replays at most that much.
+  // Errors: kData from DuckDB.
+  Status RaiseWalCheckpointForChunks();
+
  private:
   Writer(WriterEnv env, std::string command, std::unique_ptr<lake::Lake> lake)
       : env_(std::move(env)), command_(std::move(command)), lake_(std::move(lake)) {}
@@ -91,6 +99,11 @@ class Writer {
   std::string command_;
   std::unique_ptr<lake::Lake> lake_;
 };
+
+// The write-ahead log size at which a chunk walk's commit checkpoints
+// (RaiseWalCheckpointForChunks): a few days of the history at mainnet's rate. docs/scale.md has the
+// measurements.
+inline constexpr int64_t kChunkWalkWalBytes = 256LL << 20;
 
 // The one-run writer: Writer::Open(env, command), one Run named `command`, and, when it
 // succeeds, the export after the publish (Writer::ExportAfterPublish). The lake is closed before

@@ -210,7 +210,10 @@ section_etl_chunks() {
   [ "$(fingerprint e.yaml)" = "$one" ] || fail "chunked etl update differs from one window"
   run 0 -c e.yaml etl rebuild
   grep -q '^predlake: etl rebuild: \[2024-07-25T12:00:00Z, 2024-07-25T17:00:00Z): ' err.txt || fail "first rebuild chunk: $(cat err.txt)"
-  [ "$(grep -c '^predlake: etl update: \[' err.txt)" = 2 ] || fail "rebuild chunks: $(cat err.txt)"
+  [ "$(grep -c '^predlake: etl rebuild: \[' err.txt)" = 3 ] || fail "rebuild chunks: $(cat err.txt)"
+  # Every chunk is a run of the command asked for (docs/runs.md), the incremental ones included.
+  [ "$(sql e.yaml "SELECT string_agg(command, '|' ORDER BY run_id) FROM predlake_runs WHERE run_id > (SELECT max(run_id) FROM predlake_runs WHERE command = 'etl update') AND command <> 'export'")" = "etl rebuild|etl rebuild|etl rebuild" ] \
+    || fail "rebuild chunks' ledger: $(sql e.yaml "SELECT string_agg(command, '|' ORDER BY run_id) FROM predlake_runs")"
   [ "$(fingerprint e.yaml)" = "$one" ] || fail "chunked etl rebuild differs from one window"
 }
 

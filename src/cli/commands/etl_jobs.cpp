@@ -53,6 +53,9 @@ Status RunJob(Context& ctx, jobs::EtlJob job, const EtlJobsOptions& o) {
     request.chunk_ms = ctx.config().lake.checkpoint_period_ms;
     request.on_chunk = [&](const etl::RunReport& chunk) {
       ctx.log().Info(chunk.message, {{"run", std::to_string(chunk.run_id)}});
+      if (ctx.log().verbose() && !chunk.step_ms.empty()) {
+        ctx.log().Debug("etl steps (ms): " + etl::DescribeStepTimes(chunk));
+      }
     };
   }
   ASSIGN_OR_RETURN(etl::RunReport report, jobs::RunEtl(WriterEnvFor(ctx), request));
