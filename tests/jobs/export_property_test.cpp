@@ -612,8 +612,12 @@ TEST_F(Export, AnHourlyExportRewritesOnlyTheChangedHoursOfTheNewestDay) {
     ASSERT_FALSE(h["files"].empty()) << h.dump();
     const std::string file = h["files"][0].get<std::string>();
     EXPECT_EQ(file.rfind("pdr_truevals/day=2024-07-21/", 0), 0u) << file;
-    if (hour < 11) EXPECT_EQ(file.find(mark), std::string::npos) << file;
-    if (hour >= 12) EXPECT_NE(file.find(mark), std::string::npos) << file;
+    if (hour < 11) {
+      EXPECT_EQ(file.find(mark), std::string::npos) << file;
+    }
+    if (hour >= 12) {
+      EXPECT_NE(file.find(mark), std::string::npos) << file;
+    }
   }
   EXPECT_EQ(rows, part["rows"].get<int64_t>());
   // The newest two days are held in hours. Once the day has left them, it is written as one file

@@ -768,7 +768,9 @@ TEST_F(DashboardWorld, APageIsComputedOnceForItsConcurrentRequestsAndKeptPerSnap
     EXPECT_EQ(r.status, 200);
     EXPECT_EQ(r.body, plain.body);  // the same bytes as a page computed for the request
     misses += HeaderValue(r, "X-Cache") == "miss" ? 1 : 0;
-    if (HeaderValue(r, "X-Cache") != "miss") EXPECT_EQ(HeaderValue(r, "X-Cache"), "hit");
+    if (HeaderValue(r, "X-Cache") != "miss") {
+      EXPECT_EQ(HeaderValue(r, "X-Cache"), "hit");
+    }
   }
   EXPECT_EQ(misses, 1);
   EXPECT_EQ(d.cached_pages(), 1u);
