@@ -129,6 +129,26 @@ bool RemoveTreeAt(int parent_fd, const char* name) {
 
 bool RemoveTree(const fs::path& path) { return RemoveTreeAt(AT_FDCWD, path.c_str()); }
 
+// Hard-links each of `files` ("<prefix>FILE" below `from_root`: a previous snapshot's files of one
+// day or hour, all in one folder) as the name that follows its first `strip` characters below
+// `to_dir`. True when every file was linked; otherwise the links made are removed again and false
+// is returned (a file gone, not in that folder, or on another file system).
+bool LinkAll(int from_root, int to_dir, const std::vector<std::string>& files,
+             const std::string& prefix, size_t strip) {
+  if (from_root < 0 || to_dir < 0 || files.empty()) return false;
+  size_t linked = 0;
+  for (; linked < files.size(); ++linked) {
+    const std::string& file = files[linked];
+    const bool ok = file.size() > prefix.size() && file.compare(0, prefix.size(), prefix) == 0 &&
+                    file.find('/', prefix.size()) == std::string::npos &&
+                    ::linkat(from_root, file.c_str(), to_dir, file.c_str() + strip, 0) == 0;
+    if (!ok) break;
+  }
+  if (linked == files.size()) return true;
+  for (size_t i = 0; i < linked; ++i) ::unlinkat(to_dir, files[i].c_str() + strip, 0);
+  return false;
+}
+
 // The removal of superseded snapshots, off the export's path: the new snapshot is current and its
 // run committed before it starts. One at a time per process; the next Export, WaitForRemovals and
 // the process's exit (the static's destructor) wait for it. A process killed meanwhile leaves the
@@ -752,27 +772,17 @@ Status Exporter::WriteHours(const ExportTable& table, const std::string& day,
       piece.rows = s.rows;
       piece.signature = s.signature;
       auto old = old_hours.find(hour);
-      bool same = old != old_hours.end() && old->second->rows == s.rows &&
-                  old->second->signature == s.signature && !old->second->files.empty() &&
-                  previous_root->fd() >= 0 && new_day->fd() >= 0;
-      size_t linked = 0;
-      for (; same && linked < old->second->files.size(); ++linked) {
-        const std::string& file = old->second->files[linked];
-        same = file.size() > prefix.size() && file.compare(0, prefix.size(), prefix) == 0 &&
-               file.find('/', prefix.size()) == std::string::npos &&
-               ::linkat(previous_root->fd(), file.c_str(), new_day->fd(),
-                        file.c_str() + prefix.size(), 0) == 0;
-      }
+      // A file that cannot be linked makes the hour rewritten.
+      const bool same =
+          old != old_hours.end() && old->second->rows == s.rows &&
+          old->second->signature == s.signature &&
+          LinkAll(previous_root->fd(), new_day->fd(), old->second->files, prefix, prefix.size());
       if (same) {
         piece.files = old->second->files;
         ++report_.hours_linked;
         report_.rows_linked += s.rows;
         counts.rows_in += s.rows;
       } else {
-        // A file that could not be linked makes the hour rewritten; the links made go.
-        for (size_t i = 0; i + 1 < linked; ++i) {
-          ::unlinkat(new_day->fd(), old->second->files[i].c_str() + prefix.size(), 0);
-        }
         changed.push_back(hour);
         ++report_.hours_written;
         report_.rows_written += s.rows;
@@ -948,15 +958,9 @@ Result<nlohmann::json> Exporter::ExportPartitioned(const ExportTable& table, boo
         same = previous_root->fd() >= 0 && new_table->fd() >= 0 &&
                ::mkdirat(new_table->fd(), day_name.c_str(), 0755) == 0;
         if (same) dirs_.push_back(day_dir);
-        for (size_t i = 0; same && i < old->second.files.size(); ++i) {
-          // "TABLE/day=D/FILE" in the previous snapshot, "day=D/FILE" below the new table folder.
-          const std::string& file = old->second.files[i];
-          same = file.size() > day_prefix.size() &&
-                 file.compare(0, day_prefix.size(), day_prefix) == 0 &&
-                 file.find('/', day_prefix.size()) == std::string::npos &&
-                 ::linkat(previous_root->fd(), file.c_str(), new_table->fd(),
-                          file.c_str() + table_prefix.size(), 0) == 0;
-        }
+        // "TABLE/day=D/FILE" in the previous snapshot, "day=D/FILE" below the new table folder.
+        same = same && LinkAll(previous_root->fd(), new_table->fd(), old->second.files, day_prefix,
+                               table_prefix.size());
         if (!same) {
           if (!dirs_.empty() && dirs_.back() == day_dir) dirs_.pop_back();
           RemoveTree(day_dir);
