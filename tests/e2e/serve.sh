@@ -3,11 +3,12 @@
 # missing lake (one line, exit 2/3), the URL as the first stdout line with --port 0, every page, its
 # API and a CSV, 400 on a bad parameter, /healthz and /metrics, a busy port, SIGTERM (exit 143), 503
 # before the first snapshot, and `serve --every` answering while its loop publishes and exports.
-#   main:     the above, on a simulated world.
+#   main:     the above but --every, on a simulated world.
+#   every:    `serve --every` from no lake: its pages answer while its loop publishes and exports.
 #   fixtures: the reference fixtures' leaderboard equals the metric definitions computed on the lake.
-# Usage: serve.sh PREDLAKE_BINARY [main|fixtures]  (no section: all)
+# Usage: serve.sh PREDLAKE_BINARY [main|every|fixtures]  (no section: all)
 set -euo pipefail
-sections="main fixtures"
+sections="main every fixtures"
 source "$(dirname "$0")/lib.sh" serve "$@"
 command -v curl > /dev/null || skip_all "no curl"
 
@@ -41,7 +42,7 @@ stop_server() {  # SIGTERM: exit 143
 # get PATH: the HTTP status on stdout, the body in body.txt.
 get() { curl -s -m 30 -o body.txt -w '%{http_code}' "${url%/}$1"; }
 
-section_main() {
+write_config() {
 cat > ppss.yaml <<YAML
 lake_ss:
   lake_dir: lake
@@ -55,6 +56,10 @@ sim_ss:
 predictoor_ss:
   my_addresses: []
 YAML
+}
+
+section_main() {
+write_config
 
 # ---- Bad options and a missing lake: one line, nothing started.
 run 2 serve --port 70000
@@ -109,24 +114,33 @@ port="${port%/}"
 run 2 serve --port "$port"
 one_line "cannot listen"
 stop_server
+}
 
 # ---- serve --every: the pages keep answering while the loop publishes and exports.
-rm -rf lake
+section_every() {
+write_config
 start_server --every 1s
 for _ in $(seq 1 300); do
   [ "$(get /healthz)" = 200 ] && break
   sleep 0.2
 done
 [ "$(get /healthz)" = 200 ] || fail "no snapshot from serve --every: $(tail -3 serve.err)"
-first_run="$(get /metrics > /dev/null; grep '^predlake_snapshot_run ' body.txt | cut -d' ' -f2)"
+snapshot_run() { get /metrics > /dev/null; grep '^predlake_snapshot_run ' body.txt | cut -d' ' -f2; }
+first_run="$(snapshot_run)"
+# Ask until the loop has published and exported again (a new snapshot's run is the export after
+# the next update: two runs on), at least 10 times and at most 40: every answer is a 200.
 answered=0
-for _ in $(seq 1 40); do
+last_run="$first_run"
+while [ "$answered" -lt 40 ]; do
   code="$(get "/api/predictoors?period=all")"
   [ "$code" = 200 ] || fail "serve --every answered $code while writing: $(head -c 300 body.txt)"
   answered=$((answered + 1))
+  if [ "$answered" -ge 10 ]; then
+    last_run="$(snapshot_run)"
+    [ "$last_run" -le "$((first_run + 1))" ] || break
+  fi
   sleep 0.1
 done
-last_run="$(get /metrics > /dev/null; grep '^predlake_snapshot_run ' body.txt | cut -d' ' -f2)"
 [ "$last_run" -gt "$first_run" ] || fail "no new snapshot while serving ($first_run -> $last_run)"
 stop_server
 ! grep -q ',running,' <("$bin" -q runs --limit 0 --format csv) || fail "a run left running"
