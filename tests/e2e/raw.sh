@@ -5,11 +5,11 @@
 # same; importing the reference fixtures gives their row counts, twice changes nothing, and a
 # malformed CSV is one line naming file:line, exit 3, nothing imported.
 #
-# raw.sh PREDLAKE_BINARY [SECTION]: SECTION is sim, network, http or import (CTest runs each as its own test,
-# in parallel), or all (the default). Exits 77 (skipped) when a prerequisite is missing: the reference
+# raw.sh PREDLAKE_BINARY [SECTION]: SECTION is sim, network, http, http_noexchange or import (CTest runs
+# each as its own test, in parallel), or all (the default). Exits 77 (skipped) when a prerequisite is missing: the reference
 # fixtures for import (a run of all sections runs the others first).
 set -euo pipefail
-sections="sim network http import"
+sections="sim network http http_noexchange import"
 source "$(dirname "$0")/lib.sh" raw "$@"
 update_pid=""
 on_exit() {
@@ -200,10 +200,9 @@ rc=0
 [ "$rc" -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] || fail "-q -v exited $rc: $(cat err.txt)"
 }
 
-# 3. Over HTTP from sim serve with faults, killed once, rerun until it succeeds (predlake's own HTTP
-# client: no curl needed).
-section_http() {
-{ sim_section; cat <<'YAML'
+# sim serve with faults, in the background (start_sim_serve sets server_pid and url).
+start_faulty_sim_serve() {
+  { sim_section; cat <<'YAML'
   faults:
     http_5xx: 0.05
     http_429: 0.01
@@ -211,8 +210,14 @@ section_http() {
     malformed: 0.03
     seed: 5
 YAML
-} > serve.yaml
-start_sim_serve -c serve.yaml
+  } > serve.yaml
+  start_sim_serve -c serve.yaml
+}
+
+# 3. Over HTTP from sim serve with faults, killed once, rerun until it succeeds (predlake's own HTTP
+# client: no curl needed).
+section_http() {
+start_faulty_sim_serve
 # The candles come from the same server (its exchange endpoint), faults included.
 { sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
   printf '  ohlcv_base_url: %s\n' "${url%%/subgraphs/*}"
@@ -255,9 +260,29 @@ if [ "$killed_rc" -eq 137 ] && [ "$aborted" -lt 1 ]; then
   echo "raw: note: the kill landed before the run was recorded"
 fi
 
-# 3b. An exchange this host cannot use (451 restricted location, here an address where nothing
+# 3b. An unreachable subgraph: exit 3, one line naming the URL, watermarks unchanged. (A short
+# retry budget: how many times and how long an unreachable URL is retried is tests/source_gql's.)
+{ sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
+  printf '  retry_budget: 2s\n'
+  printf 'web3_pp:\n  sapphire-testnet:\n    subgraph_url: http://127.0.0.1:9/none\n'; } > dead.yaml
+set +e
+"$bin" -c dead.yaml -n sapphire-testnet raw update > out.txt 2> err.txt; rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "unreachable subgraph exit $rc"
+[ "$(wc -l < err.txt)" -eq 1 ] || fail "unreachable error is not one line: $(cat err.txt)"
+grep -q 'http://127.0.0.1:9/none' err.txt || fail "error does not name the URL: $(cat err.txt)"
+check_equals_dump http.yaml "$head_ms"
+kill -INT "$server_pid"
+wait "$server_pid" 2>/dev/null || true
+server_pid=""
+}
+
+# 3c. An exchange this host cannot use (451 restricted location, here an address where nothing
 # answers): the subgraph tables are stored and the run succeeds (exit 0) with one warning naming the
-# streams, the error and the remedy; the lake records the streams as failing.
+# streams, the error and the remedy; the lake records the streams as failing. (Its own section: the
+# candles' retries wait, beside section http's.)
+section_http_noexchange() {
+start_faulty_sim_serve
 { sim_section; printf 'lake_ss:\n  lake_dir: lake_noexchange\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
   printf '  ohlcv_base_url: http://127.0.0.1:9\n'
   printf 'web3_pp:\n  sapphire-testnet:\n    subgraph_url: %s\n' "$url"; } > noexchange.yaml
@@ -270,19 +295,6 @@ grep -q 'lake_ss.ohlcv_base_url' err.txt || fail "the warning names no remedy: $
   fail "the ETL did not reach --to without the exchange"
 [ "$("$bin" -q -c noexchange.yaml query "SELECT count(*) FROM predlake_ohlcv_streams WHERE status = 'failing'" --format csv | tail -1)" = 8 ] ||
   fail "the failing streams are not recorded"
-
-# 3c. An unreachable subgraph: exit 3, one line naming the URL, watermarks unchanged. (A short
-# retry budget: how many times and how long an unreachable URL is retried is tests/source_gql's.)
-{ sim_section; printf 'lake_ss:\n  lake_dir: lake_http\n  st_timestr: 2024-07-25\n  fin_timestr: now\n'
-  printf '  retry_budget: 2s\n'
-  printf 'web3_pp:\n  sapphire-testnet:\n    subgraph_url: http://127.0.0.1:9/none\n'; } > dead.yaml
-set +e
-"$bin" -c dead.yaml -n sapphire-testnet raw update > out.txt 2> err.txt; rc=$?
-set -e
-[ "$rc" -eq 3 ] || fail "unreachable subgraph exit $rc"
-[ "$(wc -l < err.txt)" -eq 1 ] || fail "unreachable error is not one line: $(cat err.txt)"
-grep -q 'http://127.0.0.1:9/none' err.txt || fail "error does not name the URL: $(cat err.txt)"
-check_equals_dump http.yaml "$head_ms"
 kill -INT "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=""
