@@ -369,8 +369,8 @@ std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string
 }
 
 // The catalog's tables as they are now: each table's name and the DDL DuckDB renders for it, which
-// holds its columns (names, order, types, nullability, defaults) and constraints: what EnsureSchema's
-// DDL and column checks look at.
+// holds its columns (names, order, types, nullability, defaults) and constraints: what
+// EnsureSchema's DDL and column checks look at.
 Result<std::string> CatalogText(duck::Connection& conn) {
   ASSIGN_OR_RETURN(auto tables, conn.Query(BookSql("catalog_tables"), "inspect the schema"));
   std::string catalog;

@@ -249,8 +249,9 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
                   const OhlcvOptions& options, const ExchangeFactory& factory,
                   OhlcvReport& report) {
   ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
-  const bool all_marked = std::all_of(streams.begin(), streams.end(),
-                                      [&](const OhlcvStream& s) { return marks.count(s.name) > 0; });
+  const bool all_marked = std::all_of(streams.begin(), streams.end(), [&](const OhlcvStream& s) {
+    return marks.count(s.name) > 0;
+  });
   if (!all_marked) {
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
     for (const OhlcvStream& s : streams) {
