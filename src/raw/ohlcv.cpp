@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -382,11 +383,16 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
     return Status::Ok();
   };
 
-  // A stream's gaps are recorded only while its own pages are fetched, and a backfill never lowers
-  // a watermark below the start: so the gaps read once here, from the lowest of those, are the ones
-  // each stream would read at its turn.
-  int64_t gaps_from = options.start_ms;
-  for (const OhlcvStream& s : streams) gaps_from = std::min(gaps_from, marks[s.name].watermark_ms);
+  // A stream's gaps are recorded only while its own pages are fetched, and a backfill leaves a
+  // watermark at or above the new start: so the gaps read once here, from the lowest watermark (or
+  // start, for a stream to backfill), are the ones each stream would read at its turn.
+  int64_t gaps_from = std::numeric_limits<int64_t>::max();
+  for (const OhlcvStream& s : streams) {
+    const lake::Watermark& mark = marks[s.name];
+    gaps_from = std::min(gaps_from, options.start_ms < mark.start_ms
+                                        ? std::min(mark.watermark_ms, options.start_ms)
+                                        : mark.watermark_ms);
+  }
   ASSIGN_OR_RETURN(auto gaps_by_stream, KnownGaps(lake, gaps_from));
   for (size_t index = 0; index < streams.size(); ++index) {
     const OhlcvStream& s = streams[index];
