@@ -368,19 +368,13 @@ std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string
   return text;
 }
 
-// The catalog's tables, columns and constraints as they are now, one line each.
+// The catalog's tables as they are now: each table's name and the DDL DuckDB renders for it, which
+// holds its columns (names, order, types, nullability, defaults) and constraints: what
+// EnsureSchema's DDL and column checks look at.
 Result<std::string> CatalogText(duck::Connection& conn) {
-  // Every table and column of the lake (names, order, types, nullability, defaults) and every
-  // constraint: what EnsureSchema's DDL and column checks look at.
-  ASSIGN_OR_RETURN(auto columns, conn.Query(BookSql("catalog_columns"), "inspect the schema"));
+  ASSIGN_OR_RETURN(auto tables, conn.Query(BookSql("catalog_tables"), "inspect the schema"));
   std::string catalog;
-  for (const auto& row : columns.ToText()) {
-    for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
-    catalog.push_back('\n');
-  }
-  ASSIGN_OR_RETURN(auto constraints,
-                   conn.Query(BookSql("catalog_constraints"), "inspect the schema"));
-  for (const auto& row : constraints.ToText()) {
+  for (const auto& row : tables.ToText()) {
     for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
     catalog.push_back('\n');
   }

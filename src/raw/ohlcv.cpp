@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -188,15 +189,18 @@ Status BackfillStream(lake::Lake& lake, int64_t run_id, const OhlcvStream& s, in
   return Status::Ok();
 }
 
-// The known gaps of a stream at or after `from_ms`.
-Result<std::set<int64_t>> KnownGaps(lake::Lake& lake, const std::string& stream, int64_t from_ms) {
+// The known gaps of every stream at or after `from_ms`, by stream: one statement for all streams
+// (one each cost DuckDB's fixed per-statement work 20 times an hour, docs/scale.md).
+Result<std::map<std::string, std::set<int64_t>>> KnownGaps(lake::Lake& lake, int64_t from_ms) {
   ASSIGN_OR_RETURN(auto rows,
-                   lake.conn().Query("SELECT open_ms FROM predlake_candle_gaps WHERE stream = " +
-                                         duck::QuoteString(stream) +
-                                         " AND open_ms >= " + std::to_string(from_ms),
-                                     "read the known gaps of " + stream));
-  std::set<int64_t> out;
-  for (const auto& row : rows.ToText()) out.insert(std::stoll(row[0].value_or("0")));
+                   lake.conn().Query("SELECT stream, open_ms FROM predlake_candle_gaps WHERE "
+                                     "open_ms >= " +
+                                         std::to_string(from_ms),
+                                     "read the known candle gaps"));
+  std::map<std::string, std::set<int64_t>> out;
+  for (const auto& row : rows.ToText()) {
+    out[row[0].value_or("")].insert(std::stoll(row[1].value_or("0")));
+  }
   return out;
 }
 
@@ -246,7 +250,10 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
                   const OhlcvOptions& options, const ExchangeFactory& factory,
                   OhlcvReport& report) {
   ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
-  {
+  const bool all_marked = std::all_of(streams.begin(), streams.end(), [&](const OhlcvStream& s) {
+    return marks.count(s.name) > 0;
+  });
+  if (!all_marked) {
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
     for (const OhlcvStream& s : streams) {
       if (marks.count(s.name)) continue;
@@ -376,6 +383,17 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
     return Status::Ok();
   };
 
+  // A stream's gaps are recorded only while its own pages are fetched, and a backfill leaves a
+  // watermark at or above the new start: so the gaps read once here, from the lowest watermark (or
+  // start, for a stream to backfill), are the ones each stream would read at its turn.
+  int64_t gaps_from = std::numeric_limits<int64_t>::max();
+  for (const OhlcvStream& s : streams) {
+    const lake::Watermark& mark = marks[s.name];
+    gaps_from = std::min(gaps_from, options.start_ms < mark.start_ms
+                                        ? std::min(mark.watermark_ms, options.start_ms)
+                                        : mark.watermark_ms);
+  }
+  ASSIGN_OR_RETURN(auto gaps_by_stream, KnownGaps(lake, gaps_from));
   for (size_t index = 0; index < streams.size(); ++index) {
     const OhlcvStream& s = streams[index];
     auto tf = exchange::TimeframeMs(s.timeframe);
@@ -411,7 +429,10 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
     const int64_t watermark = before.watermark_ms;
     const int64_t from = std::max(before.start_ms, watermark - kCandleOverlap * *tf);
     const int64_t grid = ((watermark + *tf - 1) / *tf) * *tf;  // first open time at or after it
-    ASSIGN_OR_RETURN(std::set<int64_t> known_gaps, KnownGaps(lake, s.name, watermark));
+    std::set<int64_t> known_gaps;
+    if (auto it = gaps_by_stream.find(s.name); it != gaps_by_stream.end()) {
+      known_gaps.insert(it->second.lower_bound(watermark), it->second.end());
+    }
     const std::string context = StreamLabel(s) + " " + FormatWindow(from, std::max(from, end));
     std::optional<int64_t> held;  // the first missing candle that holds the watermark
     int64_t expect = grid;        // the next open time to check
