@@ -105,10 +105,10 @@ Status FinishNoop(lake::Lake& lake, lake::Run& run, const RunReport& report) {
   return tx.Commit();
 }
 
-// Where a rebuild in parts of [start, end) by `command` resumes: the end of the last part committed,
-// when the same command left it for the same window and ohlcv setting, its staged tables are there,
-// and no run of another command came since (which could have changed raw or the built tables).
-// nullopt: start over.
+// Where a rebuild in parts of [start, end) by `command` resumes: the end of the last part
+// committed, when the same command left it for the same window and ohlcv setting, its staged tables
+// are there, and no run of another command came since (which could have changed raw or the built
+// tables). nullopt: start over.
 Result<std::optional<int64_t>> ResumePosition(lake::Lake& lake, const std::string& command,
                                               int64_t start, int64_t end, bool ohlcv) {
   ASSIGN_OR_RETURN(auto text, lake.GetMeta(kMetaRebuildParts));
@@ -119,11 +119,12 @@ Result<std::optional<int64_t>> ResumePosition(lake::Lake& lake, const std::strin
       !j.contains("position_ms") || !j.contains("run_id")) {
     return std::optional<int64_t>();
   }
-  ASSIGN_OR_RETURN(std::optional<int64_t> tables,
-                   lake.conn().QueryInt("SELECT count(*) FROM duckdb_tables() WHERE database_name = "
-                                        "current_database() AND NOT temporary AND table_name IN "
-                                        "('etl_stage_slots', 'etl_stage_predictions')",
-                                        "etl: find a rebuild's staged tables"));
+  ASSIGN_OR_RETURN(
+      std::optional<int64_t> tables,
+      lake.conn().QueryInt("SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+                           "current_database() AND NOT temporary AND table_name IN "
+                           "('etl_stage_slots', 'etl_stage_predictions')",
+                           "etl: find a rebuild's staged tables"));
   if (tables.value_or(0) != 2) return std::optional<int64_t>();
   ASSIGN_OR_RETURN(std::optional<int64_t> others,
                    lake.conn().QueryInt("SELECT count(*) FROM predlake_runs WHERE run_id > " +
@@ -223,16 +224,19 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     // Starting over: a stale part's staged tables go first.
     if (!after) RETURN_IF_ERROR(pipeline.DropStaging());
     ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
-    const int64_t pass_ms = options.part_ms > 0 ? std::min(options.part_ms, Pipeline::kPassMs)
-                                                : Pipeline::kPassMs;
+    const int64_t pass_ms =
+        options.part_ms > 0 ? std::min(options.part_ms, Pipeline::kPassMs) : Pipeline::kPassMs;
     ASSIGN_OR_RETURN(Pipeline::PartStaged staged, pipeline.StagePart({after, pass_ms}));
     // No pass left: the last part staged its pass, then failed before its publish committed.
     report.part_index = static_cast<int64_t>(std::min(staged.pass_index + 1, staged.pass_count));
     report.part_count = static_cast<int64_t>(staged.pass_count);
     run.detail()["chunk"] = {{"index", report.part_index}, {"of", report.part_count}};
-    nlohmann::ordered_json position = {{"command", report.command}, {"start_ms", start},
-                                       {"end_ms", to},           {"ohlcv", options.ohlcv},
-                                       {"position_ms", staged.pass_to}, {"run_id", report.run_id}};
+    nlohmann::ordered_json position = {{"command", report.command},
+                                       {"start_ms", start},
+                                       {"end_ms", to},
+                                       {"ohlcv", options.ohlcv},
+                                       {"position_ms", staged.pass_to},
+                                       {"run_id", report.run_id}};
     RETURN_IF_ERROR(lake.SetMeta(kMetaRebuildParts, position.dump()));
     if (!staged.last) {
       report.more = true;
@@ -475,20 +479,24 @@ std::string DescribeStepTimes(const RunReport& report) {
 
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
   const std::string command = options.command.empty() ? "etl update" : options.command;
-  return AsRun(lake, run, command, [&](RunReport& report) -> Status {
-    ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
-    if (!stale) {
-      ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
-      ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
-      if (checkpoint && built_with && *built_with != (options.ohlcv ? "on" : "off")) {
-        stale = std::string("lake_ss.ohlcv changed to ") + (options.ohlcv ? "true" : "false");
-      }
-    }
-    if (!stale) return BuildBody(lake, run, Job::kUpdate, options, report);
-    // The built tables predate columns of this predlake: building on them would add deltas to
-    // values never computed, so they are rebuilt from raw (to the same end an update would reach).
-    return BuildBody(lake, run, Job::kRebuild, options, report, "rebuilt from raw: " + *stale);
-  }, options.in_parts);
+  return AsRun(
+      lake, run, command,
+      [&](RunReport& report) -> Status {
+        ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
+        if (!stale) {
+          ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
+          ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+          if (checkpoint && built_with && *built_with != (options.ohlcv ? "on" : "off")) {
+            stale = std::string("lake_ss.ohlcv changed to ") + (options.ohlcv ? "true" : "false");
+          }
+        }
+        if (!stale) return BuildBody(lake, run, Job::kUpdate, options, report);
+        // The built tables predate columns of this predlake: building on them would add deltas to
+        // values never computed, so they are rebuilt from raw (to the same end an update would
+        // reach).
+        return BuildBody(lake, run, Job::kRebuild, options, report, "rebuilt from raw: " + *stale);
+      },
+      options.in_parts);
 }
 
 Result<RunReport> Rebuild(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {

@@ -65,7 +65,7 @@ class Pipeline {
     int64_t pass_ms = kPassMs;
   };
   struct PartStaged {
-    int64_t pass_from = 0, pass_to = 0;  // the pass staged (empty when none was left)
+    int64_t pass_from = 0, pass_to = 0;     // the pass staged (empty when none was left)
     size_t pass_index = 0, pass_count = 0;  // its index (from 0) among the window's passes
     bool last = false;  // the last pass: the steps after the passes ran too (gold, summary)
   };

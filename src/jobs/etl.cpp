@@ -71,7 +71,9 @@ Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& req
       }
       if (chunk_end) options.to_ms = chunk_end;
     }
-    if (chunk == 0 && (in_parts || chunk_end)) RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
+    if (chunk == 0 && (in_parts || chunk_end)) {
+      RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
+    }
     ASSIGN_OR_RETURN(last,
                      writer.Run<etl::RunReport>(
                          command, [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {

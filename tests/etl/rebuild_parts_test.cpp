@@ -37,9 +37,8 @@ Result<std::vector<int64_t>> RunParts(lake::Lake& lake, const UpdateOptions& opt
 }
 
 int64_t StagedTables(lake::Lake& lake) {
-  return QueryInt(lake,
-                  "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '" +
-                      std::string(lake::kEtlStagingPrefix) + "%'");
+  return QueryInt(lake, "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '" +
+                            std::string(lake::kEtlStagingPrefix) + "%'");
 }
 
 class RebuildParts : public ::testing::Test {
@@ -68,11 +67,11 @@ TEST_F(RebuildParts, PartsEqualOneWindowEachARunOfTheLedger) {
   EXPECT_EQ(StagedTables(*lake_), 0);
   EXPECT_FALSE(lake_->GetMeta(kMetaRebuildParts)->has_value());
   // Every part a succeeded `etl rebuild` run with its index; only the last publishes.
-  EXPECT_EQ(QueryInt(*lake_,
-                     "SELECT count(*) FROM predlake_runs WHERE run_id > " +
-                         std::to_string(runs_before) +
-                         " AND command = 'etl rebuild' AND status = 'succeeded' AND "
-                         "json_extract(detail, '$.chunk.of')::INT = " + std::to_string(kParts)),
+  EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs WHERE run_id > " +
+                                 std::to_string(runs_before) +
+                                 " AND command = 'etl rebuild' AND status = 'succeeded' AND "
+                                 "json_extract(detail, '$.chunk.of')::INT = " +
+                                 std::to_string(kParts)),
             kParts);
   EXPECT_EQ(QueryInt(*lake_, "SELECT count(*) FROM predlake_runs WHERE run_id > " +
                                  std::to_string(runs_before) +
@@ -116,8 +115,9 @@ TEST_P(RebuildPartsFailures, AFailureInEveryStepOfAPartThenARerunResumesAndEqual
       EXPECT_NE(first.status().message().find(step), std::string::npos);
     }
     ++failed;
-    EXPECT_EQ(QueryInt(*lake_, "SELECT status = 'failed' FROM predlake_runs ORDER BY run_id DESC "
-                               "LIMIT 1"),
+    EXPECT_EQ(QueryInt(*lake_,
+                       "SELECT status = 'failed' FROM predlake_runs ORDER BY run_id DESC "
+                       "LIMIT 1"),
               1);
     auto rest = RunParts(*lake_, clean);
     ASSERT_TRUE(rest.ok()) << rest.status().message();
