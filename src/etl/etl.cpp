@@ -78,18 +78,21 @@ std::string DescribeCounts(const lake::TableCountsMap& tables) {
 // Runs `body` as the ETL part of `run`: orphan staging tables dropped, the body (which finishes the
 // run inside its publish transaction); on failure the staging tables are dropped (best effort: the
 // next run drops them anyway) and the run is failed.
+// keep_parts: a rebuild in parts, whose staged bronze tables in the lake are kept for its next part
+// to resume from (BuildBody drops them when it starts over).
 template <typename Body>
-Result<RunReport> AsRun(lake::Lake& lake, lake::Run& run, const std::string& command, Body body) {
+Result<RunReport> AsRun(lake::Lake& lake, lake::Run& run, const std::string& command, Body body,
+                        bool keep_parts = false) {
   RunReport report;
   report.run_id = run.id();
   report.command = command;
   // Whatever a killed run left is dropped first, even when this run turns out to have nothing to
   // do.
   Pipeline cleanup(lake, Job::kUpdate, {}, RunOptions{}, command);
-  Status st = cleanup.DropStaging();
+  Status st = cleanup.DropStaging(keep_parts);
   if (st.ok()) st = body(report);
   if (st.ok()) return report;
-  (void)cleanup.DropStaging();
+  (void)cleanup.DropStaging(keep_parts);
   RecordOn(run, report);
   return run.Fail(st);
 }
@@ -100,6 +103,36 @@ Status FinishNoop(lake::Lake& lake, lake::Run& run, const RunReport& report) {
   RecordOn(run, report);
   RETURN_IF_ERROR(run.Finish());
   return tx.Commit();
+}
+
+// Where a rebuild in parts of [start, end) by `command` resumes: the end of the last part
+// committed, when the same command left it for the same window and ohlcv setting, its staged tables
+// are there, and no run of another command came since (which could have changed raw or the built
+// tables). nullopt: start over.
+Result<std::optional<int64_t>> ResumePosition(lake::Lake& lake, const std::string& command,
+                                              int64_t start, int64_t end, bool ohlcv) {
+  ASSIGN_OR_RETURN(auto text, lake.GetMeta(kMetaRebuildParts));
+  if (!text) return std::optional<int64_t>();
+  const auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || j.value("command", "") != command || j.value("start_ms", -1LL) != start ||
+      j.value("end_ms", -1LL) != end || j.value("ohlcv", !ohlcv) != ohlcv ||
+      !j.contains("position_ms") || !j.contains("run_id")) {
+    return std::optional<int64_t>();
+  }
+  ASSIGN_OR_RETURN(
+      std::optional<int64_t> tables,
+      lake.conn().QueryInt("SELECT count(*) FROM duckdb_tables() WHERE database_name = "
+                           "current_database() AND NOT temporary AND table_name IN "
+                           "('etl_stage_slots', 'etl_stage_predictions')",
+                           "etl: find a rebuild's staged tables"));
+  if (tables.value_or(0) != 2) return std::optional<int64_t>();
+  ASSIGN_OR_RETURN(std::optional<int64_t> others,
+                   lake.conn().QueryInt("SELECT count(*) FROM predlake_runs WHERE run_id > " +
+                                            std::to_string(j["run_id"].get<int64_t>()) +
+                                            " AND command <> " + duck::QuoteString(command),
+                                        "etl: runs since a rebuild's last part"));
+  if (others.value_or(1) != 0) return std::optional<int64_t>();
+  return std::optional<int64_t>(j["position_ms"].get<int64_t>());
 }
 
 // `note` (when not empty) is appended to the run's message, in parentheses.
@@ -164,6 +197,14 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
   }
   report.window_start_ms = from;
   report.window_end_ms = to;
+  if (options.in_parts) {
+    if (job != Job::kRebuild && checkpoint) {
+      return Status::Internal("etl: an update from the checkpoint cannot run in parts");
+    }
+    // From the start with nothing built, an update is the rebuild of its window (docs/design.md:
+    // incremental equals rebuild).
+    job = Job::kRebuild;
+  }
 
   Params params = {{"S", start},
                    {"C", from},
@@ -175,7 +216,47 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
                    {"OHLCV", options.ohlcv ? 1 : 0}};
   ASSIGN_OR_RETURN(duck::ThreadsSetting threads, ThreadsForWindow(lake, job, from, to));
   Pipeline pipeline(lake, job, std::move(params), options, report.command);
-  RETURN_IF_ERROR(pipeline.Stage());
+  if (!options.in_parts) {
+    RETURN_IF_ERROR(pipeline.Stage());
+  } else {
+    ASSIGN_OR_RETURN(std::optional<int64_t> after,
+                     ResumePosition(lake, report.command, start, to, options.ohlcv));
+    // Starting over: a stale part's staged tables go first.
+    if (!after) RETURN_IF_ERROR(pipeline.DropStaging());
+    ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+    const int64_t pass_ms =
+        options.part_ms > 0 ? std::min(options.part_ms, Pipeline::kPassMs) : Pipeline::kPassMs;
+    ASSIGN_OR_RETURN(Pipeline::PartStaged staged, pipeline.StagePart({after, pass_ms}));
+    // No pass left: the last part staged its pass, then failed before its publish committed.
+    report.part_index = static_cast<int64_t>(std::min(staged.pass_index + 1, staged.pass_count));
+    report.part_count = static_cast<int64_t>(staged.pass_count);
+    run.detail()["chunk"] = {{"index", report.part_index}, {"of", report.part_count}};
+    nlohmann::ordered_json position = {{"command", report.command},
+                                       {"start_ms", start},
+                                       {"end_ms", to},
+                                       {"ohlcv", options.ohlcv},
+                                       {"position_ms", staged.pass_to},
+                                       {"run_id", report.run_id}};
+    RETURN_IF_ERROR(lake.SetMeta(kMetaRebuildParts, position.dump()));
+    if (!staged.last) {
+      report.more = true;
+      report.window_start_ms = staged.pass_from;
+      report.window_end_ms = staged.pass_to;
+      report.message = report.command + ": part " + std::to_string(report.part_index) + "/" +
+                       std::to_string(report.part_count) + " [" + FormatTime(staged.pass_from) +
+                       ", " + FormatTime(staged.pass_to) + ") of [" + FormatTime(from) + ", " +
+                       FormatTime(to) + ") staged; the last part publishes";
+      RecordOn(run, report);
+      RETURN_IF_ERROR(run.Finish());
+      auto commit_start = std::chrono::steady_clock::now();
+      RETURN_IF_ERROR(pipeline.CheckFault("commit"));
+      RETURN_IF_ERROR(tx.Commit());
+      report.step_ms = pipeline.timings();
+      report.step_ms.emplace_back("commit", MsSince(commit_start));
+      return Status::Ok();
+    }
+    RETURN_IF_ERROR(tx.Commit());
+  }
   report.tables = pipeline.counts();
   report.changed = true;
   report.checkpoint_after_ms = to;
@@ -194,7 +275,10 @@ Status BuildBody(lake::Lake& lake, lake::Run& run, Job job, const UpdateOptions&
     auto waiting_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(waiting.Finish());
     const double waiting_ms = MsSince(waiting_start);
-    if (job == Job::kRebuild) RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
+    if (job == Job::kRebuild) {
+      RETURN_IF_ERROR(lake.DeleteMeta(lake::kMetaRebuildRequired));
+      RETURN_IF_ERROR(lake.DeleteMeta(kMetaRebuildParts));
+    }
     // The staged slots hold every candle change read above (events.sql), and a rebuild reads
     // every stored candle: the changes are folded.
     RETURN_IF_ERROR(lake.conn().Execute("DELETE FROM " + std::string(lake::kCandleChangesTable),
@@ -395,27 +479,32 @@ std::string DescribeStepTimes(const RunReport& report) {
 
 Result<RunReport> Update(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
   const std::string command = options.command.empty() ? "etl update" : options.command;
-  return AsRun(lake, run, command, [&](RunReport& report) -> Status {
-    ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
-    if (!stale) {
-      ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
-      ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
-      if (checkpoint && built_with && *built_with != (options.ohlcv ? "on" : "off")) {
-        stale = std::string("lake_ss.ohlcv changed to ") + (options.ohlcv ? "true" : "false");
-      }
-    }
-    if (!stale) return BuildBody(lake, run, Job::kUpdate, options, report);
-    // The built tables predate columns of this predlake: building on them would add deltas to
-    // values never computed, so they are rebuilt from raw (to the same end an update would reach).
-    return BuildBody(lake, run, Job::kRebuild, options, report, "rebuilt from raw: " + *stale);
-  });
+  return AsRun(
+      lake, run, command,
+      [&](RunReport& report) -> Status {
+        ASSIGN_OR_RETURN(auto stale, lake.GetMeta(lake::kMetaRebuildRequired));
+        if (!stale) {
+          ASSIGN_OR_RETURN(auto built_with, lake.GetMeta(kMetaBuiltWithOhlcv));
+          ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+          if (checkpoint && built_with && *built_with != (options.ohlcv ? "on" : "off")) {
+            stale = std::string("lake_ss.ohlcv changed to ") + (options.ohlcv ? "true" : "false");
+          }
+        }
+        if (!stale) return BuildBody(lake, run, Job::kUpdate, options, report);
+        // The built tables predate columns of this predlake: building on them would add deltas to
+        // values never computed, so they are rebuilt from raw (to the same end an update would
+        // reach).
+        return BuildBody(lake, run, Job::kRebuild, options, report, "rebuilt from raw: " + *stale);
+      },
+      options.in_parts);
 }
 
 Result<RunReport> Rebuild(lake::Lake& lake, lake::Run& run, const UpdateOptions& options) {
   const std::string command = options.command.empty() ? "etl rebuild" : options.command;
-  return AsRun(lake, run, command, [&](RunReport& report) {
-    return BuildBody(lake, run, Job::kRebuild, options, report);
-  });
+  return AsRun(
+      lake, run, command,
+      [&](RunReport& report) { return BuildBody(lake, run, Job::kRebuild, options, report); },
+      options.in_parts);
 }
 
 Result<RunReport> Drop(lake::Lake& lake, lake::Run& run, int64_t from_ms,

@@ -74,9 +74,23 @@ struct UpdateOptions : RunOptions {
   // A rebuild drops its own whatever this says: it stages bronze rows in the lake.
   bool drop_staging_after = true;
   // The command the report and its message name; empty: the job's own ("etl update" for Update).
-  // A chunked `etl rebuild` runs its later chunks as Update and names them "etl rebuild".
   std::string command;
+  // A rebuild in parts (a chunked `etl rebuild`, and a chunked `etl update` that builds from the
+  // start: no checkpoint yet, or the start moved earlier): each run stages one pass of part_ms
+  // (0, or more than 7 days: the rebuild's own 7-day passes) of the rebuild of the whole window, as
+  // of its end, and commits
+  // it into the lake's staged tables with its position (predlake_meta kMetaRebuildParts); the run
+  // that stages the last pass publishes them all (RunReport::more false). A part resumes after the
+  // last committed one when the same command asked for the same window and no other command ran
+  // since; otherwise it starts over. An Update whose window does not start at the start (a
+  // checkpoint is there) is kInternal with it: the caller decides from the checkpoint.
+  bool in_parts = false;
+  int64_t part_ms = 0;
 };
+
+// predlake_meta key: the position of a rebuild in parts, JSON {"command", "start_ms", "end_ms",
+// "ohlcv", "position_ms", "run_id"} (the run that committed the part); deleted by its publish.
+inline constexpr std::string_view kMetaRebuildParts = "etl_rebuild_parts";
 
 // Where the raw tables the ETL reads allow it to go.
 struct Frontier {
@@ -100,6 +114,10 @@ struct RunReport {
   std::string message;
   // Wall-clock milliseconds per pipeline step of this run, in order (for diagnosis and benchmarks).
   std::vector<std::pair<std::string, double>> step_ms;
+  // A rebuild in parts (UpdateOptions::in_parts): this run committed a part and published nothing;
+  // the next part continues. part_index counts from 1; part_count is the window's passes.
+  bool more = false;
+  int64_t part_index = 0, part_count = 0;
 };
 
 // step_ms as one line, "step=1.2 other=30.0" (milliseconds), for -v (docs/scale.md).

@@ -38,6 +38,9 @@ struct StepSpec {
   // Run once per pass (Pipeline::Passes) with the pass's [PA, PB), as a group with the adjacent
   // steps that are also per pass.
   bool per_pass = false;
+  // Fills the rebuild's staged tables in the lake before the passes: in a rebuild in parts
+  // (Pipeline::StagePart) only the first part runs it; the others find its rows committed.
+  bool first_part = false;
 };
 
 // THE pipeline, in order. Each job runs the steps whose mask names it. docs/etl.md describes them.
@@ -45,7 +48,7 @@ constexpr StepSpec kSteps[] = {
     {"cleanup", StepKind::kBuiltin, kAll},
     {"macros", StepKind::kExec, kAll},
     {"stage_bronze", StepKind::kExec, kUpdate | kRollback},
-    {"stage_bronze_rebuild", StepKind::kExec, kRebuild},
+    {"stage_bronze_rebuild", StepKind::kExec, kRebuild, false, true},
     {"stage_create", StepKind::kExec, kAll},
     // Slots: fold the window's events into live slots, compute new (or rolled back) ones.
     {"range_candle_changes", StepKind::kParams, kUpdate},
@@ -56,9 +59,9 @@ constexpr StepSpec kSteps[] = {
     {"slot_keys", StepKind::kExec, kUpdate},
     {"slot_keys_rollback", StepKind::kExec, kRollback},
     {"range_slot_keys", StepKind::kParams, kUpdate | kRollback},
-    {"range_slot_keys_rebuild", StepKind::kParams, kRebuild},
-    {"compute_slots", StepKind::kExec, kAll},
-    {"candle_slots", StepKind::kExec, kAll},
+    {"range_slot_keys_rebuild", StepKind::kParams, kRebuild, false, true},
+    {"compute_slots", StepKind::kExec, kAll, false, true},
+    {"candle_slots", StepKind::kExec, kAll, false, true},
     {"slot_changes", StepKind::kExec, kUpdate},
     // Predictions: compute new (or rolled back) ones, fold the window's events into live ones.
     {"prediction_source", StepKind::kExec, kUpdate | kRebuild},
@@ -197,7 +200,7 @@ Status Pipeline::CheckFault(std::string_view step) {
   return Status::Ok();
 }
 
-Result<std::vector<std::pair<int64_t, int64_t>>> Pipeline::Passes() {
+Result<std::vector<std::pair<int64_t, int64_t>>> Pipeline::Passes(int64_t pass_ms) {
   using Passes = std::vector<std::pair<int64_t, int64_t>>;
   // A rollback recomputes rows of any age, few: one pass over every timestamp.
   if (job_ == Job::kRollback) {
@@ -206,7 +209,7 @@ Result<std::vector<std::pair<int64_t, int64_t>>> Pipeline::Passes() {
   }
   int64_t from = std::max(params_.at("S"), params_.at("C"));
   int64_t to = params_.at("F");
-  if (to - from > kPassMs) {
+  if (to - from > pass_ms) {
     // A long window (a start years before the first event) is cut to the span of its predictions,
     // so that it has no empty passes before or after them.
     ASSIGN_OR_RETURN(std::string_view text, StepSql("range_prediction_passes"));
@@ -221,12 +224,21 @@ Result<std::vector<std::pair<int64_t, int64_t>>> Pipeline::Passes() {
     }
   }
   Passes passes;
-  for (int64_t a = from; a < to; a += kPassMs) passes.emplace_back(a, std::min(to, a + kPassMs));
+  for (int64_t a = from; a < to; a += pass_ms) passes.emplace_back(a, std::min(to, a + pass_ms));
   if (passes.empty()) passes.emplace_back(from, from);
   return passes;
 }
 
-Status Pipeline::Stage() {
+Status Pipeline::Stage() { return StageSteps(nullptr, nullptr); }
+
+Result<Pipeline::PartStaged> Pipeline::StagePart(const Part& part) {
+  if (job_ != Job::kRebuild) return Status::Internal("etl: only a rebuild runs in parts");
+  PartStaged staged;
+  RETURN_IF_ERROR(StageSteps(&part, &staged));
+  return staged;
+}
+
+Status Pipeline::StageSteps(const Part* part, PartStaged* staged) {
   const unsigned mask = MaskOf(job_);
   int total = 0;
   for (const StepSpec& s : kSteps) {
@@ -238,13 +250,21 @@ Status Pipeline::Stage() {
   int index = 0;
   // The cleanup runs on its own; everything after it is staged in one transaction, so that a
   // failure or kill while staging leaves nothing behind and a run commits its staging only once.
+  // A part of a rebuild runs in its caller's transaction, which commits it with its position.
   std::optional<duck::Transaction> tx;
+  bool last_part = true;
   constexpr size_t kCount = std::size(kSteps);
   for (size_t i = 0; i < kCount; ++i) {
     const StepSpec& s = kSteps[i];
     if (!(s.jobs & mask)) continue;
     if (s.kind == StepKind::kPublish) break;
-    if (!tx && s.kind != StepKind::kBuiltin) {
+    // The steps after the passes (gold, summary) belong to the last part.
+    if (!last_part) break;
+    if (part != nullptr && part->after_ms && s.first_part) {
+      ++index;
+      continue;
+    }
+    if (part == nullptr && !tx && s.kind != StepKind::kBuiltin) {
       ASSIGN_OR_RETURN(auto begun, duck::Transaction::Begin(lake_.conn()));
       tx.emplace(std::move(begun));
     }
@@ -255,10 +275,29 @@ Status Pipeline::Stage() {
     size_t end = i;
     while (end < kCount && kSteps[end].per_pass) ++end;
     const int first_index = index;
-    ASSIGN_OR_RETURN(auto passes, Passes());
-    for (const auto& [pass_from, pass_to] : passes) {
-      params_["PA"] = pass_from;
-      params_["PB"] = pass_to;
+    ASSIGN_OR_RETURN(auto passes, Passes(part != nullptr ? part->pass_ms : kPassMs));
+    size_t first = 0, stop = passes.size();
+    if (part != nullptr) {
+      // One pass: the first that starts at or after what the earlier parts committed (none is
+      // left when the last part staged its pass and then failed before its publish committed).
+      while (part->after_ms && first < passes.size() && passes[first].first < *part->after_ms) {
+        ++first;
+      }
+      stop = std::min(passes.size(), first + 1);
+      last_part = stop >= passes.size();
+      staged->pass_index = first;
+      staged->pass_count = passes.size();
+      staged->last = last_part;
+      if (first < stop) {
+        staged->pass_from = passes[first].first;
+        staged->pass_to = passes[first].second;
+      } else {
+        staged->pass_from = staged->pass_to = part->after_ms.value_or(0);
+      }
+    }
+    for (size_t p = first; p < stop; ++p) {
+      params_["PA"] = passes[p].first;
+      params_["PB"] = passes[p].second;
       index = first_index;
       for (size_t j = i; j < end; ++j) {
         if (kSteps[j].jobs & mask) RETURN_IF_ERROR(RunStep(kSteps[j].name, ++index, total));
@@ -284,8 +323,8 @@ Status Pipeline::Publish() {
   return Status::Ok();
 }
 
-Status Pipeline::DropStaging() {
-  ASSIGN_OR_RETURN(std::string_view sql, StepSql("orphans"));
+Status Pipeline::DropStaging(bool keep_parts) {
+  ASSIGN_OR_RETURN(std::string sql, RenderStep("orphans", {{"KEEP_PARTS", keep_parts ? 1 : 0}}));
   ASSIGN_OR_RETURN(auto result, lake_.conn().Query(sql, "etl: find staging tables"));
   std::vector<std::string> tables;
   while (auto chunk = result.NextChunk()) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,16 +47,39 @@ Result<std::string> RenderStep(std::string_view stem, const Params& params);
 // step first honours the fault injection of RunOptions.
 class Pipeline {
  public:
+  // The length of a pass (see Passes), in ms, unless a rebuild in parts asks for shorter ones.
+  static constexpr int64_t kPassMs = 7 * 86'400'000LL;
+
   Pipeline(lake::Lake& lake, Job job, Params params, RunOptions options, std::string command);
 
   // Drops orphan staging tables, then builds every staging table and view up to the publish, in
   // one transaction of its own (a failure or kill leaves no staging behind). Fills counts() with
   // the ledger counts.
   Status Stage();
+  // A part of a rebuild in parts (UpdateOptions::in_parts): one pass of length pass_ms, the first
+  // whose start is at or after after_ms (all of them from the first when after_ms is nullopt).
+  struct Part {
+    // The end of the last pass an earlier part committed; nullopt for the first part, which also
+    // runs the steps that fill the lake's staged tables before the passes (compute_slots ...).
+    std::optional<int64_t> after_ms;
+    int64_t pass_ms = kPassMs;
+  };
+  struct PartStaged {
+    int64_t pass_from = 0, pass_to = 0;     // the pass staged (empty when none was left)
+    size_t pass_index = 0, pass_count = 0;  // its index (from 0) among the window's passes
+    bool last = false;  // the last pass: the steps after the passes ran too (gold, summary)
+  };
+  // Stages one part of a rebuild, inside the caller's transaction (none of its own): the steps
+  // before the passes (those that fill the lake's staged tables only in the first part), one pass,
+  // and when it is the last (or none is left) the steps after the passes. The caller commits the
+  // part with its position (pass_to), so that a later part resumes after it; the last part is
+  // then published like Stage()'s.
+  Result<PartStaged> StagePart(const Part& part);
   // Applies the staged rows to the live tables. Call inside the publish transaction.
   Status Publish();
   // Drops this run's staging tables (and any other orphan). Safe to call after a failure.
-  Status DropStaging();
+  // keep_parts: keeps the lake's staged bronze tables (a rebuild in parts resumes from them).
+  Status DropStaging(bool keep_parts = false);
   // Honours the fault injection for a step the caller runs itself.
   Status CheckFault(std::string_view step);
 
@@ -65,15 +89,15 @@ class Pipeline {
   const std::vector<std::pair<std::string, double>>& timings() const { return timings_; }
 
  private:
-  // The length of a pass (see Passes), in ms.
-  static constexpr int64_t kPassMs = 7 * 86'400'000LL;
   // The timestamp ranges [PA, PB) that the per-pass steps (compute_predictions and its range) run
-  // over, one after the other: for an update or a rebuild, [max(S, C), F) in parts of kPassMs, in
+  // over, one after the other: for an update or a rebuild, [max(S, C), F) in parts of pass_ms, in
   // order, so that the rows are staged in timestamp order and one statement never holds more than
   // a pass's predictions (a whole 10M-prediction history did not fit the default memory limit);
   // for a rollback, one pass over every timestamp. A window longer than one pass is first cut to
   // the span of its predictions (range_prediction_passes.sql).
-  Result<std::vector<std::pair<int64_t, int64_t>>> Passes();
+  Result<std::vector<std::pair<int64_t, int64_t>>> Passes(int64_t pass_ms);
+  // Stage() and StagePart(): part null for the whole window in one transaction of its own.
+  Status StageSteps(const Part* part, PartStaged* staged);
   Status RunStep(std::string_view name, int index, int total);
   Status RunStepBody(std::string_view name, int index, int total);
   Status RunParams(std::string_view name, const std::string& sql);

@@ -1,6 +1,7 @@
 #include "jobs/etl.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 
 namespace predlake::jobs {
@@ -34,24 +35,45 @@ Result<int64_t> EtlChunkPosition(lake::Lake& lake, const etl::UpdateOptions& opt
   return rebuild ? checkpoint->start_ms : checkpoint->checkpoint_ms;
 }
 
+// True when the chunked job builds from the start (a rebuild, a first run, a start moved earlier)
+// over a window longer than one chunk: then it runs as a rebuild in parts
+// (etl::UpdateOptions::in_parts).
+Result<bool> BuildsInParts(lake::Lake& lake, const EtlRequest& request) {
+  const bool rebuild = request.job == EtlJob::kRebuild;
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  ASSIGN_OR_RETURN(int64_t position, EtlChunkPosition(lake, request.options, true));
+  if (!rebuild && checkpoint && position >= checkpoint->start_ms) return false;
+  ASSIGN_OR_RETURN(etl::Frontier frontier, etl::ComputeFrontier(lake));
+  if (!frontier.frontier_ms) return false;  // the job itself says what is missing
+  const int64_t end = std::min(*frontier.frontier_ms, request.options.to_ms.value_or(INT64_MAX));
+  return position < end - request.chunk_ms;
+}
+
 Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& request) {
   const std::string command = EtlCommand(request.job);
   ASSIGN_OR_RETURN(Writer writer, Writer::Open(env, command));
   EtlJob job = request.job;
+  ASSIGN_OR_RETURN(const bool in_parts, BuildsInParts(writer.lake(), request));
   etl::RunReport last;
   for (int chunk = 0;; ++chunk) {
     etl::UpdateOptions options = request.options;
-    // Every chunk is a run of the command that was asked for (docs/runs.md): a rebuild's later
-    // chunks are incremental updates, recorded and reported as "etl rebuild".
+    // Every chunk is a run of the command that was asked for (docs/runs.md).
     options.command = command;
-    ASSIGN_OR_RETURN(int64_t position,
-                     EtlChunkPosition(writer.lake(), options, job == EtlJob::kRebuild));
     std::optional<int64_t> chunk_end;
-    if (!options.to_ms || position < *options.to_ms - request.chunk_ms) {
-      chunk_end = position + request.chunk_ms;
+    if (in_parts) {
+      // The whole window as one rebuild, staged one pass per run (etl.hpp, in_parts).
+      options.in_parts = true;
+      options.part_ms = request.part_ms;
+    } else {
+      ASSIGN_OR_RETURN(int64_t position, EtlChunkPosition(writer.lake(), options, false));
+      if (!options.to_ms || position < *options.to_ms - request.chunk_ms) {
+        chunk_end = position + request.chunk_ms;
+      }
+      if (chunk_end) options.to_ms = chunk_end;
     }
-    if (chunk_end) options.to_ms = chunk_end;
-    if (chunk == 0 && chunk_end) RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
+    if (chunk == 0 && (in_parts || chunk_end)) {
+      RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
+    }
     ASSIGN_OR_RETURN(last,
                      writer.Run<etl::RunReport>(
                          command, [&](lake::Lake& lake, lake::Run& run) -> Result<etl::RunReport> {
@@ -61,10 +83,13 @@ Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& req
                            return job == EtlJob::kRebuild ? etl::Rebuild(lake, run, options)
                                                           : etl::Update(lake, run, options);
                          }));
-    // The last chunk reaches the requested end, or stops short of its own at the frontier.
-    if (!chunk_end || !last.changed || last.checkpoint_after_ms.value_or(0) < *chunk_end) break;
+    if (in_parts) {
+      if (!last.more) break;
+    } else if (!chunk_end || !last.changed || last.checkpoint_after_ms.value_or(0) < *chunk_end) {
+      // The last chunk reaches the requested end, or stops short of its own at the frontier.
+      break;
+    }
     if (request.on_chunk) request.on_chunk(last);
-    job = EtlJob::kUpdate;
   }
   writer.ExportAfterPublish();
   return last;

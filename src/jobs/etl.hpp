@@ -24,6 +24,10 @@ struct EtlRequest {
   // kUpdate and kRebuild: lake_ss.checkpoint_period; the window runs in chunks of this length, one
   // run each (see RunEtl). 0: one window.
   int64_t chunk_ms = 0;
+  // The length of a part of a rebuild in parts (below); 0: a pass of the rebuild
+  // (etl::Pipeline::kPassMs, 7 days). Shorter parts are for tests: each costs a fixed share of the
+  // history's size (docs/scale.md).
+  int64_t part_ms = 0;
   // Called with the report of every chunk but the last; may be empty.
   std::function<void(const etl::RunReport&)> on_chunk;
 };
@@ -33,13 +37,17 @@ struct EtlRequest {
 // "no lake at DIR" and nothing is created (env.create is ignored). The progress line is finished
 // before returning.
 //
-// With chunk_ms > 0, kUpdate and kRebuild run as runs of at most chunk_ms each, on one open lake:
-// the first is the job itself up to min(to, P + chunk_ms) (P: the checkpoint for kUpdate, the start
-// for kRebuild or when the start moved earlier), each later one an incremental update of the next
-// chunk (etl::Update), until a run reaches the requested end or stops short of its chunk's end (the
-// frontier). Every chunk is a run named EtlCommand(job), a rebuild's later chunks included. Every
-// chunk publishes with its checkpoint, so a kill loses at most one; the next run resumes. The
-// result is the last chunk's report; an error ends the job with it, earlier chunks committed.
+// With chunk_ms > 0, kUpdate and kRebuild run as runs of at most chunk_ms each, on one open lake.
+// A job that builds from the start (kRebuild; kUpdate without a checkpoint or after the start moved
+// earlier) over a window longer than chunk_ms is one rebuild of the whole window in parts
+// (etl::UpdateOptions::in_parts): each run stages one part (part_ms, by default one 7-day pass of
+// the rebuild) into the lake's staged tables and commits it with its position, the last run
+// publishes; a kill or an error loses at most the part in flight, and the
+// same command run again resumes after the last committed part. Any other kUpdate runs from the
+// checkpoint P in incremental chunks up to min(to, P + chunk_ms), each publishing with its
+// checkpoint, until a run reaches the requested end or stops short of its chunk's end (the
+// frontier). Every chunk is a run named EtlCommand(job). The result is the last chunk's report; an
+// error ends the job with it, earlier chunks committed.
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request);
 
 }  // namespace predlake::jobs

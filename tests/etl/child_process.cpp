@@ -18,7 +18,8 @@ ChildOutcome RunChild(const ChildJob& job) {
   spec.drop_env = {"PREDLAKE_KILL_AT=", "PREDLAKE_FAIL_AT=", "PREDLAKE_ETL_CHILD", "GTEST_"};
   spec.env = {"PREDLAKE_ETL_CHILD_DIR=" + job.lake_dir, "PREDLAKE_ETL_CHILD_JOB=" + job.job,
               "PREDLAKE_ETL_CHILD_ARG=" + std::to_string(job.arg_ms),
-              "PREDLAKE_ETL_CHILD_ST=" + std::to_string(job.st_ms)};
+              "PREDLAKE_ETL_CHILD_ST=" + std::to_string(job.st_ms),
+              "PREDLAKE_ETL_CHILD_PART=" + std::to_string(job.part_ms)};
   if (!job.kill_at.empty()) spec.env.push_back("PREDLAKE_KILL_AT=" + job.kill_at);
   spec.quiet = !std::getenv("PREDLAKE_ETL_VERBOSE");
   test_support::ChildStatus status = test_support::RunChild(spec);
@@ -49,6 +50,10 @@ TEST(EtlChildProcess, Run) {
   options.faults = FaultInjection::FromEnv();
   options.st_ms = st;
   if (arg != 0) options.to_ms = arg;
+  if (const char* part = std::getenv("PREDLAKE_ETL_CHILD_PART"); part && std::atoll(part) > 0) {
+    options.in_parts = true;
+    options.part_ms = std::atoll(part);
+  }
   Result<RunReport> report = Status::Internal("unknown child job " + job);
   if (job == "update") report = Update(**lake, options);
   if (job == "rebuild") report = Rebuild(**lake, options);

@@ -14,6 +14,8 @@ struct ChildJob {
   int64_t arg_ms = 0;  // --to for update (0: none), --from for drop / raw_drop
   int64_t st_ms = 0;
   std::string kill_at;  // PREDLAKE_KILL_AT for the child
+  // "rebuild" in parts of this length (UpdateOptions::in_parts); 0: one window.
+  int64_t part_ms = 0;
 };
 
 enum class ChildOutcome { kSucceeded, kFailed, kKilled, kOther };
