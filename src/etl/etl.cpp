@@ -467,6 +467,20 @@ Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake) {
   return out;
 }
 
+Result<std::vector<WaitingEvents>> WaitingFromRawInSlots(lake::Lake& lake, int64_t lo, int64_t hi) {
+  std::vector<WaitingEvents> out;
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  if (!checkpoint) return out;
+  out = {{"pdr_payouts", 0, std::nullopt}, {"pdr_truevals", 0, std::nullopt}};
+  ASSIGN_OR_RETURN(std::string sql, RenderStep("waiting", {{"S", checkpoint->start_ms},
+                                                           {"C", checkpoint->checkpoint_ms},
+                                                           {"lo", lo},
+                                                           {"hi", hi}}));
+  ASSIGN_OR_RETURN(auto result, lake.conn().Query(sql, "etl: count waiting updates"));
+  RETURN_IF_ERROR(AddWaiting(result, out));
+  return out;
+}
+
 std::string DescribeStepTimes(const RunReport& report) {
   std::string steps;
   for (const auto& [step, ms] : report.step_ms) {

@@ -176,6 +176,12 @@ Result<std::vector<WaitingEvents>> Waiting(lake::Lake& lake);
 // the lake (validate compares the two; the property tests assert they agree).
 Result<std::vector<WaitingEvents>> WaitingFromRaw(lake::Lake& lake);
 
+// WaitingFromRaw's count of the events whose slot is in [lo, hi] (lo > hi: those whose slot is
+// NULL), looking for their rows in the same slots: summed over ranges that cover every slot, it is
+// WaitingFromRaw (validate reads only the ranges its certificates cannot vouch for). Both tables
+// listed, with 0 events when none. Read-only.
+Result<std::vector<WaitingEvents>> WaitingFromRawInSlots(lake::Lake& lake, int64_t lo, int64_t hi);
+
 // True when the maintained set (predlake_waiting) is current for the checkpoint as it is now: the
 // last publish maintained it. False without a checkpoint.
 Result<bool> WaitingIsCurrent(lake::Lake& lake);

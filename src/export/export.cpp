@@ -369,6 +369,10 @@ class Exporter {
   Result<nlohmann::json> ExportWhole(std::string_view table, std::string_view kind);
   Status CopyDays(const ExportTable& table, const std::vector<std::string>& days, bool all_days,
                   std::map<std::string, Part>& parts);
+  // One COPY of CopyDays: `days` (sorted; every day of the table when `all_days`) through the
+  // staging folder .copy/STAGING_NAME.
+  Status CopyDayBatch(const ExportTable& table, const std::vector<std::string>& days, bool all_days,
+                      const std::string& staging_name, std::map<std::string, Part>& parts);
   Status WriteHours(const ExportTable& table, const std::string& day,
                     const std::map<std::string, Part>& before, Part& part,
                     lake::TableCounts& counts);
@@ -654,6 +658,10 @@ Result<std::optional<std::map<std::string, DayStats>>> Exporter::RecordedStats(
 // lake; 10,000 and 50,000 did no better). Not part of the layout: readers take any row groups.
 constexpr int64_t kPartitionedRowGroupRows = 20'000;
 constexpr int64_t kHourMs = 3'600'000;
+// How many days one partitioned COPY writes (CopyDays): what it holds in memory follows this, not
+// the length of the history. A week: the first export of the 1.5M lake (18 days) peaked at
+// 716 MB in one COPY.
+constexpr size_t kCopyDaysAtOnce = 7;
 // How many of a table's newest days are held in hours (ExportPartitioned).
 constexpr int64_t kHourDays = 2;
 
@@ -661,9 +669,29 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
                           bool all_days, std::map<std::string, Part>& parts) {
   if (days.empty()) return Status::Ok();
   RETURN_IF_ERROR(ReachCopyStep());
+  std::vector<std::string> sorted = days;
+  std::sort(sorted.begin(), sorted.end());
+  // A few days per COPY: DuckDB's partitioned write holds the rows of every day it has open until
+  // it flushes them, so one COPY of a whole table held most of the table (the first export of
+  // the 10M lake peaked at 1,061 MB at the default 1 GB memory_limit).
+  const size_t batches = (sorted.size() + kCopyDaysAtOnce - 1) / kCopyDaysAtOnce;
+  for (size_t b = 0; b < batches; ++b) {
+    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(b * kCopyDaysAtOnce);
+    const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(
+                                           std::min(sorted.size(), (b + 1) * kCopyDaysAtOnce));
+    RETURN_IF_ERROR(CopyDayBatch(
+        table, std::vector<std::string>(first, last), all_days && batches == 1,
+        std::string(table.name) + (batches == 1 ? "" : "." + std::to_string(b)), parts));
+  }
+  return Status::Ok();
+}
+
+Status Exporter::CopyDayBatch(const ExportTable& table, const std::vector<std::string>& days,
+                              bool all_days, const std::string& staging_name,
+                              std::map<std::string, Part>& parts) {
   // DuckDB writes a partitioned COPY into an empty folder; the days it writes are then moved
   // beside the linked ones.
-  const fs::path staging = tmp_ / ".copy" / std::string(table.name);
+  const fs::path staging = tmp_ / ".copy" / staging_name;
   std::error_code ec;
   fs::create_directories(staging.parent_path(), ec);
   if (ec) return FileError("create", staging.parent_path(), ec.value());
@@ -671,9 +699,7 @@ Status Exporter::CopyDays(const ExportTable& table, const std::vector<std::strin
   const bool own_day = table.partitioning == Partitioning::kByDayColumn;
   std::string where = "TRUE";
   if (!all_days) {
-    std::vector<std::string> sorted = days;
-    std::sort(sorted.begin(), sorted.end());
-    ASSIGN_OR_RETURN(where, DaysFilter(table, sorted));
+    ASSIGN_OR_RETURN(where, DaysFilter(table, days));
   }
   PhaseTimer timer(report_.write_s, report_.write_cpu_s);
   ASSIGN_OR_RETURN(

@@ -95,6 +95,9 @@ class Checker {
   // `order_by`.
   Status FillParts(CheckResult& check, const std::vector<std::string>& parts,
                    const std::string& order_by, CheckStatus on_found = CheckStatus::kFail);
+  // FillParts' reads, adding to the check's count and examples (its status is left alone).
+  Status AddParts(CheckResult& check, const std::vector<std::string>& parts,
+                  const std::string& order_by);
   // Appends the first findings of `bad_sql`, ordered by `order_by`, while the check has room for
   // examples (ValidateOptions::max_examples).
   Status AddExamples(CheckResult& check, const std::string& bad_sql, const std::string& order_by);
@@ -126,10 +129,15 @@ class Checker {
     bool parity_same = false;
     bool payouts_reached = false;
     bool payouts_in_bronze = false;
+    bool bronze_in_window = false;  // every bronze row of the range is in [start, checkpoint)
   };
   // The certificates of `range` over the whole processed window, computed once per range;
   // nullopt where they do not apply (the NULL-slot range, no checkpoint, no bronze or payouts).
   Result<std::optional<RangeSums>> RangeSumsOf(const SlotRange& range);
+  // True when the certificates of `range` (RangeSumsOf, waiting_sums.sql) show that no update
+  // event of the range waits for its row, from raw or in the maintained set: every payout and
+  // trueval of the window reached its built row in the range, and none is maintained as waiting.
+  Result<bool> NothingWaitsIn(const SlotRange& range);
 
   const TableRef* Find(std::string_view name) const {
     for (const TableRef& t : tables_) {
@@ -264,6 +272,14 @@ Status Checker::AddExamples(CheckResult& check, const std::string& bad_sql,
 Status Checker::FillParts(CheckResult& check, const std::vector<std::string>& parts,
                           const std::string& order_by, CheckStatus on_found) {
   check.count = 0;
+  RETURN_IF_ERROR(AddParts(check, parts, order_by));
+  // Informational checks never pass or fail: they report what they found, even nothing.
+  SetStatus(check, on_found);
+  return Status::Ok();
+}
+
+Status Checker::AddParts(CheckResult& check, const std::vector<std::string>& parts,
+                         const std::string& order_by) {
   for (const std::string& part : parts) {
     ASSIGN_OR_RETURN(auto count, conn_.QueryInt(CheckSql("findings_count", {{"findings", part}}),
                                                 "validate " + check.name));
@@ -272,8 +288,6 @@ Status Checker::FillParts(CheckResult& check, const std::vector<std::string>& pa
     // large lake most of a passing check's time).
     if (count.value_or(0) > 0) RETURN_IF_ERROR(AddExamples(check, part, order_by));
   }
-  // Informational checks never pass or fail: they report what they found, even nothing.
-  SetStatus(check, on_found);
   return Status::Ok();
 }
 
@@ -358,9 +372,31 @@ Result<std::optional<Checker::RangeSums>> Checker::RangeSumsOf(const SlotRange& 
   auto chunk = result.NextChunk();
   if (!chunk || chunk->size() != 1) return Status::Internal("validate: no range sums");
   auto flag = [&](size_t col) { return !chunk->IsNull(col, 0) && chunk->GetBool(col, 0); };
-  RangeSums sums{chunk->GetInt64(0, 0), chunk->GetInt64(1, 0), flag(2), flag(3), flag(4)};
+  RangeSums sums{chunk->GetInt64(0, 0), chunk->GetInt64(1, 0), flag(2), flag(3), flag(4), flag(5)};
   range_sums_.emplace(key, sums);
   return std::optional(sums);
+}
+
+Result<bool> Checker::NothingWaitsIn(const SlotRange& range) {
+  if (range.all || range.nulls()) return false;
+  ASSIGN_OR_RETURN(std::optional<RangeSums> sums, RangeSumsOf(range));
+  if (!sums || !sums->payouts_reached) return false;
+  const TableRef* slots = Find(kBronzeSlots);
+  if (slots == nullptr || !slots->HasColumn("trueval_timestamp") || !Find("pdr_truevals") ||
+      !Find("predlake_waiting")) {
+    return false;
+  }
+  ASSIGN_OR_RETURN(
+      auto result,
+      conn_.Query(
+          CheckSql("waiting_sums", {{"start_ms", std::to_string(checkpoint_->start_ms)},
+                                    {"checkpoint_ms", std::to_string(checkpoint_->checkpoint_ms)},
+                                    {"in_range", InRange("slot", range)},
+                                    {"bronze_slots", QuoteIdent(kBronzeSlots)}}),
+          "validate: waiting sums"));
+  auto chunk = result.NextChunk();
+  if (!chunk || chunk->size() != 1) return Status::Internal("validate: no waiting sums");
+  return !chunk->IsNull(0, 0) && chunk->GetBool(0, 0) && chunk->GetInt64(1, 0) == 0;
 }
 
 Status Checker::ResolveSince() {
@@ -493,13 +529,6 @@ Status Checker::DuplicateIds() {
     return CheckSql("changed_ids", {{"table", QuoteIdent(s.table->name)},
                                     {"changed", "(" + *s.changed + ") AND " + condition}});
   };
-  std::vector<std::string> parts;
-  std::string whole;
-  for (const Scan& s : scans) {
-    if (!s.by_slot)
-      whole += (whole.empty() ? "" : " UNION ALL ") + part(s, changed_ids(s, "TRUE"), "");
-  }
-  if (!whole.empty()) parts.push_back(whole);
   const bool by_slot =
       std::any_of(scans.begin(), scans.end(), [](const Scan& s) { return s.by_slot; });
   std::vector<SlotRange> ranges;
@@ -514,27 +543,63 @@ Status Checker::DuplicateIds() {
   // range groups every copy of the IDs that have one (read by ID, so a copy with a slot is counted
   // with it; with no row without a slot, DuckDB's statistics skip both reads). One range of the
   // whole table groups every copy. Incremental: of the IDs of the changed rows in the range.
+  auto ranged_part = [&](const Scan& s, const SlotRange& r) {
+    const std::string without_slot = CheckSql("ids_without_slot", {{"from", s.from}});
+    if (r.all) return part(s, changed_ids(s, "TRUE"), "");
+    if (r.nulls()) {
+      return part(
+          s, changed_ids(s, "ID IN (" + without_slot + ")") + " AND ID IN (" + without_slot + ")",
+          "");
+    }
+    return part(s, InRange("slot", r) + " AND " + changed_ids(s, InRange("slot", r)),
+                " AND ID NOT IN (" + without_slot + ")");
+  };
+  // The full check groups the raw predictions first. Where they hold no copy, a range whose
+  // certificates (RangeSumsOf) show bronze equal to raw, every bronze row in the window and every
+  // payout among the paid bronze rows has no copy in bronze or the payouts either: those two, most
+  // of the rows the check read, are grouped only in the other ranges.
+  const std::string raw_predictions(lake::kPredictionsTable.name);
+  auto is_raw = [&](const Scan& s) { return s.by_slot && s.table->name == raw_predictions; };
+  const bool raw_first = !incremental() && !ranges.empty() && !ranges.front().all &&
+                         std::any_of(scans.begin(), scans.end(), is_raw);
+  check.count = 0;
+  if (raw_first) {
+    std::vector<std::string> raw_parts;
+    for (const SlotRange& r : ranges) {
+      for (const Scan& s : scans) {
+        if (is_raw(s)) raw_parts.push_back(ranged_part(s, r));
+      }
+    }
+    RETURN_IF_ERROR(AddParts(check, raw_parts, "table_name, ID"));
+  }
+  const bool raw_has_no_copy = raw_first && check.count == 0;
+  std::vector<std::string> parts;
+  std::string whole;
+  for (const Scan& s : scans) {
+    if (!s.by_slot)
+      whole += (whole.empty() ? "" : " UNION ALL ") + part(s, changed_ids(s, "TRUE"), "");
+  }
+  if (!whole.empty()) parts.push_back(whole);
   for (const SlotRange& r : ranges) {
+    bool bronze_vouched = false;
+    bool payouts_vouched = false;
+    if (raw_has_no_copy && !r.nulls()) {
+      ASSIGN_OR_RETURN(std::optional<RangeSums> sums, RangeSumsOf(r));
+      bronze_vouched = sums && sums->parity_same && sums->bronze_in_window;
+      payouts_vouched = bronze_vouched && sums->payouts_in_bronze;
+    }
     std::string ranged;
     for (const Scan& s : scans) {
-      if (!s.by_slot) continue;
-      const std::string without_slot = CheckSql("ids_without_slot", {{"from", s.from}});
-      std::string one;
-      if (r.all) {
-        one = part(s, changed_ids(s, "TRUE"), "");
-      } else if (r.nulls()) {
-        one = part(
-            s, changed_ids(s, "ID IN (" + without_slot + ")") + " AND ID IN (" + without_slot + ")",
-            "");
-      } else {
-        one = part(s, InRange("slot", r) + " AND " + changed_ids(s, InRange("slot", r)),
-                   " AND ID NOT IN (" + without_slot + ")");
-      }
-      ranged += (ranged.empty() ? "" : " UNION ALL ") + one;
+      if (!s.by_slot || (raw_first && is_raw(s))) continue;
+      if (bronze_vouched && s.table->name == kBronzePredictions) continue;
+      if (payouts_vouched && s.table->name == lake::kPayoutsTable.name) continue;
+      ranged += (ranged.empty() ? "" : " UNION ALL ") + ranged_part(s, r);
     }
     if (!ranged.empty()) parts.push_back(ranged);
   }
-  return FillParts(check, parts, "table_name, ID");
+  RETURN_IF_ERROR(AddParts(check, parts, "table_name, ID"));
+  SetStatus(check, CheckStatus::kFail);
+  return Status::Ok();
 }
 
 Status Checker::RawRowsOutsideWatermark() {
@@ -1051,7 +1116,31 @@ Status Checker::WaitingUpdatesMaintained() {
     return Status::Ok();
   }
   ASSIGN_OR_RETURN(auto kept, etl::Waiting(lake_));
-  ASSIGN_OR_RETURN(auto full, etl::WaitingFromRaw(lake_));
+  // From raw one slot range at a time (their sum is etl::WaitingFromRaw), leaving out the ranges
+  // whose certificates show that nothing waits in them, from raw or maintained (NothingWaitsIn:
+  // the anti-joins of the computation from raw were most of the check's time).
+  std::vector<etl::WaitingEvents> full = {{"pdr_payouts", 0, std::nullopt},
+                                          {"pdr_truevals", 0, std::nullopt}};
+  ASSIGN_OR_RETURN(std::vector<SlotRange> ranges, SlotRanges(true));
+  for (const SlotRange& r : ranges) {
+    ASSIGN_OR_RETURN(bool nothing_waits, NothingWaitsIn(r));
+    if (nothing_waits) continue;
+    std::vector<etl::WaitingEvents> part;
+    if (r.all) {
+      ASSIGN_OR_RETURN(part, etl::WaitingFromRaw(lake_));
+    } else {
+      ASSIGN_OR_RETURN(part, etl::WaitingFromRawInSlots(lake_, r.lo, r.hi));
+    }
+    for (const etl::WaitingEvents& p : part) {
+      auto it = std::find_if(full.begin(), full.end(),
+                             [&](const etl::WaitingEvents& f) { return f.table == p.table; });
+      if (it == full.end()) it = full.insert(full.end(), {p.table, 0, std::nullopt});
+      it->events += p.events;
+      if (p.oldest_ms && (!it->oldest_ms || *p.oldest_ms < *it->oldest_ms)) {
+        it->oldest_ms = p.oldest_ms;
+      }
+    }
+  }
   auto text = [](std::optional<int64_t> ms) -> std::optional<std::string> {
     if (!ms) return std::nullopt;
     return FormatTime(*ms);

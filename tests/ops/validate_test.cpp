@@ -367,6 +367,39 @@ TEST_F(ValidateTest, DamageThatKeepsTheCountsIsFoundByParityAndStale) {
   }
 }
 
+// The certificates that spare duplicate_ids and waiting_updates_maintained their reads vouch only
+// for undamaged ranges: copies that replace other rows of their range (every count stays) and
+// built rows renamed so that their updates wait (the counts of paid predictions and of slots with
+// a trueval stay) are found, in week and in ten-minute ranges.
+TEST_F(ValidateTest, DamageThatKeepsTheCountsIsFoundByDuplicatesAndWaiting) {
+  Corrupt(
+      "CREATE TEMP TABLE b AS SELECT * FROM bronze_pdr_predictions WHERE payout IS NULL ORDER BY "
+      "slot, ID LIMIT 2; DELETE FROM bronze_pdr_predictions WHERE ID = (SELECT max(ID) FROM b); "
+      "INSERT INTO bronze_pdr_predictions SELECT * FROM b WHERE ID = (SELECT min(ID) FROM b); "
+      "CREATE TEMP TABLE y AS SELECT * FROM pdr_payouts ORDER BY slot DESC, ID LIMIT 2; DELETE "
+      "FROM pdr_payouts WHERE ID = (SELECT max(ID) FROM y); INSERT INTO pdr_payouts SELECT * FROM "
+      "y WHERE ID = (SELECT min(ID) FROM y); "
+      "UPDATE bronze_pdr_predictions SET ID = ID || '-moved' WHERE ID = (SELECT max(ID) FROM "
+      "bronze_pdr_predictions WHERE payout IS NOT NULL AND ID NOT IN (SELECT ID FROM y)); "
+      "UPDATE bronze_pdr_slots SET ID = ID || '-moved' WHERE ID = (SELECT max(ID) FROM "
+      "bronze_pdr_slots WHERE trueval_timestamp IS NOT NULL)");
+  for (int64_t range_slots : {lake::kPassRangeSlots, int64_t{600}}) {
+    ValidateOptions options;
+    options.range_slots = range_slots;
+    ValidationReport report = ValidateDir(dir_.path(), options);
+    const CheckResult& copies = Get(report, "duplicate_ids");
+    EXPECT_EQ(copies.status, CheckStatus::kFail) << Text(report);
+    EXPECT_EQ(copies.count, 2) << Text(report);
+    std::vector<std::string> tables;
+    for (const auto& row : copies.examples.rows) tables.push_back(row[0].value_or(""));
+    std::sort(tables.begin(), tables.end());
+    EXPECT_EQ(tables, (std::vector<std::string>{"bronze_pdr_predictions", "pdr_payouts"}));
+    const CheckResult& waiting = Get(report, "waiting_updates_maintained");
+    EXPECT_EQ(waiting.status, CheckStatus::kFail) << Text(report);
+    EXPECT_EQ(waiting.count, 2) << Text(report);
+  }
+}
+
 // The full checks join and group one slot range at a time (ValidateOptions::range_slots): ranges
 // of ten minutes across the fixture's two hours, with damage in many ranges and in rows without a
 // slot, find what the checks over the whole lake at once find.
