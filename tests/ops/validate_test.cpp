@@ -68,6 +68,18 @@ class ValidateTest : public ::testing::Test {
     Exec(*lake, sql);
   }
   ValidationReport Run() { return ValidateDir(dir_.path()); }
+  // The full validate of this test's copy read in week-long slot ranges and in ten-minute ones
+  // (most ten-minute ranges hold no update waiting for a row, so their certificates agree unless
+  // the damage is in them).
+  std::vector<ValidationReport> RunInWeekAndTenMinuteRanges() {
+    std::vector<ValidationReport> reports;
+    for (int64_t range_slots : {lake::kPassRangeSlots, int64_t{600}}) {
+      ValidateOptions options;
+      options.range_slots = range_slots;
+      reports.push_back(ValidateDir(dir_.path(), options));
+    }
+    return reports;
+  }
   // The mark of `lake` as it stands, but with the payouts' watermark at `from`: the payouts from
   // then on count as changed since it.
   static ValidateMark MarkWithPayoutsFrom(lake::Lake& lake, int64_t from) {
@@ -349,12 +361,7 @@ TEST_F(ValidateTest, DamageThatKeepsTheCountsIsFoundByParityAndStale) {
       "SET payout = CASE WHEN ID = (SELECT paid FROM moved) THEN NULL ELSE (SELECT max(payout) "
       "FROM bronze_pdr_predictions) END WHERE ID IN (SELECT paid FROM moved UNION ALL SELECT "
       "unpaid FROM moved)");
-  // Ten-minute ranges too: most of them hold no update waiting for a row, so their sums agree
-  // unless the damage is in them.
-  for (int64_t range_slots : {lake::kPassRangeSlots, int64_t{600}}) {
-    ValidateOptions options;
-    options.range_slots = range_slots;
-    ValidationReport report = ValidateDir(dir_.path(), options);
+  for (const ValidationReport& report : RunInWeekAndTenMinuteRanges()) {
     const CheckResult& parity = Get(report, "bronze_raw_parity");
     EXPECT_EQ(parity.status, CheckStatus::kFail) << Text(report);
     EXPECT_EQ(parity.count, 2);
@@ -383,10 +390,7 @@ TEST_F(ValidateTest, DamageThatKeepsTheCountsIsFoundByDuplicatesAndWaiting) {
       "bronze_pdr_predictions WHERE payout IS NOT NULL AND ID NOT IN (SELECT ID FROM y)); "
       "UPDATE bronze_pdr_slots SET ID = ID || '-moved' WHERE ID = (SELECT max(ID) FROM "
       "bronze_pdr_slots WHERE trueval_timestamp IS NOT NULL)");
-  for (int64_t range_slots : {lake::kPassRangeSlots, int64_t{600}}) {
-    ValidateOptions options;
-    options.range_slots = range_slots;
-    ValidationReport report = ValidateDir(dir_.path(), options);
+  for (const ValidationReport& report : RunInWeekAndTenMinuteRanges()) {
     const CheckResult& copies = Get(report, "duplicate_ids");
     EXPECT_EQ(copies.status, CheckStatus::kFail) << Text(report);
     EXPECT_EQ(copies.count, 2) << Text(report);
