@@ -598,6 +598,74 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
   EXPECT_FALSE(ValidateMark::FromJson("{\"run_id\": \"x\"}"));
 }
 
+// Incremental slot_gaps, raw_rows_outside_watermark and duplicate_ids read the change with
+// constant bounds on `slot` and `timestamp` (so that their cost follows the change, not the lake):
+// damage in the change is found, damage before it only by the full validate, and rows past the
+// watermark or before the start are found either way.
+TEST_F(ValidateTest, IncrementalSlotGapsRawRowsAndCandleCopiesFollowTheChange) {
+  const int64_t mid = kFixtureStartMs + 3'600'000;
+  const std::string m = std::to_string(mid);
+  const std::string stream = "pdr_ohlcv:binance:BTC/USDT:5m";
+  const int64_t candles_end = kFixtureStartMs + 7'200'000;
+  ValidateMark mark;
+  {
+    auto lake = OpenTestLake(dir_.path());
+    ASSERT_NE(lake, nullptr);
+    Exec(*lake, "INSERT INTO pdr_ohlcv SELECT 'binance|BTC/USDT|5m|' || t, 'binance', "
+                "'BTC/USDT', '5m', t, 1, 1, 1, 1, 1 FROM range(" +
+                    std::to_string(kFixtureStartMs) + ", " + std::to_string(candles_end) +
+                    ", 300000) AS r(t); INSERT INTO predlake_watermarks VALUES ('" + stream +
+                    "', " + std::to_string(kFixtureStartMs) + ", " +
+                    std::to_string(candles_end) + ", 1, 0)");
+    auto now = CurrentMark(*lake);
+    ASSERT_TRUE(now.ok()) << now.status().message();
+    mark = *now;
+    for (const char* table : {"pdr_predictions", "pdr_slots"}) mark.watermarks[table] = mid;
+    mark.watermarks[stream] = mid;
+    // A slot its predictions prove, deleted after mid and before it.
+    for (const std::string& range :
+         {"p.slot * 1000 >= " + std::to_string(mid + 600'000),
+          "p.slot * 1000 < " + std::to_string(kFixtureStartMs + 1'800'000) + " AND p.timestamp < " +
+              m}) {
+      Exec(*lake, "DELETE FROM pdr_slots WHERE ID = (SELECT min(s.ID) FROM pdr_slots AS s JOIN "
+                  "pdr_predictions AS p ON lower(s.ID) = lower(p.contract) || '-' || p.slot "
+                  "WHERE " +
+                      range + ")");
+    }
+    // A prediction past its table's watermark and one before its start, both without a slot.
+    for (const char* at : {"'late-' || p.ID AS ID, watermark_ms + 1", "'early-' || p.ID AS ID, start_ms - 1"}) {
+      Exec(*lake, std::string("INSERT INTO pdr_predictions SELECT p.* REPLACE (") + at +
+                      " AS timestamp, NULL AS slot) FROM (FROM pdr_predictions ORDER BY ID LIMIT "
+                      "1) AS p, (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE "
+                      "table_name = 'pdr_predictions') AS w(start_ms, watermark_ms)");
+    }
+    // A copy of a candle after mid and of one before it.
+    Exec(*lake, "INSERT INTO pdr_ohlcv FROM pdr_ohlcv WHERE timestamp IN (" +
+                    std::to_string(mid + 300'000) + ", " +
+                    std::to_string(kFixtureStartMs + 300'000) + ")");
+  }
+  ValidationReport full = Run();
+  EXPECT_EQ(Get(full, "slot_gaps").count, 2) << Text(full);
+  EXPECT_EQ(Get(full, "raw_rows_outside_watermark").count, 2) << Text(full);
+  EXPECT_EQ(Get(full, "duplicate_ids").count, 2) << Text(full);
+
+  ValidationReport incremental = RunSince(mark);
+  const CheckResult& gaps = Get(incremental, "slot_gaps");
+  EXPECT_EQ(gaps.count, 1) << Text(incremental);
+  ASSERT_EQ(gaps.examples.rows.size(), 1u);
+  EXPECT_GE(std::stoll(*gaps.examples.rows[0][1]) * 1000, mid + 600'000);
+  EXPECT_EQ(Get(incremental, "raw_rows_outside_watermark").count, 2) << Text(incremental);
+  const CheckResult& copies = Get(incremental, "duplicate_ids");
+  EXPECT_EQ(copies.count, 1) << Text(incremental);
+  ASSERT_EQ(copies.examples.rows.size(), 1u);
+  EXPECT_EQ(copies.examples.rows[0][0], "pdr_ohlcv");
+  EXPECT_EQ(copies.examples.rows[0][1], "binance|BTC/USDT|5m|" + std::to_string(mid + 300'000));
+
+  // A stream the mark did not know counts as changed from its start: both copies are found.
+  mark.watermarks.erase(stream);
+  EXPECT_EQ(Get(RunSince(mark), "duplicate_ids").count, 2);
+}
+
 // A rebuild since the mark changes every built row, and in chunks it leaves the first chunk's end
 // as its first run's checkpoint: `validate --incremental` then checks the whole processed window
 // from the start (it began from the first chunk's end before: a bronze row lost in the first chunk
