@@ -4,10 +4,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <array>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -920,10 +920,9 @@ Status Checker::PayoutsWithoutPrediction() {
     }
     // One read of the range counts both kinds.
     auto count = [&]() -> Result<std::array<int64_t, 2>> {
-      ASSIGN_OR_RETURN(auto counts,
-                       conn_.Query(CheckSql("payouts_without_prediction_counts",
-                                            {{"orphans", base(r)}}),
-                                   "validate payouts_without_prediction"));
+      ASSIGN_OR_RETURN(auto counts, conn_.Query(CheckSql("payouts_without_prediction_counts",
+                                                         {{"orphans", base(r)}}),
+                                                "validate payouts_without_prediction"));
       auto chunk = counts.NextChunk();
       if (!chunk || chunk->size() != 1) {
         return Status::Internal("validate payouts_without_prediction: no counts");

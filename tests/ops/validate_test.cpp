@@ -46,6 +46,14 @@ std::string Text(const ValidationReport& report) {
   return out.str();
 }
 
+// Expects each named check of `report` to count what is given.
+void ExpectCounts(const ValidationReport& report,
+                  std::initializer_list<std::pair<const char*, int64_t>> counts) {
+  for (const auto& [name, count] : counts) {
+    EXPECT_EQ(Get(report, name).count, count) << name << "\n" << Text(report);
+  }
+}
+
 // Every test starts from a copy of one fixture lake built by the real ETL.
 class ValidateTest : public ::testing::Test {
  protected:
@@ -565,10 +573,9 @@ TEST_F(ValidateTest, IncrementalFindsDamageInWhatChangedSinceItsMark) {
                std::string(side) + " " + std::to_string(mark.run_id) + ")");
     }
   }
-  ValidationReport full = Run();
-  EXPECT_EQ(Get(full, "bronze_payout_fields_null").count, 2) << Text(full);
-  EXPECT_EQ(Get(full, "payouts_without_prediction").count, 2) << Text(full);
-  EXPECT_EQ(Get(full, "trueval_vs_exchange").count, 2) << Text(full);
+  ExpectCounts(Run(), {{"bronze_payout_fields_null", 2},
+                       {"payouts_without_prediction", 2},
+                       {"trueval_vs_exchange", 2}});
 
   ValidationReport incremental = RunSince(mark);
   const CheckResult& fields = Get(incremental, "bronze_payout_fields_null");
@@ -611,12 +618,12 @@ TEST_F(ValidateTest, IncrementalSlotGapsRawRowsAndCandleCopiesFollowTheChange) {
   {
     auto lake = OpenTestLake(dir_.path());
     ASSERT_NE(lake, nullptr);
-    Exec(*lake, "INSERT INTO pdr_ohlcv SELECT 'binance|BTC/USDT|5m|' || t, 'binance', "
-                "'BTC/USDT', '5m', t, 1, 1, 1, 1, 1 FROM range(" +
-                    std::to_string(kFixtureStartMs) + ", " + std::to_string(candles_end) +
-                    ", 300000) AS r(t); INSERT INTO predlake_watermarks VALUES ('" + stream +
-                    "', " + std::to_string(kFixtureStartMs) + ", " +
-                    std::to_string(candles_end) + ", 1, 0)");
+    Exec(*lake,
+         "INSERT INTO pdr_ohlcv SELECT 'binance|BTC/USDT|5m|' || t, 'binance', "
+         "'BTC/USDT', '5m', t, 1, 1, 1, 1, 1 FROM range(" +
+             std::to_string(kFixtureStartMs) + ", " + std::to_string(candles_end) +
+             ", 300000) AS r(t); INSERT INTO predlake_watermarks VALUES ('" + stream + "', " +
+             std::to_string(kFixtureStartMs) + ", " + std::to_string(candles_end) + ", 1, 0)");
     auto now = CurrentMark(*lake);
     ASSERT_TRUE(now.ok()) << now.status().message();
     mark = *now;
@@ -627,13 +634,15 @@ TEST_F(ValidateTest, IncrementalSlotGapsRawRowsAndCandleCopiesFollowTheChange) {
          {"p.slot * 1000 >= " + std::to_string(mid + 600'000),
           "p.slot * 1000 < " + std::to_string(kFixtureStartMs + 1'800'000) + " AND p.timestamp < " +
               m}) {
-      Exec(*lake, "DELETE FROM pdr_slots WHERE ID = (SELECT min(s.ID) FROM pdr_slots AS s JOIN "
-                  "pdr_predictions AS p ON lower(s.ID) = lower(p.contract) || '-' || p.slot "
-                  "WHERE " +
-                      range + ")");
+      Exec(*lake,
+           "DELETE FROM pdr_slots WHERE ID = (SELECT min(s.ID) FROM pdr_slots AS s JOIN "
+           "pdr_predictions AS p ON lower(s.ID) = lower(p.contract) || '-' || p.slot "
+           "WHERE " +
+               range + ")");
     }
     // A prediction past its table's watermark and one before its start, both without a slot.
-    for (const char* at : {"'late-' || p.ID AS ID, watermark_ms + 1", "'early-' || p.ID AS ID, start_ms - 1"}) {
+    for (const char* at :
+         {"'late-' || p.ID AS ID, watermark_ms + 1", "'early-' || p.ID AS ID, start_ms - 1"}) {
       Exec(*lake, std::string("INSERT INTO pdr_predictions SELECT p.* REPLACE (") + at +
                       " AS timestamp, NULL AS slot) FROM (FROM pdr_predictions ORDER BY ID LIMIT "
                       "1) AS p, (SELECT start_ms, watermark_ms FROM predlake_watermarks WHERE "
@@ -644,10 +653,7 @@ TEST_F(ValidateTest, IncrementalSlotGapsRawRowsAndCandleCopiesFollowTheChange) {
                     std::to_string(mid + 300'000) + ", " +
                     std::to_string(kFixtureStartMs + 300'000) + ")");
   }
-  ValidationReport full = Run();
-  EXPECT_EQ(Get(full, "slot_gaps").count, 2) << Text(full);
-  EXPECT_EQ(Get(full, "raw_rows_outside_watermark").count, 2) << Text(full);
-  EXPECT_EQ(Get(full, "duplicate_ids").count, 2) << Text(full);
+  ExpectCounts(Run(), {{"slot_gaps", 2}, {"raw_rows_outside_watermark", 2}, {"duplicate_ids", 2}});
 
   ValidationReport incremental = RunSince(mark);
   const CheckResult& gaps = Get(incremental, "slot_gaps");
