@@ -302,6 +302,9 @@ class Lake {
   Lake() = default;
   // `has_meta`: the lake has its predlake_meta table (a new lake has none), as the open found.
   Status EnsureSchema(bool has_meta);
+  // OpenEmpty's schema: the same DDL and appended built columns as EnsureSchema on a new lake,
+  // without its checks.
+  Status CreateEmptySchema();
   Status AddMissingColumns();  // part of EnsureSchema's transaction
   // Part of EnsureSchema's transaction, around its DDL: the kUnkeyedTables that still have a
   // primary key (a schema-1 lake) are renamed aside, so that the DDL creates them anew without it;

@@ -98,6 +98,25 @@ TEST_F(LakeTest, AnEmptyLakeHasEveryTableAndTouchesNoDisk) {
   EXPECT_FALSE(fs::exists(dir_));
 }
 
+// OpenEmpty runs the DDL without the writer's checks: its tables, columns, types, defaults and
+// constraints, and its schema version, are those of a new lake on disk.
+TEST_F(LakeTest, AnEmptyLakeHasTheSchemaOfANewOne) {
+  const std::string catalog =
+      "SELECT table_name || '(' || string_agg(column_name || ' ' || data_type || ' ' || "
+      "is_nullable::VARCHAR || ' ' || coalesce(column_default, ''), ', ' ORDER BY column_index) "
+      "|| ')' FROM duckdb_columns() WHERE database_name = current_database() GROUP BY table_name "
+      "UNION ALL SELECT table_name || ' ' || constraint_text FROM duckdb_constraints() WHERE "
+      "database_name = current_database() UNION ALL SELECT key || '=' || value FROM predlake_meta "
+      "WHERE key = 'schema_version' ORDER BY 1";
+  auto empty = Lake::OpenEmpty(dir_, &clock_);
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  const std::string in_memory = Column(**empty, catalog);
+  auto lake = OpenWriter();
+  ASSERT_TRUE(lake);
+  EXPECT_EQ(in_memory, Column(*lake, catalog));
+  EXPECT_NE(in_memory.find("settled_stake"), std::string::npos);
+}
+
 TEST_F(LakeTest, RefusesAFileThatIsNotALake) {
   fs::create_directories(dir_);
   std::string file = (fs::path(dir_) / kDatabaseFile).string();
