@@ -172,10 +172,7 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
 
   run_update(false);
   ASSERT_GT(LakeInt(dir.path(), "SELECT count(*) FROM bronze_pdr_predictions"), 0) << log;
-  // Two steps under the sanitizers: every step runs the same chunked update and backfill code, and
-  // the final run from the earliest start backfills what the steps left (the release tree runs 5).
-  const int steps = kSanitized ? 2 : 5;
-  for (int step = 0; step < steps; ++step) {
+  for (int step = 0; step < 5; ++step) {
     const int64_t action = rng.Uniform(0, 9);
     if (action < 4 && start > earliest) {
       start = earliest + rng.Uniform(0, (start - earliest) / 60'000) * 60'000;  // earlier
