@@ -40,9 +40,10 @@ test-release: release
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The sanitizer tree runs the tests labelled `sanitize` (tests/CMakeLists.txt): each test executable
-# in a few shards (every SQL and unit test but a few slow walks the release tree runs, one seed of each
-# property suite, chosen at compile time) and a subset of the e2e sections; `SAN_LABEL=` runs all of
-# them. The sanitizers' options come with each test (tests/CMakeLists.txt).
+# in a few shards (every unit test but those that repeat what others run, one SQL data file, one seed of
+# each property suite with a shorter schedule, chosen at compile time) and the e2e sections that run code
+# no sanitized unit test runs; `SAN_LABEL=` runs all of them. tests/CMakeLists.txt says what goes where,
+# and gives each test the sanitizers' options.
 SAN_LABEL ?= sanitize
 test-sanitize: sanitize
 	@cd $(SAN_DIR) && ctest --output-on-failure -j $(JOBS) $(if $(SAN_LABEL),-L '^$(SAN_LABEL)$$')

@@ -709,7 +709,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SimResubmitProperty,
                          ::testing::Range(0, std::max(1, SimSeedCount() / 2)));
 
 // Every step of every job, failed on purpose, leaves the lake as it was; the rerun then succeeds
-// and matches a rebuild. One CTest entry per job, so that they run side by side.
+// and matches a rebuild (a sample of the steps under the sanitizers). One CTest entry per job, so
+// that they run side by side.
 enum class FailingJob { kUpdate, kRebuild, kRollback, kRawDrop };
 
 class EtlFailures : public ::testing::TestWithParam<FailingJob> {};
@@ -732,7 +733,15 @@ TEST_P(EtlFailures, EveryStepFailsCleanly) {
   if (job == FailingJob::kRawDrop) steps.push_back("delete_raw");
   size_t injected = 0;
   size_t after_commit = 0;
-  for (const std::string& step : steps) {
+  size_t walked = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string& step = steps[i];
+    // Under the sanitizers every third step, the last two and the one after the commit: a failure
+    // at any step runs the same rollback code, and the walk over all of them is the release tree's.
+    if (test_support::kSanitized && i % 3 != 0 && i + 2 < steps.size() && step != "drop_staging") {
+      continue;
+    }
+    ++walked;
     std::string fingerprint = Fingerprint(*lake);
     State before = Observe(*lake);
     UpdateOptions o = base;
@@ -783,10 +792,10 @@ TEST_P(EtlFailures, EveryStepFailsCleanly) {
                        "LIMIT 1"),
               1);
   }
-  // Every step but the one after the commit failed the run; the job has more than a handful.
+  // Every step walked but the one after the commit failed the run; the job has more than a handful.
   EXPECT_EQ(after_commit, 1u);
-  EXPECT_EQ(injected, steps.size() - 1);
-  EXPECT_GT(injected, 10u);
+  EXPECT_EQ(injected, walked - 1);
+  EXPECT_GT(steps.size(), 10u);
   // After all that, an update to the end equals a rebuild.
   UpdateOptions o;
   o.faults = {};

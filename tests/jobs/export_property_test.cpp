@@ -82,10 +82,13 @@ int64_t Difference(lake::Lake& lake, const exports::Snapshot& snapshot, std::str
                   .ToText();
   std::string select;
   for (const auto& c : cols) select += (select.empty() ? "\"" : ", \"") + *c[0] + "\"";
-  const std::string live = "(SELECT " + select + " FROM " + t + where + ")";
-  const std::string snap = "(SELECT " + select + " FROM read_parquet(" + FileList(files) + "))";
-  return Int(lake, "SELECT (SELECT count(*) FROM (" + live + " EXCEPT ALL " + snap +
-                       ")) + (SELECT count(*) FROM (" + snap + " EXCEPT ALL " + live + "))");
+  // One pass over each side (two EXCEPT ALLs read both twice): each distinct row's count in the
+  // lake less its count in the files, summed in absolute value.
+  return Int(lake,
+             "SELECT coalesce(sum(abs(n)), 0)::BIGINT FROM (SELECT sum(side_) AS n FROM (SELECT " +
+                 select + ", 1 AS side_ FROM " + t + where + " UNION ALL SELECT " + select +
+                 ", -1 FROM read_parquet(" + FileList(files) + ")) GROUP BY " + select +
+                 " HAVING n <> 0)");
 }
 
 // The current snapshot holds exactly the lake's data and ledger.
