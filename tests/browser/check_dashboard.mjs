@@ -38,6 +38,7 @@ import {chromium} from "playwright-core";
 
 import {checkCharts} from "./checks_charts.mjs";
 import {checkTables} from "./checks_tables.mjs";
+import {settle} from "./settle.mjs";
 
 const PERIOD_DEFAULT = "1w";
 const FRESHNESS_FIELDS = ["checkpoint", "frontier", "holding_back", "last_run", "snapshot_age"];
@@ -468,7 +469,7 @@ async function checkContent(where, snap, {csv}) {
 
 async function checkNarrow(where, url, save) {
   await page.setViewportSize(NARROW);
-  await page.waitForTimeout(250);  // layout and the charts' ResizeObserver
+  await settle(page);
   const m = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth,
     inner: window.innerWidth,
@@ -481,7 +482,7 @@ async function checkNarrow(where, url, save) {
     await page.screenshot({path: path.join(shotDir, `${shotName(url)}-narrow.png`), fullPage: true});
   }
   await page.setViewportSize(WIDE);
-  await page.waitForTimeout(100);
+  await settle(page);
 }
 
 function periodOf(href) {

@@ -20,6 +20,8 @@ import fs from "node:fs";
 import path from "node:path";
 import {fileURLToPath} from "node:url";
 
+import {settle} from "./settle.mjs";
+
 const WIDE = {width: 1280, height: 900};
 const NARROW = {width: 390, height: 844};
 const DOCS = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "serve.md");
@@ -63,7 +65,7 @@ export async function checkTables({context, base, fail, shotDir}) {
     await page.setViewportSize(viewport);
     const res = await page.goto(url(p), {waitUntil: "load"});
     if (!res || res.status() !== 200) fail(where, `answered HTTP ${res ? res.status() : "nothing"}`);
-    await page.waitForTimeout(150);
+    await settle(page);
   }
   // The right edge of the first cell of `col` in table #id (header and first row), and whether
   // it is displayed.

@@ -135,7 +135,10 @@ section_readers() {
   stop_holder
 
   # ---- A reader loop during exports only ever sees complete snapshots: each one it opens has every
-  # file its manifest names (superseded snapshots stay for export_grace, longer than a read).
+  # file its manifest names (superseded snapshots stay for export_grace, longer than a read). It
+  # reads as soon as `current` changed, at the switch, and then waits for the next one: each
+  # snapshot stays current for the seconds of the next update and export. (Reading without a
+  # pause took a core from the writer: 47 reads of 0.45 CPU s for its 7 snapshots in one run.)
   write_config lake false 1m
   (
     for i in 1 2 3 4 5 6; do
@@ -146,7 +149,14 @@ section_readers() {
   ) &
   writer=$!
   seen=0
+  read_link=""
   while [ ! -e writer.done ]; do
+    link="$(current lake)"
+    if [ "$link" = "$read_link" ]; then
+      sleep 0.1
+      continue
+    fi
+    read_link="$link"
     set +e
     "$bin" -q query "SELECT count(*) FROM pdr_predictions" --format csv --from-snapshot > loop.out 2> loop.err
     rc=$?
@@ -156,6 +166,7 @@ section_readers() {
   done
   wait "$writer"
   [ "$seen" -gt 0 ] || fail "the reader loop never ran"
+  echo "export: readers: the reader loop opened $seen snapshots during 6 exports"
   run 0 query "SELECT count(*) FROM pdr_predictions" --format csv --from-snapshot
   cp out.txt snap.txt
   run 0 query "SELECT count(*) FROM pdr_predictions" --format csv --from-lake

@@ -28,13 +28,14 @@ lake_ss:
 YAML
 run 0 -q raw import "$fixtures" --from 2024-07-26 --to 1721959200001
 printf 'a,b\n1,x\n2,y\n' > outside.csv
+snapshot > before.txt
 
 # refused NAME RC SQL [ARGS...]: the statement is refused with one line on stderr, nothing on stdout,
-# exit RC, and nothing anywhere changed.
+# exit RC, and nothing anywhere changed since before.txt, taken once before the first refusal (each
+# refusal leaves everything as it was, so its "after" was the next one's "before").
 refused() {
   local name="$1" rc="$2"
   shift 2
-  snapshot > before.txt
   run "$rc" query "$@"
   snapshot > after.txt
   [ ! -s out.txt ] || fail "$name: wrote to stdout: $(cat out.txt)"

@@ -45,9 +45,17 @@ lake_csv() {
     --format csv
 }
 
+# read_watermarks CONFIG: the raw tables' watermarks, "TABLE MS" lines in watermarks.txt, in one run of
+# the binary (each run opens the lake: one per table was a fifth of these sections' runs).
+read_watermarks() {
+  local list
+  list="$(printf "'%s'," $tables)"
+  "$bin" -q -c "$1" query "SELECT table_name, watermark_ms FROM predlake_watermarks
+    WHERE table_name IN (${list%,})" --format csv | tail -n +2 | tr -d '"' | tr ',' ' ' > watermarks.txt
+}
+# watermark TABLE: its watermark in watermarks.txt (empty when it has none).
 watermark() {
-  "$bin" -q -c "$1" query "SELECT watermark_ms FROM predlake_watermarks WHERE table_name = '$2'" \
-    --format csv | tail -1
+  awk -v t="$1" '$1 == t { print $2 }' watermarks.txt
 }
 
 # The candles of a `sim dump pdr_ohlcv` (on stdin) that are final by the exchange's clock: closed
@@ -59,8 +67,9 @@ final_only() {
 # Every raw table equals the ground truth up to its watermark, which is at the indexed head.
 check_equals_dump() {
   local config="$1" head_ms="$2"
+  read_watermarks "$config"
   for table in $tables; do
-    w="$(watermark "$config" "$table")"
+    w="$(watermark "$table")"
     [ "$w" = "$head_ms" ] || fail "$table watermark $w, expected the head $head_ms"
     lake_csv "$config" "$table" "$w" > "lake_$table.csv"
     "$bin" -q -c sim.yaml sim dump "$table" --to "$w" > "dump_$table.csv"
@@ -179,8 +188,9 @@ for _ in 1 2 3 4 5; do
   "$bin" -v -c network.yaml raw update > /dev/null 2> err.txt || fail "raw update: $(tail -3 err.txt)"
   grep '^predlake: retry [0-9]* in [0-9a-z]* (' err.txt >> retries.txt || true
   at_head=1
+  read_watermarks network.yaml
   for table in $tables; do
-    [ "$(watermark network.yaml "$table")" = "$head_ms" ] || at_head=0
+    [ "$(watermark "$table")" = "$head_ms" ] || at_head=0
   done
   [ "$at_head" = 1 ] && break
 done
