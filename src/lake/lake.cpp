@@ -35,6 +35,54 @@ std::string BookSql(
   return FillSql(BookkeepingSql(), stem, values);
 }
 
+// What Lake::Open reads of the catalog (inspect_catalog.sql): whether the database holds
+// predlake_meta, and the catalog's tables as they are now, each table's name and the DDL DuckDB
+// renders for it (its columns' names, order, types, nullability and defaults, and its
+// constraints: what EnsureSchema's DDL and column checks look at).
+struct Inspection {
+  bool has_meta = false;
+  std::string catalog;
+};
+
+Result<Inspection> Inspect(duck::Connection& conn) {
+  ASSIGN_OR_RETURN(auto result, conn.Query(BookSql("inspect_catalog"), "inspect lake"));
+  const auto rows = result.ToText();
+  Inspection out;
+  if (rows.size() == 1 && rows[0].size() == 2) {
+    out.has_meta = rows[0][0].value_or("0") != "0";
+    out.catalog = rows[0][1].value_or("");
+  }
+  return out;
+}
+
+// predlake_meta key: a fingerprint of the schema the last full schema check left (this build's
+// DDL and the catalog's tables, columns and constraints as they then were), recorded by that
+// check. A writer whose build and catalog give the same fingerprint skips the check's DDL
+// (docs/lake.md); any changed, added or missing table or column changes the catalog part, so
+// such a lake still gets the full check.
+constexpr std::string_view kMetaSchemaFingerprint = "schema_fingerprint";
+
+// What a predlake lake records of its schema (read_schema_record.sql).
+struct SchemaRecord {
+  std::optional<int64_t> version;
+  std::optional<std::string> fingerprint;
+};
+
+Result<SchemaRecord> ReadSchemaRecord(duck::Connection& conn) {
+  ASSIGN_OR_RETURN(
+      auto result,
+      conn.Query(BookSql("read_schema_record",
+                         {{"fingerprint_key", duck::QuoteString(kMetaSchemaFingerprint)}}),
+                 "read schema version"));
+  const auto rows = result.ToText();
+  SchemaRecord out;
+  if (rows.size() == 1 && rows[0].size() == 2) {
+    if (rows[0][0]) out.version = std::stoll(*rows[0][0]);
+    out.fingerprint = rows[0][1];
+  }
+  return out;
+}
+
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -250,9 +298,10 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
   }
 
   // Refuse a database that is not ours, or is from a newer predlake, before touching it.
-  ASSIGN_OR_RETURN(auto has_meta,
-                   lake->conn_->QueryInt(BookSql("count_meta_tables"), "inspect lake"));
-  if (has_meta.value_or(0) == 0) {
+  ASSIGN_OR_RETURN(Inspection inspected, Inspect(*lake->conn_));
+  const bool has_meta = inspected.has_meta;
+  SchemaRecord record;
+  if (!has_meta) {
     ASSIGN_OR_RETURN(auto table_count,
                      lake->conn_->QueryInt(BookSql("count_tables"), "inspect lake"));
     if (table_count.value_or(0) > 0) {
@@ -265,16 +314,15 @@ Result<std::unique_ptr<Lake>> Lake::Open(const std::string& lake_dir, const Open
                           " is empty (run `predlake update` to fill it)");
     }
   } else {
-    ASSIGN_OR_RETURN(auto version,
-                     lake->conn_->QueryInt(BookSql("read_schema_version"), "read schema version"));
-    if (version.value_or(0) > kSchemaVersion) {
+    ASSIGN_OR_RETURN(record, ReadSchemaRecord(*lake->conn_));
+    if (record.version.value_or(0) > kSchemaVersion) {
       return Status::Data("the lake at " + lake_dir + " was written by a newer predlake (schema " +
-                          std::to_string(*version) + ", this build knows " +
+                          std::to_string(*record.version) + ", this build knows " +
                           std::to_string(kSchemaVersion) + "); upgrade predlake");
     }
   }
   if (options.mode == Mode::kWrite) {
-    RETURN_IF_ERROR(lake->EnsureSchema(has_meta.value_or(0) > 0));
+    RETURN_IF_ERROR(lake->EnsureSchema(has_meta, record.fingerprint, inspected.catalog));
     RETURN_IF_ERROR(lake->ReconcileAbandonedRuns());
   }
   lake->opened_ = true;
@@ -349,13 +397,6 @@ uint64_t SchemaHash(std::string_view text, uint64_t hash = 14695981039346656037u
   return hash;
 }
 
-// predlake_meta key: a fingerprint of the schema the last full schema check left (this build's
-// DDL and the catalog's tables, columns and constraints as they then were), recorded by that
-// check. A writer whose build and catalog give the same fingerprint skips the check's DDL
-// (docs/lake.md); any changed, added or missing table or column changes the catalog part, so
-// such a lake still gets the full check.
-constexpr std::string_view kMetaSchemaFingerprint = "schema_fingerprint";
-
 // The schema text of a build: each DDL step's name and text, in order, then the built columns it
 // appends.
 std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string>>& steps) {
@@ -368,17 +409,10 @@ std::string BuildSchemaText(const std::vector<std::pair<std::string, std::string
   return text;
 }
 
-// The catalog's tables as they are now: each table's name and the DDL DuckDB renders for it, which
-// holds its columns (names, order, types, nullability, defaults) and constraints: what
-// EnsureSchema's DDL and column checks look at.
+// The catalog's tables as they are now (Inspection::catalog).
 Result<std::string> CatalogText(duck::Connection& conn) {
-  ASSIGN_OR_RETURN(auto tables, conn.Query(BookSql("catalog_tables"), "inspect the schema"));
-  std::string catalog;
-  for (const auto& row : tables.ToText()) {
-    for (const auto& cell : row) catalog.append(cell.value_or("\\N")).push_back('\t');
-    catalog.push_back('\n');
-  }
-  return catalog;
+  ASSIGN_OR_RETURN(Inspection inspected, Inspect(conn));
+  return std::move(inspected.catalog);
 }
 
 // The fingerprint of a build's schema text and a catalog.
@@ -426,7 +460,8 @@ Status Lake::CreateEmptySchema() {
                         "record creation time");
 }
 
-Status Lake::EnsureSchema(bool has_meta) {
+Status Lake::EnsureSchema(bool has_meta, const std::optional<std::string>& recorded,
+                          const std::string& catalog_now) {
   const std::vector<std::pair<std::string, std::string>> steps = SchemaSteps();
   // What this build's check would do: its DDL and the built columns it appends.
   const std::string build_schema = BuildSchemaText(steps);
@@ -434,9 +469,8 @@ Status Lake::EnsureSchema(bool has_meta) {
   // fingerprint covers the catalog, so a table or column changed behind predlake's back (or
   // missing) still gets the full check below.
   if (has_meta) {
-    ASSIGN_OR_RETURN(auto recorded, GetMeta(kMetaSchemaFingerprint));
     if (recorded) {
-      ASSIGN_OR_RETURN(std::string catalog, CatalogText(*conn_));
+      const std::string& catalog = catalog_now;
       const std::string now = SchemaFingerprint(build_schema, catalog);
       if (now == *recorded) return Status::Ok();
       // Builds up to b9fde48 also embedded an empty file 02_raw_tables.sql: a step of its own in

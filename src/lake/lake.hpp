@@ -301,7 +301,10 @@ class Lake {
  private:
   Lake() = default;
   // `has_meta`: the lake has its predlake_meta table (a new lake has none), as the open found.
-  Status EnsureSchema(bool has_meta);
+  // `recorded`: the schema fingerprint the lake records; `catalog_now`: the catalog's text as the
+  // open read it (lake.cpp, Inspection).
+  Status EnsureSchema(bool has_meta, const std::optional<std::string>& recorded,
+                      const std::string& catalog_now);
   // OpenEmpty's schema: the same DDL and appended built columns as EnsureSchema on a new lake,
   // without its checks.
   Status CreateEmptySchema();

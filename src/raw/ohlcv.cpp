@@ -204,10 +204,9 @@ Result<std::map<std::string, std::set<int64_t>>> KnownGaps(lake::Lake& lake, int
   return out;
 }
 
-// Records the streams' health (predlake_ohlcv_streams) and a ban, in one transaction.
-Status RecordStreams(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStream>& streams,
-                     const OhlcvReport& report, int64_t now_ms) {
-  if (streams.empty() && !report.blocked_until_ms) return Status::Ok();
+// Records the streams' health (predlake_ohlcv_streams) and a ban; the caller holds the transaction.
+Status RecordStreamsIn(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStream>& streams,
+                       const OhlcvReport& report, int64_t now_ms) {
   std::map<std::string, const OhlcvStreamFailure*> failed;
   for (const OhlcvStreamFailure& f : report.failures) failed[f.stream] = &f;
   std::string values;
@@ -224,7 +223,6 @@ Status RecordStreams(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvSt
               (ok ? "NULL" : now) + ", " + (ok ? now : "NULL") + ", " + now + ", " +
               std::to_string(run_id) + ")";
   }
-  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
   if (!values.empty()) {
     RETURN_IF_ERROR(lake.conn().Execute(
         "INSERT INTO predlake_ohlcv_streams VALUES " + values +
@@ -241,6 +239,15 @@ Status RecordStreams(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvSt
     std::string why = report.failures.empty() ? std::string() : report.failures.front().error;
     RETURN_IF_ERROR(lake.SetMeta(lake::kMetaExchangeBlockedWhy, why));
   }
+  return Status::Ok();
+}
+
+// RecordStreamsIn in a transaction of its own.
+Status RecordStreams(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStream>& streams,
+                     const OhlcvReport& report, int64_t now_ms) {
+  if (streams.empty() && !report.blocked_until_ms) return Status::Ok();
+  ASSIGN_OR_RETURN(auto tx, duck::Transaction::Begin(lake.conn()));
+  RETURN_IF_ERROR(RecordStreamsIn(lake, run_id, streams, report, now_ms));
   return tx.Commit();
 }
 
@@ -334,8 +341,10 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
   std::vector<PendingCandles> pending;
   size_t pending_candles = 0;
   std::chrono::steady_clock::time_point pending_since;
-  auto flush = [&]() -> Status {
-    if (pending.empty()) return Status::Ok();
+  // `last`: the run's final flush, which also records the streams' health in its transaction (one
+  // commit fewer an hour).
+  auto flush = [&](bool last = false) -> Status {
+    if (pending.empty()) return last ? finish() : Status::Ok();
     std::vector<PendingCandles> pages = std::move(pending);
     pending.clear();
     pending_candles = 0;
@@ -375,7 +384,8 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
             "INSERT INTO predlake_candle_gaps VALUES " + gaps + " ON CONFLICT DO NOTHING",
             "record known candle gaps"));
       }
-      return lake.SetWatermarks(stored_marks, run_id);
+      RETURN_IF_ERROR(lake.SetWatermarks(stored_marks, run_id));
+      return last ? RecordStreamsIn(lake, run_id, streams, report, options.now_ms) : Status::Ok();
     }();
     if (!st.ok()) return st.WithContext(context);
     RETURN_IF_ERROR(tx.Commit());
@@ -503,9 +513,8 @@ Status FetchOhlcv(lake::Lake& lake, int64_t run_id, const std::vector<OhlcvStrea
         "; its feed's subgraph data is stored, without exchange columns until the candles arrive" +
         (outcome.set_aside ? " (asked again at the next run)" : ""));
   }
-  if (Status st = flush(); !st.ok()) return st;
   count_requests();
-  return finish();
+  return flush(true);
 }
 
 }  // namespace predlake::raw
