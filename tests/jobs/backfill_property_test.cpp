@@ -330,22 +330,33 @@ TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
                                        earliest, earliest + 10 * kHourMs, 3 * kHourMs),
                        0, [&](const ChunkProgress& p) { seen.push_back(p); });
   ASSERT_TRUE(report.ok()) << report.status().message();
-  // [0h, 3h), [3h, 6h), [6h, 9h), [9h, 10h): four runs, progress after the first three.
-  EXPECT_EQ(report->chunks, 4);
-  ASSERT_EQ(seen.size(), 3u);
+  // Nothing built yet: the fetch in [0h, 3h), [3h, 6h), [6h, 9h), [9h, 10h), then the ETL as one
+  // rebuild in parts (one 7-day pass here): five runs, progress after each fetch.
+  EXPECT_EQ(report->chunks, 5);
+  ASSERT_EQ(seen.size(), 4u);
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_EQ(seen[i].done, static_cast<int64_t>(i) + 1);
-    EXPECT_EQ(seen[i].left, 3 - static_cast<int64_t>(i));
-    EXPECT_EQ(seen[i].window_end_ms, earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs);
+    EXPECT_EQ(seen[i].left, 4 - static_cast<int64_t>(i));
+    EXPECT_EQ(seen[i].window_end_ms,
+              std::min(earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs,
+                       earliest + 10 * kHourMs));
     EXPECT_GT(seen[i].rows, 0);
   }
-  EXPECT_NE(DescribeChunk(seen[0]).find("chunk 1/4 [2024-07-25T00:00:00Z, 2024-07-25T03:00:00Z)"),
+  EXPECT_NE(DescribeChunk(seen[0]).find("chunk 1/5 [2024-07-25T00:00:00Z, 2024-07-25T03:00:00Z)"),
             std::string::npos)
       << DescribeChunk(seen[0]);
   EXPECT_EQ(LakeInt(dir.path(),
                     "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = "
-                    "'succeeded' AND json_extract(detail, '$.chunk.of')::INT = 4"),
+                    "'succeeded' AND json_extract(detail, '$.chunk.of')::INT = 5 AND NOT "
+                    "json_extract(detail, '$.changed')::BOOLEAN AND "
+                    "json_extract(detail, '$.raw') IS NOT NULL"),
             4);
+  // The last run publishes the whole window.
+  EXPECT_EQ(LakeInt(dir.path(),
+                    "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND "
+                    "json_extract(detail, '$.changed')::BOOLEAN AND window_start_ms = " +
+                        std::to_string(earliest)),
+            1);
   EXPECT_EQ(LakeInt(dir.path(), "SELECT checkpoint_ms FROM predlake_checkpoint"),
             earliest + 10 * kHourMs);
 }
