@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/time.hpp"
 #include "duck/duck.hpp"
@@ -123,7 +122,7 @@ Result<UpdateReport> RunFetchChunk(const UpdateRequest& request, lake::Lake& lak
                                    int64_t from_ms, int64_t end_ms, int64_t now_ms) {
   UpdateReport out;
   RETURN_IF_ERROR(FetchInto(request, lake, run, end_ms, now_ms, out));
-  const int64_t fetched_to = std::min(end_ms, out.raw.end_ms);
+  const int64_t fetched_to = std::max(from_ms, std::min(end_ms, out.raw.end_ms));
   out.etl.run_id = run.id();
   out.etl.command = std::string(kUpdateCommand);
   out.etl.window_start_ms = from_ms;
@@ -276,8 +275,7 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
     ASSIGN_OR_RETURN(std::optional<int64_t> staged_end, StagedPartsEnd(*lake));
     bool resume = false;
     if (staged_end) {
-      ASSIGN_OR_RETURN(resume,
-                       BuildsInParts(*lake, EtlOptions(request, *staged_end), 0, false));
+      ASSIGN_OR_RETURN(resume, BuildsInParts(*lake, EtlOptions(request, *staged_end), 0, false));
     }
     ASSIGN_OR_RETURN(const bool from_start, BuildsFromStart(*lake, request.start_ms));
     if (resume) {
@@ -308,8 +306,8 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
                 [&](lake::Lake& open, lake::Run& run) -> Result<UpdateReport> {
                   run.detail()["chunk"] = {{"index", total.chunks + 1},
                                            {"of", total.chunks + 1 + fetch_left + parts_planned}};
-                  return RunFetchChunk(request, open, run, std::min(position, chunk_end),
-                                       chunk_end, now_ms);
+                  return RunFetchChunk(request, open, run, std::min(position, chunk_end), chunk_end,
+                                       now_ms);
                 }));
         const bool at_head = chunk.raw.end_ms < chunk_end;
         add(std::move(chunk), true);
@@ -320,8 +318,8 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
         if (after <= position) break;  // a chunk that moved nothing
         position = after;
       }
-      ASSIGN_OR_RETURN(const bool in_parts, BuildsInParts(*lake, EtlOptions(request, end_ms),
-                                                          request.chunk_ms, false));
+      ASSIGN_OR_RETURN(const bool in_parts,
+                       BuildsInParts(*lake, EtlOptions(request, end_ms), request.chunk_ms, false));
       if (in_parts) {
         RETURN_IF_ERROR(run_parts(end_ms));
         done = true;

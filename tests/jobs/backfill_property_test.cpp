@@ -163,8 +163,8 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
       request.faults.fail_at = phases[rng.Uniform(0, static_cast<int64_t>(phases.size()) - 1)];
     }
     log += "update start=" + FormatTime(start) + " end=" + FormatTime(end) +
-           " chunk=" + std::to_string(chunk_ms) +
-           " part=" + std::to_string(request.part_ms) + " fail_at=" + request.faults.fail_at + "\n";
+           " chunk=" + std::to_string(chunk_ms) + " part=" + std::to_string(request.part_ms) +
+           " fail_at=" + request.faults.fail_at + "\n";
     auto report = Update(request, world_now);
     if (!report.ok()) {
       EXPECT_FALSE(request.faults.fail_at.empty()) << report.status().message() << "\n" << log;
@@ -418,9 +418,8 @@ TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_EQ(seen[i].done, static_cast<int64_t>(i) + 1);
     EXPECT_EQ(seen[i].left, 4 - static_cast<int64_t>(i));
-    EXPECT_EQ(seen[i].window_end_ms,
-              std::min(earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs,
-                       earliest + 10 * kHourMs));
+    EXPECT_EQ(seen[i].window_end_ms, std::min(earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs,
+                                              earliest + 10 * kHourMs));
     EXPECT_GT(seen[i].rows, 0);
   }
   EXPECT_NE(DescribeChunk(seen[0]).find("chunk 1/5 [2024-07-25T00:00:00Z, 2024-07-25T03:00:00Z)"),
