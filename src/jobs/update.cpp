@@ -286,6 +286,11 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
       RETURN_IF_ERROR(run_parts(*staged_end));
       ASSIGN_OR_RETURN(int64_t after, ChunkPosition(*lake, request.start_ms));
       done = after >= end_ms;
+      // The publish's line, before the chunks that follow.
+      if (!done) {
+        report_progress(total.etl.window_start_ms.value_or(after),
+                        total.etl.window_end_ms.value_or(after), 1);
+      }
     } else if (from_start && request.start_ms < end_ms - request.chunk_ms) {
       // A first update: the window's raw rows chunk by chunk, then the built tables as one
       // rebuild in parts of everything fetched, so that every late event of the window is read

@@ -78,8 +78,8 @@ inline constexpr std::string_view kContractsSetAsideSql =
     "SELECT 'contract' AS kind, c ->> '$.id' AS name, c ->> '$.reason' AS why FROM (SELECT "
     "unnest(CAST(s AS JSON[])) AS c FROM (SELECT coalesce(detail -> '$.skipped_contracts', "
     "detail -> '$.raw.skipped_contracts') AS s FROM (SELECT detail FROM predlake_runs WHERE "
-    "status = 'succeeded' AND (command = 'raw update' OR (command = 'update' AND detail -> "
-    "'$.raw' IS NOT NULL)) AND detail IS NOT NULL ORDER BY run_id DESC LIMIT 1)) WHERE "
+    "status = 'succeeded' AND (command = 'raw update' OR (command = 'update' AND (detail -> "
+    "'$.raw') IS NOT NULL)) AND detail IS NOT NULL ORDER BY run_id DESC LIMIT 1)) WHERE "
     "json_type(s) = 'ARRAY')";
 
 Result<ResultSet> QueryText(duck::Connection& conn, std::string_view select_sql,
