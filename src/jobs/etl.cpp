@@ -35,25 +35,28 @@ Result<int64_t> EtlChunkPosition(lake::Lake& lake, const etl::UpdateOptions& opt
   return rebuild ? checkpoint->start_ms : checkpoint->checkpoint_ms;
 }
 
-// True when the chunked job builds from the start (a rebuild, a first run, a start moved earlier)
-// over a window longer than one chunk: then it runs as a rebuild in parts
-// (etl::UpdateOptions::in_parts).
-Result<bool> BuildsInParts(lake::Lake& lake, const EtlRequest& request) {
-  const bool rebuild = request.job == EtlJob::kRebuild;
+}  // namespace
+
+Result<bool> BuildsInParts(lake::Lake& lake, const etl::UpdateOptions& options, int64_t chunk_ms,
+                           bool rebuild) {
   ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
-  ASSIGN_OR_RETURN(int64_t position, EtlChunkPosition(lake, request.options, true));
+  ASSIGN_OR_RETURN(int64_t position, EtlChunkPosition(lake, options, true));
   if (!rebuild && checkpoint && position >= checkpoint->start_ms) return false;
   ASSIGN_OR_RETURN(etl::Frontier frontier, etl::ComputeFrontier(lake));
   if (!frontier.frontier_ms) return false;  // the job itself says what is missing
-  const int64_t end = std::min(*frontier.frontier_ms, request.options.to_ms.value_or(INT64_MAX));
-  return position < end - request.chunk_ms;
+  const int64_t end = std::min(*frontier.frontier_ms, options.to_ms.value_or(INT64_MAX));
+  return position < end - chunk_ms;
 }
+
+namespace {
 
 Result<etl::RunReport> RunEtlChunked(const WriterEnv& env, const EtlRequest& request) {
   const std::string command = EtlCommand(request.job);
   ASSIGN_OR_RETURN(Writer writer, Writer::Open(env, command));
   EtlJob job = request.job;
-  ASSIGN_OR_RETURN(const bool in_parts, BuildsInParts(writer.lake(), request));
+  ASSIGN_OR_RETURN(const bool in_parts,
+                   BuildsInParts(writer.lake(), request.options, request.chunk_ms,
+                                 request.job == EtlJob::kRebuild));
   etl::RunReport last;
   for (int chunk = 0;; ++chunk) {
     etl::UpdateOptions options = request.options;

@@ -50,4 +50,11 @@ struct EtlRequest {
 // error ends the job with it, earlier chunks committed.
 Result<etl::RunReport> RunEtl(const WriterEnv& env, const EtlRequest& request);
 
+// True when a chunked job builds from the start (`rebuild`; otherwise when there is no checkpoint
+// or options.st_ms moved the start earlier than the checkpoint's) over a window [start,
+// min(frontier, options.to_ms)) longer than chunk_ms: then it runs as a rebuild in parts
+// (etl::UpdateOptions::in_parts). False when an input table has no watermark yet. Read-only.
+Result<bool> BuildsInParts(lake::Lake& lake, const etl::UpdateOptions& options, int64_t chunk_ms,
+                           bool rebuild);
+
 }  // namespace predlake::jobs

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/time.hpp"
 #include "duck/duck.hpp"
+#include "etl/pipeline.hpp"
+#include "jobs/etl.hpp"
 
 namespace predlake::jobs {
 
@@ -32,6 +35,18 @@ Result<int64_t> ChunkPosition(lake::Lake& lake, int64_t start_ms) {
   return position;
 }
 
+// Where a first update's next fetch chunk starts: the lowest of the input tables' watermarks (the
+// start for a table without one).
+Result<int64_t> FetchPosition(lake::Lake& lake, int64_t start_ms) {
+  ASSIGN_OR_RETURN(auto marks, lake.Watermarks());
+  int64_t position = INT64_MAX;
+  for (std::string_view table : etl::kInputTables) {
+    auto it = marks.find(std::string(table));
+    position = std::min(position, it == marks.end() ? start_ms : it->second.watermark_ms);
+  }
+  return position;
+}
+
 int64_t StoredRows(const UpdateReport& chunk) {
   int64_t rows = 0;
   for (const raw::TableReport& t : chunk.raw.tables) rows += t.counts.rows_out;
@@ -41,10 +56,9 @@ int64_t StoredRows(const UpdateReport& chunk) {
   return rows;
 }
 
-// One chunk's run: the fetch up to end_ms, then the ETL up to it.
-Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
-                              int64_t end_ms, int64_t now_ms) {
-  UpdateReport out;
+// The fetch of one chunk's run up to end_ms (raw::Update with finishes_run = false), into out.
+Status FetchInto(const UpdateRequest& request, lake::Lake& lake, lake::Run& run, int64_t end_ms,
+                 int64_t now_ms, UpdateReport& out) {
   raw::UpdateOptions raw_options;
   raw_options.start_ms = request.start_ms;
   raw_options.end_ms = end_ms;
@@ -67,7 +81,10 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   if (!fetched.ok()) return fetched.status();
   out.raw = std::move(fetched).value();
   if (request.after_fetch) request.after_fetch(out.raw);
+  return Status::Ok();
+}
 
+etl::UpdateOptions EtlOptions(const UpdateRequest& request, int64_t end_ms) {
   etl::UpdateOptions etl_options;
   etl_options.to_ms = end_ms;
   etl_options.st_ms = request.start_ms;
@@ -75,13 +92,70 @@ Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, la
   etl_options.faults = request.faults;
   etl_options.ohlcv = request.ohlcv;
   etl_options.drop_staging_after = false;  // the close or the next chunk's run drops them
+  return etl_options;
+}
+
+// The ETL of one chunk's run (options.to_ms its end), into out.
+Status EtlInto(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
+               const etl::UpdateOptions& options, UpdateReport& out) {
   const auto etl_start = std::chrono::steady_clock::now();
-  auto built = etl::Update(lake, run, etl_options);
+  auto built = etl::Update(lake, run, options);
   out.phases.etl_ms = MsSince(etl_start);
   if (request.progress != nullptr) request.progress->Finish();
   if (!built.ok()) return built.status();
   out.etl = std::move(built).value();
+  return Status::Ok();
+}
+
+// One chunk's run: the fetch up to end_ms, then the ETL up to it.
+Result<UpdateReport> RunChunk(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
+                              int64_t end_ms, int64_t now_ms) {
+  UpdateReport out;
+  RETURN_IF_ERROR(FetchInto(request, lake, run, end_ms, now_ms, out));
+  RETURN_IF_ERROR(EtlInto(request, lake, run, EtlOptions(request, end_ms), out));
   return out;
+}
+
+// A fetch chunk of a first update (Update, "A first update"): the fetch up to end_ms, then the run
+// finishes with nothing built (detail "changed": false).
+Result<UpdateReport> RunFetchChunk(const UpdateRequest& request, lake::Lake& lake, lake::Run& run,
+                                   int64_t from_ms, int64_t end_ms, int64_t now_ms) {
+  UpdateReport out;
+  RETURN_IF_ERROR(FetchInto(request, lake, run, end_ms, now_ms, out));
+  const int64_t fetched_to = std::max(from_ms, std::min(end_ms, out.raw.end_ms));
+  out.etl.run_id = run.id();
+  out.etl.command = std::string(kUpdateCommand);
+  out.etl.window_start_ms = from_ms;
+  out.etl.window_end_ms = fetched_to;
+  out.etl.message = std::string(kUpdateCommand) + ": fetched [" + FormatTime(from_ms) + ", " +
+                    FormatTime(fetched_to) +
+                    "); the built tables are built in parts once the window is fetched";
+  run.SetWindow(from_ms, fetched_to);
+  run.detail()["start_ms"] = request.start_ms;
+  run.detail()["changed"] = false;
+  run.detail()["message"] = out.etl.message;
+  RETURN_IF_ERROR(run.Finish());
+  return out;
+}
+
+// True when the update builds from its start: no checkpoint yet, or the start moved earlier than
+// the checkpoint's (the same test as ChunkPosition's).
+Result<bool> BuildsFromStart(lake::Lake& lake, int64_t start_ms) {
+  ASSIGN_OR_RETURN(auto checkpoint, lake.GetCheckpoint());
+  return !checkpoint || start_ms < checkpoint->start_ms;
+}
+
+// The end of a rebuild in parts that an earlier update staged and did not publish (it was killed,
+// or failed, after its fetch); nullopt when there is none.
+Result<std::optional<int64_t>> StagedPartsEnd(lake::Lake& lake) {
+  ASSIGN_OR_RETURN(auto text, lake.GetMeta(etl::kMetaRebuildParts));
+  if (!text) return std::optional<int64_t>();
+  const auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || j.value("command", "") != kUpdateCommand || !j.contains("end_ms") ||
+      !j["end_ms"].is_number_integer()) {
+    return std::optional<int64_t>();
+  }
+  return std::optional<int64_t>(j["end_ms"].get<int64_t>());
 }
 
 std::string ShortCount(int64_t n) {
@@ -137,7 +211,127 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
   const auto t0 = std::chrono::steady_clock::now();
   UpdateReport total;
   total.phases.open_ms = MsSince(open_start);
-  for (;;) {
+  bool wal_raised = false;
+  auto raise_wal = [&]() -> Status {
+    if (wal_raised) return Status::Ok();
+    wal_raised = true;
+    return writer.RaiseWalCheckpointForChunks();
+  };
+  // Adds a chunk's (or part's) run to the total.
+  auto add = [&](UpdateReport chunk, bool fetched) {
+    total.rows += StoredRows(chunk);
+    total.phases.fetch_ms += chunk.phases.fetch_ms;
+    total.phases.etl_ms += chunk.phases.etl_ms;
+    if (fetched) total.raw = std::move(chunk.raw);
+    total.etl = std::move(chunk.etl);
+    total.chunks += 1;
+    total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  // The progress line and on_chunk after a run that is not the last.
+  auto report_progress = [&](int64_t window_start_ms, int64_t window_end_ms, int64_t left) {
+    ChunkProgress p;
+    p.done = total.chunks;
+    p.left = std::max<int64_t>(1, left);
+    p.window_start_ms = window_start_ms;
+    p.window_end_ms = window_end_ms;
+    p.rows = total.rows;
+    p.rows_per_second = total.seconds > 0 ? static_cast<double>(total.rows) / total.seconds : 0;
+    p.eta_seconds = total.seconds / static_cast<double>(total.chunks) * static_cast<double>(p.left);
+    p.report = &total;
+    if (request.progress != nullptr) request.progress->Update("update: " + DescribeChunk(p));
+    if (on_chunk) on_chunk(p);
+  };
+  const int64_t pass_ms = request.part_ms > 0 ? std::min(request.part_ms, etl::Pipeline::kPassMs)
+                                              : etl::Pipeline::kPassMs;
+  // The ETL of a first update: the rebuild of [start, parts_end) in parts, one run each, the last
+  // publishing.
+  auto run_parts = [&](int64_t parts_end) -> Status {
+    for (;;) {
+      ASSIGN_OR_RETURN(
+          UpdateReport part,
+          writer.Run<UpdateReport>(std::string(kUpdateCommand),
+                                   [&](lake::Lake& open, lake::Run& run) -> Result<UpdateReport> {
+                                     etl::UpdateOptions options = EtlOptions(request, parts_end);
+                                     options.in_parts = true;
+                                     options.part_ms = request.part_ms;
+                                     // The ledger's resume test names the runs' command.
+                                     options.command = std::string(kUpdateCommand);
+                                     UpdateReport out;
+                                     RETURN_IF_ERROR(EtlInto(request, open, run, options, out));
+                                     return out;
+                                   }));
+      const bool more = part.etl.more;
+      const int64_t left = part.etl.part_count - part.etl.part_index;
+      const int64_t from = part.etl.window_start_ms.value_or(0);
+      const int64_t to = part.etl.window_end_ms.value_or(0);
+      add(std::move(part), false);
+      if (!more) return Status::Ok();
+      report_progress(from, to, left);
+    }
+  };
+
+  bool done = false;
+  if (request.chunk_ms > 0) {
+    ASSIGN_OR_RETURN(std::optional<int64_t> staged_end, StagedPartsEnd(*lake));
+    bool resume = false;
+    if (staged_end) {
+      ASSIGN_OR_RETURN(resume, BuildsInParts(*lake, EtlOptions(request, *staged_end), 0, false));
+    }
+    ASSIGN_OR_RETURN(const bool from_start, BuildsFromStart(*lake, request.start_ms));
+    if (resume) {
+      // An earlier update fetched its window and staged some of its parts: they are finished
+      // first, without fetching (what the parts read stays as it was); the rest of the window
+      // follows in chunks below.
+      RETURN_IF_ERROR(raise_wal());
+      RETURN_IF_ERROR(run_parts(*staged_end));
+      ASSIGN_OR_RETURN(int64_t after, ChunkPosition(*lake, request.start_ms));
+      done = after >= end_ms;
+      // The publish's line, before the chunks that follow.
+      if (!done) {
+        report_progress(total.etl.window_start_ms.value_or(after),
+                        total.etl.window_end_ms.value_or(after), 1);
+      }
+    } else if (from_start && request.start_ms < end_ms - request.chunk_ms) {
+      // A first update: the window's raw rows chunk by chunk, then the built tables as one
+      // rebuild in parts of everything fetched, so that every late event of the window is read
+      // by the part it changes, as in one window.
+      RETURN_IF_ERROR(raise_wal());
+      const int64_t parts_planned =
+          (end_ms - request.start_ms + pass_ms - 1) / std::max<int64_t>(1, pass_ms);
+      // At least one fetch chunk: it also backfills a start moved earlier (raw::Update).
+      ASSIGN_OR_RETURN(int64_t position, FetchPosition(*lake, request.start_ms));
+      for (;;) {
+        const int64_t chunk_end =
+            std::min(end_ms, std::min(position, end_ms - request.chunk_ms) + request.chunk_ms);
+        const int64_t fetch_left = (end_ms - chunk_end + request.chunk_ms - 1) / request.chunk_ms;
+        ASSIGN_OR_RETURN(
+            UpdateReport chunk,
+            writer.Run<UpdateReport>(
+                std::string(kUpdateCommand),
+                [&](lake::Lake& open, lake::Run& run) -> Result<UpdateReport> {
+                  run.detail()["chunk"] = {{"index", total.chunks + 1},
+                                           {"of", total.chunks + 1 + fetch_left + parts_planned}};
+                  return RunFetchChunk(request, open, run, std::min(position, chunk_end), chunk_end,
+                                       now_ms);
+                }));
+        const bool at_head = chunk.raw.end_ms < chunk_end;
+        add(std::move(chunk), true);
+        // The ETL follows every fetch chunk, the last included.
+        report_progress(std::min(position, chunk_end), chunk_end, fetch_left + parts_planned);
+        if (chunk_end >= end_ms || at_head) break;
+        ASSIGN_OR_RETURN(int64_t after, FetchPosition(*lake, request.start_ms));
+        if (after <= position) break;  // a chunk that moved nothing
+        position = after;
+      }
+      ASSIGN_OR_RETURN(const bool in_parts,
+                       BuildsInParts(*lake, EtlOptions(request, end_ms), request.chunk_ms, false));
+      if (in_parts) {
+        RETURN_IF_ERROR(run_parts(end_ms));
+        done = true;
+      }
+    }
+  }
+  while (!done) {
     ASSIGN_OR_RETURN(int64_t position, ChunkPosition(*lake, request.start_ms));
     int64_t chunk_end = end_ms;
     if (request.chunk_ms > 0 && position < end_ms - request.chunk_ms) {
@@ -147,9 +341,7 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
         request.chunk_ms > 0 && chunk_end < end_ms
             ? (end_ms - chunk_end + request.chunk_ms - 1) / request.chunk_ms
             : 0;
-    if (total.chunks == 0 && planned_left > 0) {
-      RETURN_IF_ERROR(writer.RaiseWalCheckpointForChunks());
-    }
+    if (planned_left > 0) RETURN_IF_ERROR(raise_wal());
     ASSIGN_OR_RETURN(UpdateReport chunk,
                      writer.Run<UpdateReport>(
                          std::string(kUpdateCommand),
@@ -160,27 +352,11 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
                            }
                            return RunChunk(request, open, run, chunk_end, now_ms);
                          }));
-    total.rows += StoredRows(chunk);
-    total.phases.fetch_ms += chunk.phases.fetch_ms;
-    total.phases.etl_ms += chunk.phases.etl_ms;
-    total.raw = std::move(chunk.raw);
-    total.etl = std::move(chunk.etl);
-    total.chunks += 1;
-    total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    add(std::move(chunk), true);
     // The last chunk reaches the end, or stops short of its own end at the indexed head.
-    const bool last = chunk_end >= end_ms || total.raw.end_ms < chunk_end;
-    if (last) break;
-    ChunkProgress p;
-    p.done = total.chunks;
-    p.left = std::max<int64_t>(1, planned_left);
-    p.window_start_ms = total.etl.window_start_ms.value_or(position);
-    p.window_end_ms = total.etl.window_end_ms.value_or(chunk_end);
-    p.rows = total.rows;
-    p.rows_per_second = total.seconds > 0 ? static_cast<double>(total.rows) / total.seconds : 0;
-    p.eta_seconds = total.seconds / static_cast<double>(total.chunks) * static_cast<double>(p.left);
-    p.report = &total;
-    if (request.progress != nullptr) request.progress->Update("update: " + DescribeChunk(p));
-    if (on_chunk) on_chunk(p);
+    if (chunk_end >= end_ms || total.raw.end_ms < chunk_end) break;
+    report_progress(total.etl.window_start_ms.value_or(position),
+                    total.etl.window_end_ms.value_or(chunk_end), planned_left);
     ASSIGN_OR_RETURN(int64_t after, ChunkPosition(*lake, request.start_ms));
     // A chunk that moved nothing (the ETL held back by a table that cannot move) ends the update
     // instead of looping.

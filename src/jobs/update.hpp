@@ -44,6 +44,9 @@ struct UpdateRequest {
   // lake_ss.checkpoint_period: the window runs in chunks of this length (see Update); 0: one
   // window.
   int64_t chunk_ms = 0;
+  // The length of a part of a first update's rebuild in parts (see Update); 0: a pass of the
+  // rebuild (etl::Pipeline::kPassMs, 7 days). Shorter parts are for tests.
+  int64_t part_ms = 0;
   bool note_later_start = true;  // raw::UpdateOptions::note_later_start
 };
 

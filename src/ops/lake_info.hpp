@@ -71,14 +71,16 @@ std::string FeedEpochsCte();
 // (decimals keep their scale; NULL stays nullopt, distinct from ""). `numeric` is set for integer,
 // decimal and floating point columns. Errors are kData "step: DuckDB message".
 // The contracts the newest successful fetch set aside (raw::UpdateReport::skipped_contracts, in
-// its run's detail: at the top for `raw update`, under "raw" for `update`), as rows of (kind =
-// 'contract', name = its id, why).
+// its run's detail: at the top for `raw update`, under "raw" for `update`, whose runs that only
+// build, the parts of a first update, have none), as rows of (kind = 'contract', name = its id,
+// why).
 inline constexpr std::string_view kContractsSetAsideSql =
     "SELECT 'contract' AS kind, c ->> '$.id' AS name, c ->> '$.reason' AS why FROM (SELECT "
     "unnest(CAST(s AS JSON[])) AS c FROM (SELECT coalesce(detail -> '$.skipped_contracts', "
     "detail -> '$.raw.skipped_contracts') AS s FROM (SELECT detail FROM predlake_runs WHERE "
-    "status = 'succeeded' AND command IN ('update', 'raw update') AND detail IS NOT NULL ORDER "
-    "BY run_id DESC LIMIT 1)) WHERE json_type(s) = 'ARRAY')";
+    "status = 'succeeded' AND (command = 'raw update' OR (command = 'update' AND (detail -> "
+    "'$.raw') IS NOT NULL)) AND detail IS NOT NULL ORDER BY run_id DESC LIMIT 1)) WHERE "
+    "json_type(s) = 'ARRAY')";
 
 Result<ResultSet> QueryText(duck::Connection& conn, std::string_view select_sql,
                             std::string_view step);

@@ -3,9 +3,9 @@
 # and rebuilds from the new start (equal to a one-shot build from it; `etl rebuild` after a backfill
 # too), moving it later says that nothing changes (an end --to between the lake's start and the
 # later one is work like any other for etl update, etl rebuild, update, update --every and raw
-# update; one not after the lake's start is refused, naming it), a first update runs in
-# lake_ss.checkpoint_period chunks with one progress line per chunk, a SIGKILL in a chunk loses
-# only that chunk, a run under a small lake_ss.memory_limit builds the same tables, and a bad
+# update; one not after the lake's start is refused, naming it), a first update fetches in
+# lake_ss.checkpoint_period chunks and builds in parts with one progress line per run, a SIGKILL in
+# a chunk (or a part of a first update) loses only that one, a run under a small lake_ss.memory_limit builds the same tables, and a bad
 # checkpoint_period or memory_limit is one line naming file:line, exit 2, nothing written.
 #
 # The sections run in parallel, each on its own lakes; the ones that compare with the one-shot build
@@ -78,19 +78,24 @@ one_shot() {
   one="$(cat "$shared/one.fingerprint")"
 }
 
-# A chunked first update: one line per chunk but the last (chunks done and left, rows per second,
-# ETA) and a summary; then the start moved earlier.
+# A chunked first update: its window fetched chunk by chunk, then built as one rebuild in parts (one
+# 7-day part here); one line per run but the last (runs done and left, rows per second, ETA) and a
+# summary; then the start moved earlier.
 section_start() {
   config a.yaml lake 2024-07-25_20:00 2h
   run 0 -c a.yaml update
-  grep -q '^predlake: update: chunk 1/3 \[2024-07-25T20:00:00Z, 2024-07-25T22:00:00Z) done: [0-9k]* rows, [0-9k]* rows/s, 2 chunks left, ETA [0-9]*s$' err.txt \
+  grep -q '^predlake: update: chunk 1/4 \[2024-07-25T20:00:00Z, 2024-07-25T22:00:00Z) done: [0-9k]* rows, [0-9k]* rows/s, 3 chunks left, ETA [0-9]*s$' err.txt \
     || fail "chunk line: $(cat err.txt)"
-  grep -q '^predlake: update: chunk 2/3 \[2024-07-25T22:00:00Z, 2024-07-26T00:00:00Z) done: .*, 1 chunk left, ETA ' err.txt \
+  grep -q '^predlake: update: chunk 2/4 \[2024-07-25T22:00:00Z, 2024-07-26T00:00:00Z) done: .*, 2 chunks left, ETA ' err.txt \
     || fail "second chunk line: $(cat err.txt)"
-  grep -q '^predlake: update: 3 chunks (lake_ss.checkpoint_period 2h), [0-9]* rows in ' err.txt \
+  grep -q '^predlake: update: chunk 3/4 \[2024-07-26T00:00:00Z, 2024-07-26T02:00:00Z) done: .*, 1 chunk left, ETA ' err.txt \
+    || fail "third chunk line: $(cat err.txt)"
+  grep -q '^predlake: update: \[2024-07-25T20:00:00Z, 2024-07-26T01:59:30Z): ' err.txt \
+    || fail "the publish of the whole window: $(cat err.txt)"
+  grep -q '^predlake: update: 4 chunks (lake_ss.checkpoint_period 2h), [0-9]* rows in ' err.txt \
     || fail "summary line: $(cat err.txt)"
-  [ "$(sql a.yaml "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = 'succeeded'")" = 3 ] \
-    || fail "one run per chunk"
+  [ "$(sql a.yaml "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = 'succeeded'")" = 4 ] \
+    || fail "one run per chunk and part"
 
   # The start moved earlier: [12:00, 20:00) is fetched and the built tables are rebuilt from 12:00.
   config a.yaml lake 2024-07-25_12:00 2h
@@ -197,6 +202,20 @@ section_kill() {
   [ "$(fingerprint k.yaml)" = "$one" ] || fail "rerun after the kills differs from one window"
   [ "$(sql k.yaml "SELECT count(*) FILTER (WHERE status = 'aborted') || '/' || count(*) FILTER (WHERE status NOT IN ('aborted', 'succeeded')) FROM predlake_runs")" = "2/0" ] \
     || fail "ledger: $(sql k.yaml "SELECT string_agg(status, ' ') FROM predlake_runs")"
+
+  # A SIGKILL in each phase of a chunked first update (a fetch chunk, a part of its rebuild, the
+  # publish after the last part committed): nothing is published, and the rerun resumes and equals
+  # one window.
+  config f.yaml flake 2024-07-25_12:00 3h
+  for step in fetch_commit compute_predictions commit; do
+    rc=0
+    (PREDLAKE_KILL_AT=$step "$bin" -q -c f.yaml update > /dev/null; exit $?) 2> /dev/null || rc=$?
+    [ "$rc" -eq 137 ] || fail "the first update killed at $step exited $rc"
+  done
+  [ "$(sql f.yaml "SELECT count(*) FROM predlake_checkpoint")" = 0 ] || fail "a killed first update published"
+  run 0 -c f.yaml update
+  grep -q '^predlake: update: \[2024-07-25T12:00:00Z, ' err.txt || fail "the resumed publish: $(cat err.txt)"
+  [ "$(fingerprint f.yaml)" = "$one" ] || fail "a first update rerun after the kills differs from one window"
 }
 
 # `etl update` from a checkpoint runs a long window in incremental chunks, one run and one line

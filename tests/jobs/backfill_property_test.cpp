@@ -5,6 +5,7 @@
 // the compiler so that CTest lists what runs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -134,8 +135,16 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
   const int64_t earliest = Ms(world.start);
   const int64_t head = engine->HeadMs();
   const int64_t world_now = Ms(world.now);  // candles closed by then are stored
-  const std::vector<std::string> phases = ChunkPhases();
+  // The phases of an incremental chunk, and the rebuild's steps of a first update (or a start
+  // moved earlier) in parts.
+  std::vector<std::string> phases = ChunkPhases();
+  for (const std::string& s : etl::JobStepNames(etl::Job::kRebuild)) {
+    if (s != "drop_staging" && std::find(phases.begin(), phases.end(), s) == phases.end()) {
+      phases.push_back(s);
+    }
+  }
   const int64_t chunk_choices[] = {45 * 60'000, 2 * kHourMs, 5 * kHourMs, 0};
+  const int64_t part_choices[] = {0, 40 * 60'000, 90 * 60'000};
 
   TempDir dir;
   // A start some hours in, sometimes off the second (ties at the boundary are whole seconds).
@@ -144,15 +153,18 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
   int64_t end = start + rng.Uniform(1, 3) * kHourMs;
   int backfills = 0, failures = 0, later_starts = 0;
   std::string log;
-  auto run_update = [&](bool may_fail) {
-    const int64_t chunk_ms = chunk_choices[rng.Uniform(0, 3)];
+  // chunk_ms < 0: one of chunk_choices.
+  auto run_update = [&](bool may_fail, int64_t chunk_ms = -1) {
+    if (chunk_ms < 0) chunk_ms = chunk_choices[rng.Uniform(0, 3)];
     UpdateRequest request =
         BackfillRequest(dir.path(), factory, &sleep, start, end, chunk_ms, exchange);
+    request.part_ms = part_choices[rng.Uniform(0, 2)];
     if (may_fail && rng.Chance(60)) {
       request.faults.fail_at = phases[rng.Uniform(0, static_cast<int64_t>(phases.size()) - 1)];
     }
     log += "update start=" + FormatTime(start) + " end=" + FormatTime(end) +
-           " chunk=" + std::to_string(chunk_ms) + " fail_at=" + request.faults.fail_at + "\n";
+           " chunk=" + std::to_string(chunk_ms) + " part=" + std::to_string(request.part_ms) +
+           " fail_at=" + request.faults.fail_at + "\n";
     auto report = Update(request, world_now);
     if (!report.ok()) {
       EXPECT_FALSE(request.faults.fail_at.empty()) << report.status().message() << "\n" << log;
@@ -170,7 +182,8 @@ TEST_P(BackfillProperty, MovingTheStartEarlierWithFailuresEqualsAOneShotBuild) {
     }
   };
 
-  run_update(false);
+  // The first update in chunks: its window fetched chunk by chunk, then built in parts.
+  run_update(false, 45 * 60'000);
   ASSERT_GT(LakeInt(dir.path(), "SELECT count(*) FROM bronze_pdr_predictions"), 0) << log;
   for (int step = 0; step < 5; ++step) {
     const int64_t action = rng.Uniform(0, 9);
@@ -318,6 +331,74 @@ TEST_P(ChunkWalk, AFailureInEveryChunkPhaseThenARerunEqualsOneWindow) {
 
 INSTANTIATE_TEST_SUITE_P(Parts, ChunkWalk, ::testing::Range(0, kChunkWalkParts + 1));
 
+// A first update in chunks (nothing built yet) fetches its window chunk by chunk, then builds it as
+// one rebuild in parts (jobs::Update). A failure in every phase of it: the fetch's commit, and
+// every step of the rebuild, each in the first part that reaches it (a later part for the steps of
+// the last part only); the rerun resumes (after the last committed part, without fetching) and
+// the lake ends equal to one window, every run of the ledger an `update`. Each phase on a fresh
+// lake, in kFirstUpdateWalkParts parts by phase index.
+constexpr int kFirstUpdateWalkParts = kSanitized ? 1 : 3;
+
+class FirstUpdateWalk : public ::testing::TestWithParam<int> {};
+
+TEST_P(FirstUpdateWalk, AFailureInEveryPhaseOfAChunkedFirstUpdateThenARerunEqualsOneWindow) {
+  const config::SimConfig world = BackfillWorld(5);
+  auto engine = raw::rawtest::MakeEngine(world);
+  ASSERT_NE(engine, nullptr);
+  const raw::TransportFactory factory = raw::rawtest::SimFactory(engine);
+  raw::rawtest::NoSleep sleep;
+  const int64_t start = Ms(world.start) + kHourMs;
+  const int64_t end = start + 2 * kHourMs;
+  const int64_t chunk_ms = 30 * 60'000;
+  const int64_t part_ms = 40 * 60'000;  // three parts
+  const std::string one = OneShot(factory, &sleep, start, end);
+  std::vector<std::string> phases = {"fetch_commit"};
+  for (const std::string& s : etl::JobStepNames(etl::Job::kRebuild)) {
+    if (s != "drop_staging") phases.push_back(s);  // after the commit: its failure is ignored
+  }
+  int walked = 0;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    if (static_cast<int>(i) % kFirstUpdateWalkParts != GetParam()) continue;
+    // Under the sanitizers every fourth step and the fetch's commit.
+    if (kSanitized && i % 4 != 0) continue;
+    const std::string& phase = phases[i];
+    SCOPED_TRACE(phase);
+    TempDir dir;
+    UpdateRequest failing = BackfillRequest(dir.path(), factory, &sleep, start, end, chunk_ms);
+    failing.part_ms = part_ms;
+    failing.faults.fail_at = phase;
+    auto failed = Update(failing, 0);
+    ASSERT_FALSE(failed.ok()) << "the walk did not reach " << phase;
+    EXPECT_NE(failed.status().message().find(phase), std::string::npos)
+        << failed.status().message();
+    EXPECT_EQ(LakeInt(dir.path(), "SELECT count(*) FROM predlake_checkpoint"), 0);
+    const int64_t parts_committed =
+        LakeInt(dir.path(),
+                "SELECT count(*) FROM predlake_runs WHERE status = 'succeeded' AND "
+                "json_extract(detail, '$.raw') IS NULL");
+    UpdateRequest clean = BackfillRequest(dir.path(), factory, &sleep, start, end, chunk_ms);
+    clean.part_ms = part_ms;
+    const int64_t runs_before = LakeInt(dir.path(), "SELECT count(*) FROM predlake_runs");
+    auto rerun = Update(clean, 0);
+    ASSERT_TRUE(rerun.ok()) << rerun.status().message();
+    EXPECT_EQ(LakeInt(dir.path(), "SELECT count(*) FROM predlake_runs") - runs_before,
+              rerun->chunks);
+    if (parts_committed > 0) {
+      // Resumed after the committed parts, nothing fetched again: the rest of the three parts.
+      EXPECT_EQ(rerun->chunks, 3 - parts_committed);
+    }
+    EXPECT_EQ(LakeFingerprint(dir.path()), one);
+    EXPECT_EQ(LakeInt(dir.path(),
+                      "SELECT count(*) FROM predlake_runs WHERE command <> 'update' OR status NOT "
+                      "IN ('succeeded', 'failed')"),
+              0);
+    ++walked;
+  }
+  EXPECT_GT(walked, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Parts, FirstUpdateWalk, ::testing::Range(0, kFirstUpdateWalkParts));
+
 TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
   const config::SimConfig world = BackfillWorld(4);
   auto engine = raw::rawtest::MakeEngine(world);
@@ -330,22 +411,32 @@ TEST(ChunkedUpdate, ChunksFollowTheCheckpointPeriodAndReportProgress) {
                                        earliest, earliest + 10 * kHourMs, 3 * kHourMs),
                        0, [&](const ChunkProgress& p) { seen.push_back(p); });
   ASSERT_TRUE(report.ok()) << report.status().message();
-  // [0h, 3h), [3h, 6h), [6h, 9h), [9h, 10h): four runs, progress after the first three.
-  EXPECT_EQ(report->chunks, 4);
-  ASSERT_EQ(seen.size(), 3u);
+  // Nothing built yet: the fetch in [0h, 3h), [3h, 6h), [6h, 9h), [9h, 10h), then the ETL as one
+  // rebuild in parts (one 7-day pass here): five runs, progress after each fetch.
+  EXPECT_EQ(report->chunks, 5);
+  ASSERT_EQ(seen.size(), 4u);
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_EQ(seen[i].done, static_cast<int64_t>(i) + 1);
-    EXPECT_EQ(seen[i].left, 3 - static_cast<int64_t>(i));
-    EXPECT_EQ(seen[i].window_end_ms, earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs);
+    EXPECT_EQ(seen[i].left, 4 - static_cast<int64_t>(i));
+    EXPECT_EQ(seen[i].window_end_ms, std::min(earliest + static_cast<int64_t>(i + 1) * 3 * kHourMs,
+                                              earliest + 10 * kHourMs));
     EXPECT_GT(seen[i].rows, 0);
   }
-  EXPECT_NE(DescribeChunk(seen[0]).find("chunk 1/4 [2024-07-25T00:00:00Z, 2024-07-25T03:00:00Z)"),
+  EXPECT_NE(DescribeChunk(seen[0]).find("chunk 1/5 [2024-07-25T00:00:00Z, 2024-07-25T03:00:00Z)"),
             std::string::npos)
       << DescribeChunk(seen[0]);
   EXPECT_EQ(LakeInt(dir.path(),
                     "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND status = "
-                    "'succeeded' AND json_extract(detail, '$.chunk.of')::INT = 4"),
+                    "'succeeded' AND json_extract(detail, '$.chunk.of')::INT = 5 AND NOT "
+                    "json_extract(detail, '$.changed')::BOOLEAN AND "
+                    "json_extract(detail, '$.raw') IS NOT NULL"),
             4);
+  // The last run publishes the whole window.
+  EXPECT_EQ(LakeInt(dir.path(),
+                    "SELECT count(*) FROM predlake_runs WHERE command = 'update' AND "
+                    "json_extract(detail, '$.changed')::BOOLEAN AND window_start_ms = " +
+                        std::to_string(earliest)),
+            1);
   EXPECT_EQ(LakeInt(dir.path(), "SELECT checkpoint_ms FROM predlake_checkpoint"),
             earliest + 10 * kHourMs);
 }
