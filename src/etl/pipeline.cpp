@@ -41,6 +41,10 @@ struct StepSpec {
   // Fills the rebuild's staged tables in the lake before the passes: in a rebuild in parts
   // (Pipeline::StagePart) only the first part runs it; the others find its rows committed.
   bool first_part = false;
+  // A rebuild runs it once per range of a pass's length in slots (a week) of [k_lo, k_hi], its
+  // parameters narrowed to the range: its rows are per slot, and the whole window's slots in one
+  // statement outgrow the default memory limit (2.2M slots at 60M predictions).
+  bool slot_ranged = false;
 };
 
 // THE pipeline, in order. Each job runs the steps whose mask names it. docs/etl.md describes them.
@@ -60,7 +64,7 @@ constexpr StepSpec kSteps[] = {
     {"slot_keys_rollback", StepKind::kExec, kRollback},
     {"range_slot_keys", StepKind::kParams, kUpdate | kRollback},
     {"range_slot_keys_rebuild", StepKind::kParams, kRebuild, false, true},
-    {"compute_slots", StepKind::kExec, kAll, false, true},
+    {"compute_slots", StepKind::kExec, kAll, false, true, true},
     {"candle_slots", StepKind::kExec, kAll, false, true},
     {"slot_changes", StepKind::kExec, kUpdate},
     // Predictions: compute new (or rolled back) ones, fold the window's events into live ones.
@@ -234,6 +238,7 @@ Status Pipeline::Stage() { return StageSteps(nullptr, nullptr); }
 Result<Pipeline::PartStaged> Pipeline::StagePart(const Part& part) {
   if (job_ != Job::kRebuild) return Status::Internal("etl: only a rebuild runs in parts");
   PartStaged staged;
+  slot_range_ = std::max<int64_t>(1, part.pass_ms / 1000);
   RETURN_IF_ERROR(StageSteps(&part, &staged));
   return staged;
 }
@@ -363,8 +368,28 @@ Status Pipeline::RunStepBody(std::string_view name, int index, int total) {
                               "/" + std::to_string(total) + ")");
   }
   StepKind kind = StepKind::kBuiltin;
+  bool slot_ranged = false;
   for (const StepSpec& s : kSteps) {
-    if (s.name == name) kind = s.kind;
+    if (s.name == name) {
+      kind = s.kind;
+      slot_ranged = s.slot_ranged;
+    }
+  }
+  if (slot_ranged && kind == StepKind::kExec && job_ == Job::kRebuild) {
+    auto lo = params_.find("k_lo");
+    auto hi = params_.find("k_hi");
+    if (lo != params_.end() && hi != params_.end() && lo->second <= hi->second) {
+      const int64_t k_lo = lo->second;
+      const int64_t k_hi = hi->second;
+      Params ranged = params_;
+      for (int64_t from = k_lo; from <= k_hi; from += slot_range_) {
+        ranged["k_lo"] = from;
+        ranged["k_hi"] = std::min(k_hi, from + slot_range_ - 1);
+        ASSIGN_OR_RETURN(std::string sql, RenderStep(name, ranged));
+        RETURN_IF_ERROR(lake_.conn().Execute(sql, "etl step " + std::string(name)));
+      }
+      return Status::Ok();
+    }
   }
   if (kind == StepKind::kBuiltin) {
     // The only builtin step before the publish, "cleanup": a crashed run's staging tables are

@@ -110,6 +110,9 @@ class Pipeline {
   std::string command_;
   lake::TableCountsMap counts_;
   std::vector<std::pair<std::string, double>> timings_;
+  // The width, in slots, of the ranges a slot-ranged step runs in (kSteps): a pass's length, so
+  // that a rebuild in short parts (tests) runs them in many ranges too.
+  int64_t slot_range_ = kPassMs / 1000;
 };
 
 }  // namespace predlake::etl
