@@ -424,10 +424,6 @@ std::string SchemaFingerprint(std::string_view build_schema, std::string_view ca
   return std::string(out);
 }
 
-}  // namespace
-
-namespace {
-
 // The schema's DDL steps, by name, in the order they run. The source tables' DDL is generated from
 // lake/tables.hpp, as the step 02_raw_tables between the bookkeeping (01_) and the built tables
 // (03_).
@@ -441,6 +437,13 @@ std::vector<std::pair<std::string, std::string>> SchemaSteps() {
   return steps;
 }
 
+// The DDL that appends a column to a table (NULL in its rows).
+std::string AddColumnSql(std::string_view table, std::string_view column, ColumnType type) {
+  return BookSql("add_column", {{"table", table},
+                                {"column", duck::QuoteIdent(std::string(column))},
+                                {"type", SqlTypeName(type)}});
+}
+
 }  // namespace
 
 Status Lake::CreateEmptySchema() {
@@ -449,10 +452,7 @@ Status Lake::CreateEmptySchema() {
   std::string ddl;
   for (const auto& [name, sql] : SchemaSteps()) ddl += sql + "\n";
   for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
-    ddl += BookSql("add_column", {{"table", column.table},
-                                  {"column", duck::QuoteIdent(std::string(column.name))},
-                                  {"type", SqlTypeName(column.type)}}) +
-           ";\n";
+    ddl += AddColumnSql(column.table, column.name, column.type) + ";\n";
   }
   RETURN_IF_ERROR(conn_->Execute(ddl, "create schema"));
   RETURN_IF_ERROR(SetMeta("schema_version", std::to_string(kSchemaVersion)));
@@ -470,8 +470,7 @@ Status Lake::EnsureSchema(bool has_meta, const std::optional<std::string>& recor
   // missing) still gets the full check below.
   if (has_meta) {
     if (recorded) {
-      const std::string& catalog = catalog_now;
-      const std::string now = SchemaFingerprint(build_schema, catalog);
+      const std::string now = SchemaFingerprint(build_schema, catalog_now);
       if (now == *recorded) return Status::Ok();
       // Builds up to b9fde48 also embedded an empty file 02_raw_tables.sql: a step of its own in
       // their schema text that ran nothing. A lake such a build checked, whose schema is the one
@@ -479,7 +478,7 @@ Status Lake::EnsureSchema(bool has_meta, const std::optional<std::string>& recor
       auto with_empty_step = steps;
       with_empty_step.emplace_back("02_raw_tables", "");
       std::sort(with_empty_step.begin(), with_empty_step.end());
-      if (SchemaFingerprint(BuildSchemaText(with_empty_step), catalog) == *recorded) {
+      if (SchemaFingerprint(BuildSchemaText(with_empty_step), catalog_now) == *recorded) {
         return SetMeta(kMetaSchemaFingerprint, now);
       }
     }
@@ -562,9 +561,7 @@ Status Lake::AddMissingColumns() {
     for (const ColumnDef& column : table->columns) {
       if (have.count({std::string(table->name), std::string(column.name)})) continue;
       RETURN_IF_ERROR(conn_->Execute(
-          BookSql("add_column", {{"table", table->name},
-                                 {"column", duck::QuoteIdent(std::string(column.name))},
-                                 {"type", SqlTypeName(column.type)}}),
+          AddColumnSql(table->name, column.name, column.type),
           "add column " + std::string(column.name) + " to " + std::string(table->name)));
     }
   }
@@ -577,11 +574,8 @@ Status Lake::AddMissingColumns() {
   for (const BuiltColumnDef& column : kBuiltColumnsAdded) {
     if (have.count({std::string(column.table), std::string(column.name)})) continue;
     const std::string table(column.table);
-    RETURN_IF_ERROR(conn_->Execute(
-        BookSql("add_column", {{"table", table},
-                               {"column", duck::QuoteIdent(std::string(column.name))},
-                               {"type", SqlTypeName(column.type)}}),
-        "add column " + std::string(column.name) + " to " + table));
+    RETURN_IF_ERROR(conn_->Execute(AddColumnSql(table, column.name, column.type),
+                                   "add column " + std::string(column.name) + " to " + table));
     ASSIGN_OR_RETURN(auto rows, conn_->QueryInt(BookSql("table_has_rows", {{"table", table}}),
                                                 "inspect " + table));
     if (rows.value_or(0) > 0) {
