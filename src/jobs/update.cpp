@@ -123,14 +123,20 @@ Result<UpdateReport> RunFetchChunk(const UpdateRequest& request, lake::Lake& lak
   UpdateReport out;
   RETURN_IF_ERROR(FetchInto(request, lake, run, end_ms, now_ms, out));
   const int64_t fetched_to = std::max(from_ms, std::min(end_ms, out.raw.end_ms));
+  // A start moved earlier is backfilled by the same fetch (raw::Update): the window then begins
+  // where the backfill did, or the line would name only the (perhaps empty) stretch at the end.
+  int64_t fetched_from = from_ms;
+  for (const raw::TableReport& t : out.raw.tables) {
+    if (t.backfill_from_ms) fetched_from = std::min(fetched_from, *t.backfill_from_ms);
+  }
   out.etl.run_id = run.id();
   out.etl.command = std::string(kUpdateCommand);
-  out.etl.window_start_ms = from_ms;
+  out.etl.window_start_ms = fetched_from;
   out.etl.window_end_ms = fetched_to;
-  out.etl.message = std::string(kUpdateCommand) + ": fetched [" + FormatTime(from_ms) + ", " +
-                    FormatTime(fetched_to) +
+  out.etl.message = std::string(kUpdateCommand) + ": fetched [" + FormatTime(fetched_from) +
+                    ", " + FormatTime(fetched_to) +
                     "); the built tables are built in parts once the window is fetched";
-  run.SetWindow(from_ms, fetched_to);
+  run.SetWindow(fetched_from, fetched_to);
   run.detail()["start_ms"] = request.start_ms;
   run.detail()["changed"] = false;
   run.detail()["message"] = out.etl.message;
@@ -315,9 +321,11 @@ Result<UpdateReport> Update(const UpdateRequest& request, int64_t now_ms,
                                        now_ms);
                 }));
         const bool at_head = chunk.raw.end_ms < chunk_end;
+        const int64_t chunk_window_start =
+            chunk.etl.window_start_ms.value_or(std::min(position, chunk_end));
         add(std::move(chunk), true);
         // The ETL follows every fetch chunk, the last included.
-        report_progress(std::min(position, chunk_end), chunk_end, fetch_left + parts_planned);
+        report_progress(chunk_window_start, chunk_end, fetch_left + parts_planned);
         if (chunk_end >= end_ms || at_head) break;
         ASSIGN_OR_RETURN(int64_t after, FetchPosition(*lake, request.start_ms));
         if (after <= position) break;  // a chunk that moved nothing

@@ -102,6 +102,11 @@ section_start() {
   run 0 -c a.yaml update
   grep -q "(the start moved earlier from 2024-07-25T20:00:00Z to 2024-07-25T12:00:00Z: rebuilt from raw)" err.txt \
     || fail "backfill message: $(cat err.txt)"
+  # The fetch's lines name the window it backfilled, not only the stretch at the end.
+  grep -q '^predlake: update: fetched \[2024-07-25T12:00:00Z, 2024-07-26T01:59:30Z); ' err.txt \
+    || fail "backfill fetch line: $(cat err.txt)"
+  grep -q '^predlake: update: chunk 1/2 \[2024-07-25T12:00:00Z, ' err.txt \
+    || fail "backfill chunk line: $(cat err.txt)"
   [ "$(sql a.yaml "SELECT min(start_ms) = max(start_ms) AND min(start_ms) = epoch_ms(TIMESTAMP '2024-07-25 12:00:00') FROM predlake_watermarks WHERE table_name LIKE 'pdr_%'")" = true ] \
     || fail "raw starts: $(sql a.yaml "SELECT string_agg(table_name || ' ' || start_ms, ', ') FROM predlake_watermarks")"
   [ "$(sql a.yaml "SELECT count(*) > 0 FROM bronze_pdr_predictions WHERE timestamp < epoch_ms(TIMESTAMP '2024-07-25 20:00:00')")" = true ] \
