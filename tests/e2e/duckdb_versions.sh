@@ -21,6 +21,8 @@ lake_ss:
 sim_ss:
   now: $2
   start: 2024-07-25
+  predictoors: 4
+  pairs: BTC/USDT ETH/USDT
 YAML
 }
 # with LIBRARY ARGS...: the binary on DuckDB 1.4.4 (old) or on the linked release (new); output as run's.
