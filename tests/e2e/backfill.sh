@@ -142,7 +142,7 @@ section_later() {
   for _ in $(seq 1 1200); do
     grep -q 'checkpoint 2024-07-25T17:30:00Z' loop.err && break
     kill -0 "$loop_pid" 2> /dev/null || fail "update --every before the later start: $(cat loop.err)"
-    sleep 0.05
+    nap 0.05
   done
   kill -TERM "$loop_pid"
   rc=0

@@ -63,7 +63,7 @@ loop_pid=$!
 for _ in $(seq 1 1200); do
   [ "$(grep -c 'run finished' loop.err || true)" -ge 3 ] && break
   kill -0 "$loop_pid" 2>/dev/null || fail "the loop died: $(cat loop.err)"
-  sleep 0.05
+  nap 0.05
 done
 # A reader waits 2 s for the lock; it may meet a long run (exit 4, counted as 0) and try again.
 n=0
@@ -127,7 +127,7 @@ loop_pid=$!
 for _ in $(seq 300); do
   [ -s lake/lake.duckdb ] && break
   kill -0 "$loop_pid" 2>/dev/null || break
-  sleep 0.1
+  nap 0.1
 done
 sleep 0.5
 # A loop that already ended answers the wait below with its own status, which says why.

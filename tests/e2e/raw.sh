@@ -240,7 +240,7 @@ update_pid=$!
 for _ in $(seq 1 500); do
   [ -s lake_http/lake.lock ] && break
   kill -0 "$update_pid" 2>/dev/null || break
-  sleep 0.02
+  nap 0.02
 done
 sleep 1.5
 kill -9 "$update_pid" 2>/dev/null || true

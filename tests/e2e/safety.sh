@@ -230,7 +230,7 @@ wait_for() {
   for _ in $(seq 1 3000); do
     if "$@" 2>/dev/null; then return 0; fi
     kill -0 "$bg_pid" 2>/dev/null || fail "the process ended before $what: $(cat bg.err)"
-    sleep 0.02
+    nap 0.02
   done
   fail "timed out waiting for $what"
 }
