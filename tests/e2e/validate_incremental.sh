@@ -16,6 +16,8 @@ lake_ss:
 sim_ss:
   now: $1
   start: 2024-07-25
+  predictoors: 4
+  pairs: BTC/USDT ETH/USDT
 YAML
 }
 mark() { "$bin" -q query "SELECT value FROM predlake_meta WHERE key = 'validate_mark'" --format csv; }
