@@ -26,7 +26,9 @@ on_exit() {
 
 # sql CONFIG SQL: one value.
 sql() { "$bin" -q -c "$1" query "$2" --format csv | tail -n +2; }
-# config FILE LAKE_DIR START PERIOD [MEMORY_LIMIT]: a config for the simulated network.
+# config FILE LAKE_DIR START PERIOD [MEMORY_LIMIT]: a config for the simulated network, with no
+# export after the publishes: the sections compare the lakes' tables (an export is two fifths of a
+# small update's CPU); tests/e2e/export.sh has the export's own runs.
 config() {
   cat > "$1" <<EOF
 lake_ss:
@@ -36,6 +38,7 @@ lake_ss:
   network: sim
   checkpoint_period: $4
   memory_limit: ${5:-1GB}
+  export_after_publish: false
 sim_ss:
   seed: 7
   now: 2024-07-26_02:00
@@ -147,7 +150,7 @@ section_later() {
   for _ in $(seq 1 1200); do
     grep -q 'checkpoint 2024-07-25T17:30:00Z' loop.err && break
     kill -0 "$loop_pid" 2> /dev/null || fail "update --every before the later start: $(cat loop.err)"
-    sleep 0.05
+    nap 0.05
   done
   kill -TERM "$loop_pid"
   rc=0

@@ -50,14 +50,14 @@ for _ in $(seq 100); do
   url="$(head -1 serve.out 2>/dev/null || true)"
   [ -n "$url" ] && break
   kill -0 "$server_pid" 2>/dev/null || fail "serve exited: $(cat serve.err)"
-  sleep 0.1
+  nap 0.1
 done
 case "$url" in http://127.0.0.1:*) ;; *) fail "serve's first line is not its URL: '$url'" ;; esac
 url="${url%/}/"
 healthy=""
 for _ in $(seq 100); do
   if curl -fsS "${url}healthz" > /dev/null 2>&1; then healthy=1; break; fi
-  sleep 0.1
+  nap 0.1
 done
 [ -n "$healthy" ] || fail "${url}healthz did not answer 200: $(curl -sS "${url}healthz" 2>&1 | head -3)"
 

@@ -13,14 +13,19 @@ old_lib="${PREDLAKE_DUCKDB_OLD_LIB:-$src/third_party/duckdb-1.4.4/lib}"
   skip_all "no previous DuckDB release in $old_lib (scripts/fetch_duckdb.sh fetches it)"
 asan_binary && skip_all "what it checks is the file format of two DuckDB releases (the release tree runs it)"
 
+# A small world and no export after the publishes: what changes hands is the lake file (an
+# export is two fifths of a small update's CPU, and its snapshot is Parquet, not the lake's format).
 config() { # LAKE NOW
   cat > ppss.yaml <<YAML
 lake_ss:
   lake_dir: $1
   st_timestr: 2024-07-26
+  export_after_publish: false
 sim_ss:
   now: $2
   start: 2024-07-25
+  predictoors: 4
+  pairs: BTC/USDT ETH/USDT
 YAML
 }
 # with LIBRARY ARGS...: the binary on DuckDB 1.4.4 (old) or on the linked release (new); output as run's.

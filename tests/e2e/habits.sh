@@ -82,16 +82,19 @@ run 2 -c typo.yaml describe
 check typo_key.err err.txt
 
 # ---- raw import of a pdr-backend lake_data/duckdb.db (a DuckDB file holding the raw tables by name),
-# as a folder or as the file, opened read-only: the same rows as the CSV import.
+# as a folder or as the file, opened read-only: the same rows as the CSV import. (No export after
+# the imports: the checks read the lakes' raw tables.)
 cat > csv.yaml <<'YAML'
 lake_ss:
   lake_dir: lake_csv
   st_timestr: 2024-07-26
+  export_after_publish: false
 YAML
 cat > db.yaml <<'YAML'
 lake_ss:
   lake_dir: lake_db
   st_timestr: 2024-07-26
+  export_after_publish: false
 YAML
 run 0 -q -c csv.yaml raw import "$fixtures" --from 2024-07-26 --to 1721959200001
 mkdir lake_data

@@ -67,6 +67,12 @@ cd "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# nap SECONDS: waits without starting a process (a builtin read that times out on a pipe nobody
+# writes), for the polling loops: a `sleep` per turn is a fork and an exec, which on a loaded
+# machine made a reader loop's polling cost more CPU than the reads.
+exec {nap_fd}<> <(:)
+nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
+
 # skip REASON: a prerequisite is missing. Alone (one section, or a script without sections) the
 # script ends with 77, which CTest reports as skipped; in a run of all sections the others go on
 # and the run ends with 77. The caller returns from its section right after.
@@ -128,7 +134,7 @@ start_holder() {
   holder_pid=$!
   for _ in $(seq 1 1200); do
     [ -e "$1/holder.ready" ] && return 0
-    sleep 0.05
+    nap 0.05
   done
   fail "the holder did not get the lake: $(cat holder.out)"
 }
@@ -150,7 +156,7 @@ start_sim_serve() {
   for _ in $(seq 1 1200); do
     [ -s serve.out ] && break
     kill -0 "$server_pid" 2> /dev/null || break
-    sleep 0.05
+    nap 0.05
   done
   url="$(head -1 serve.out 2> /dev/null || true)"
   case "$url" in

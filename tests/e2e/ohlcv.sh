@@ -11,6 +11,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh" ohlcv "$@"
 
+# The lakes that get built have no export after their publishes: the checks read the lake's tables.
 world() {
   cat <<YAML
 sim_ss:
@@ -42,7 +43,7 @@ for bad in "ohlcv_base_url: ftp://example.com|lake_ss.ohlcv_base_url: 'ftp://exa
 done
 
 # 2. A sim world whose truevals are all right: candles fetched, validate passes.
-{ printf 'lake_ss:\n  lake_dir: lake_ok\n  st_timestr: 2024-07-25_18:00\n'; world; } > ok.yaml
+{ printf 'lake_ss:\n  export_after_publish: false\n  lake_dir: lake_ok\n  st_timestr: 2024-07-25_18:00\n'; world; } > ok.yaml
 "$bin" -q -c ok.yaml update || fail "update failed"
 q() { "$bin" -q -c "$1" query "$2" --format csv | tail -1; }
 [ "$(q ok.yaml "SELECT count(*) > 100 FROM pdr_ohlcv")" = true ] || fail "no candles"
@@ -51,7 +52,7 @@ q() { "$bin" -q -c "$1" query "$2" --format csv | tail -1; }
 grep -q '^trueval_vs_exchange  *pass  *0 ' out.txt || fail "trueval_vs_exchange did not pass: $(grep trueval out.txt)"
 
 # 3. Some truevals wrong on purpose: validate fails naming the check; gold counts them per day.
-{ printf 'lake_ss:\n  lake_dir: lake_wrong\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:00 0.1; } > wrong.yaml
+{ printf 'lake_ss:\n  export_after_publish: false\n  lake_dir: lake_wrong\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:00 0.1; } > wrong.yaml
 "$bin" -q -c wrong.yaml update || fail "update failed"
 set +e
 "$bin" -q -c wrong.yaml validate > out.txt 2> err.txt
@@ -70,7 +71,7 @@ grep -q '"trueval_vs_exchange"' validate.json || fail "no failed check in JSON"
 # their candle (slots from 20:00 on: the earlier ones read candles before the start). When it
 # arrives (a run at 03:10), the next update folds it into those slots, and
 # the result equals a rebuild.
-{ printf 'lake_ss:\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:10; } > held.yaml
+{ printf 'lake_ss:\n  export_after_publish: false\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_02:10; } > held.yaml
 "$bin" -q -c held.yaml update || fail "update failed"
 "$bin" -q -c held.yaml describe --format json > describe.json
 grep -q '"held_back_by": *"pdr_' describe.json || fail "describe: $(grep -o '"held_back_by"[^,]*' describe.json)"
@@ -78,7 +79,7 @@ grep -q '"held_back_by": *"pdr_ohlcv' describe.json && fail "a candle stream hol
 [ "$(q held.yaml "SELECT checkpoint_ms FROM predlake_checkpoint")" = 1721959770000 ] || fail "the ETL waited for candles"
 "$bin" -q -c held.yaml describe > describe.txt
 grep -q 'pdr_ohlcv:binance:BTC/USDT:5m' describe.txt || fail "describe lists no candle stream"
-{ printf 'lake_ss:\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_03:10; } > later.yaml
+{ printf 'lake_ss:\n  export_after_publish: false\n  lake_dir: lake_held\n  st_timestr: 2024-07-25_18:00\n'; world 2024-07-26_03:10; } > later.yaml
 "$bin" -q -c later.yaml update || fail "the later update failed"
 "$bin" -q -c later.yaml query "SELECT * EXCLUDE (run_id) FROM bronze_pdr_slots ORDER BY ID" --format csv > incremental.csv
 [ "$(q later.yaml "SELECT count(*) FROM bronze_pdr_slots WHERE timeframe = '1h' AND slot >= 1721937600 AND slot * 1000 < 1721962800000 AND trueval_agrees IS NULL AND truevalue IS NOT NULL")" = 0 ] ||
@@ -88,7 +89,7 @@ grep -q 'pdr_ohlcv:binance:BTC/USDT:5m' describe.txt || fail "describe lists no 
 cmp -s incremental.csv rebuilt.csv || { diff incremental.csv rebuilt.csv | head -5 >&2; fail "late candles: incremental differs from rebuild"; }
 
 # 5. lake_ss.ohlcv false: no candles, NULL columns, nothing waits for them.
-{ printf 'lake_ss:\n  lake_dir: lake_off\n  st_timestr: 2024-07-25_18:00\n  ohlcv: false\n'; world 2024-07-26_02:10; } > off.yaml
+{ printf 'lake_ss:\n  export_after_publish: false\n  lake_dir: lake_off\n  st_timestr: 2024-07-25_18:00\n  ohlcv: false\n'; world 2024-07-26_02:10; } > off.yaml
 "$bin" -q -c off.yaml update || fail "update failed"
 [ "$(q off.yaml "SELECT count(*) FROM pdr_ohlcv")" = 0 ] || fail "candles fetched with ohlcv false"
 [ "$(q off.yaml "SELECT count(*) FROM bronze_pdr_slots WHERE exchange_move IS NOT NULL OR trueval_agrees IS NOT NULL")" = 0 ] || fail "candle columns set"

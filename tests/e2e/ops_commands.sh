@@ -163,7 +163,7 @@ stop_holder
 holder_pid=$!
 for _ in $(seq 1 200); do
   [ -e lake/holder.ready ] && break
-  sleep 0.05
+  nap 0.05
 done
 run 0 runs --format csv --limit 1
 grep -q 'etl update,succeeded' out.txt || fail "runs after the writer let go: $(cat out.txt)"

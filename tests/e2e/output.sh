@@ -8,10 +8,12 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh" output "$@"
 need_fixtures
 
+# No export after the import: the commands here read the lake.
 cat > ppss.yaml <<'YAML'
 lake_ss:
   lake_dir: lake
   st_timestr: 2024-07-26
+  export_after_publish: false
 YAML
 run 0 -q raw import "$fixtures" --from 2024-07-26 --to 1721959200001
 

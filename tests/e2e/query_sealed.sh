@@ -21,10 +21,12 @@ snapshot() {
      -o \( -type f -exec md5sum {} + \) -o -print | sort)
 }
 
+# No export after the import: the queries read the lake.
 cat > ppss.yaml <<'YAML'
 lake_ss:
   lake_dir: lake
   st_timestr: 2024-07-26
+  export_after_publish: false
 YAML
 run 0 -q raw import "$fixtures" --from 2024-07-26 --to 1721959200001
 printf 'a,b\n1,x\n2,y\n' > outside.csv

@@ -230,7 +230,7 @@ wait_for() {
   for _ in $(seq 1 3000); do
     if "$@" 2>/dev/null; then return 0; fi
     kill -0 "$bg_pid" 2>/dev/null || fail "the process ended before $what: $(cat bg.err)"
-    sleep 0.02
+    nap 0.02
   done
   fail "timed out waiting for $what"
 }
@@ -257,8 +257,10 @@ brief() { sed -E 's/: .*(cancelled|interrupted).*$/: (cancelled)/'; }
 # The last run as one line of text (its CSV field unquoted: an error may hold a comma).
 last_run() { "$bin" -q query "SELECT command || ' ' || status || ': ' || coalesce(error, '') FROM predlake_runs ORDER BY run_id DESC LIMIT 1" --format csv | tail -1 | sed -E 's/^"(.*)"$/\1/; s/""/"/g'; }
 
+# The default small world: each interrupted step stalls until its signal comes (PREDLAKE_STALL_AT),
+# so no step needs a world large enough to outlast the signal.
 section_signals() {
-PREDICTOORS=40 write_config ppss.yaml lake 2024-07-25_02:00
+write_config ppss.yaml lake 2024-07-25_02:00
 note "a long query: SIGINT interrupts DuckDB"
 mkdir -p lake
 t 0 -q update --to 2024-07-25_03:00

@@ -25,7 +25,7 @@ start_server() {
   for _ in $(seq 1 100); do
     [ -s serve.out ] && [ "$(wc -l < serve.out)" -ge 1 ] && break  # a whole first line
     kill -0 "$server_pid" 2>/dev/null || fail "serve exited: $(cat serve.err)"
-    sleep 0.1
+    nap 0.1
   done
   url="$(head -1 serve.out)"
   case "$url" in http://127.0.0.1:*/) ;; *) fail "first stdout line is not the URL: '$url'" ;; esac
@@ -122,7 +122,7 @@ write_config
 start_server --every 1s
 for _ in $(seq 1 300); do
   [ "$(get /healthz)" = 200 ] && break
-  sleep 0.2
+  nap 0.2
 done
 [ "$(get /healthz)" = 200 ] || fail "no snapshot from serve --every: $(tail -3 serve.err)"
 snapshot_run() { get /metrics > /dev/null; grep '^predlake_snapshot_run ' body.txt | cut -d' ' -f2; }
@@ -139,7 +139,7 @@ while [ "$answered" -lt 40 ]; do
     last_run="$(snapshot_run)"
     [ "$last_run" -le "$((first_run + 1))" ] || break
   fi
-  sleep 0.1
+  nap 0.1
 done
 [ "$last_run" -gt "$first_run" ] || fail "no new snapshot while serving ($first_run -> $last_run)"
 stop_server

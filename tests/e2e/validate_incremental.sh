@@ -8,14 +8,18 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh" validate_incremental "$@"
 expected="$src/tests/e2e/expected/validate"
 
+# A small world and no export after the publishes: the checks read the lake, not its snapshots.
 config() {
   cat > ppss.yaml <<YAML
 lake_ss:
   lake_dir: lake
   st_timestr: 2024-07-26
+  export_after_publish: false
 sim_ss:
   now: $1
   start: 2024-07-25
+  predictoors: 4
+  pairs: BTC/USDT ETH/USDT
 YAML
 }
 mark() { "$bin" -q query "SELECT value FROM predlake_meta WHERE key = 'validate_mark'" --format csv; }
