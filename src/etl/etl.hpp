@@ -55,6 +55,12 @@ struct FaultInjection {
   static FaultInjection FromEnv();
 };
 
+// The stall of FaultInjection::stall_at at `step` of `stage` ("raw", "etl"): writes one line,
+// "predlake: <stage> step <step> stalls until a signal (PREDLAKE_STALL_AT)", on stderr, so that a
+// test can wait for the step instead of sleeping; then waits until the process is interrupted and
+// returns kCancelled naming the step. Blocks the calling thread.
+[[nodiscard]] Status StallUntilInterrupted(std::string_view stage, std::string_view step);
+
 struct RunOptions {
   Progress* progress = nullptr;  // per-step progress; not owned, may be null
   FaultInjection faults;         // none by default

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <limits>
@@ -121,6 +122,16 @@ FaultInjection FaultInjection::FromEnv() {
   return f;
 }
 
+Status StallUntilInterrupted(std::string_view stage, std::string_view step) {
+  std::fprintf(stderr, "predlake: %.*s step %.*s stalls until a signal (PREDLAKE_STALL_AT)\n",
+               static_cast<int>(stage.size()), stage.data(), static_cast<int>(step.size()),
+               step.data());
+  std::fflush(stderr);
+  while (!duck::InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return Status::Cancelled(std::string(stage) + " step " + std::string(step) +
+                           ": cancelled (PREDLAKE_STALL_AT)");
+}
+
 std::vector<std::string> StepNames() {
   std::vector<std::string> names;
   for (const StepSpec& s : kSteps) names.emplace_back(s.name);
@@ -198,8 +209,7 @@ Status Pipeline::CheckFault(std::string_view step) {
                             " (PREDLAKE_FAIL_AT)");
   }
   if (!options_.faults.stall_at.empty() && options_.faults.stall_at == step) {
-    while (!duck::InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return Status::Cancelled("etl step " + std::string(step) + ": cancelled (PREDLAKE_STALL_AT)");
+    return StallUntilInterrupted("etl", step);
   }
   return Status::Ok();
 }

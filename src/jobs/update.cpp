@@ -6,7 +6,6 @@
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/time.hpp"
 #include "duck/duck.hpp"
@@ -187,11 +186,7 @@ std::function<Status(std::string_view)> RawFaultHook(const etl::FaultInjection& 
       return Status::Internal("injected failure at raw step " + std::string(step) +
                               " (PREDLAKE_FAIL_AT)");
     }
-    if (faults.stall_at == step) {
-      while (!duck::InterruptRequested())
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      return Status::Cancelled("raw step " + std::string(step) + ": cancelled (PREDLAKE_STALL_AT)");
-    }
+    if (faults.stall_at == step) return etl::StallUntilInterrupted("raw", step);
     return Status::Ok();
   };
 }

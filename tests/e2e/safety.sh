@@ -235,7 +235,6 @@ wait_for() {
   fail "timed out waiting for $what"
 }
 holds_file() { ls -l "/proc/$bg_pid/fd" 2>/dev/null | grep -q "$1"; }
-lock_names() { grep -q "$1" lake/lake.lock; }
 # stop SIGNAL WANT_RC: sends SIGNAL to the background process and checks it ends within 2 s with WANT_RC
 # and one line on stderr naming the signal.
 stop() {
@@ -277,8 +276,7 @@ echo "\$ predlake raw update, SIGINT once it holds the writer lock" >> "$transcr
 # Its first commit waits until the signal comes (the fetch may otherwise end before it).
 PREDLAKE_STALL_AT=fetch_commit "$bin" raw update > bg.out 2> bg.err &
 bg_pid=$!
-wait_for "the fetch to take the lock" lock_names '"raw update"'
-sleep 1  # past the open and the run's start, into the fetch
+wait_for "the fetch to stall at its commit" grep -q 'raw step fetch_commit stalls' bg.err
 stop INT 130
 last_run | brief >> "$transcript"
 last_run | grep -q '^raw update aborted: .*\(cancelled\|interrupted\)' || fail "fetch run: $(last_run)"
@@ -291,7 +289,8 @@ echo "\$ predlake update, SIGTERM after its fetch line" >> "$transcript"
 # Its ETL waits at a staging step until the signal comes (it would otherwise end before it).
 PREDLAKE_STALL_AT=stage_create "$bin" update > bg.out 2> bg.err &
 bg_pid=$!
-wait_for "the fetch line" grep -q '^predlake: raw update on' bg.err
+wait_for "the ETL to stall at stage_create" grep -q 'etl step stage_create stalls' bg.err
+grep -q '^predlake: raw update on' bg.err || fail "no fetch line before the ETL: $(cat bg.err)"
 stop TERM 143
 last_run | brief >> "$transcript"
 last_run | grep -q '^update aborted: .*cancelled' || fail "update run: $(last_run)"
@@ -307,8 +306,7 @@ echo "\$ predlake etl rebuild, SIGTERM once it holds the writer lock" >> "$trans
 # than the lock can be seen).
 PREDLAKE_STALL_AT=stage_bronze_rebuild "$bin" etl rebuild > bg.out 2> bg.err &
 bg_pid=$!
-wait_for "the rebuild to take the lock" lock_names '"etl rebuild"'
-sleep 1  # past the open and the run's start, into the stalled step
+wait_for "the rebuild to stall" grep -q 'etl step stage_bronze_rebuild stalls' bg.err
 stop TERM 143
 last_run | brief >> "$transcript"
 last_run | grep -q '^etl rebuild aborted: .*cancelled' || fail "rebuild run: $(last_run)"
