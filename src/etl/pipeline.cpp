@@ -91,7 +91,8 @@ constexpr StepSpec kSteps[] = {
     // Inside the publish transaction.
     {"publish_bronze", StepKind::kPublish, kUpdate | kRollback},
     {"publish_bronze_rebuild", StepKind::kPublish, kRebuild},
-    {"publish_gold", StepKind::kPublish, kAll},
+    {"publish_gold", StepKind::kPublish, kUpdate},
+    {"publish_gold_replace", StepKind::kPublish, kRollback | kRebuild},
     {"commit", StepKind::kBuiltin, kAll},
     {"drop_staging", StepKind::kBuiltin, kAll},
 };
