@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "jobs/update.hpp"
 #include "source/sim/faults.hpp"
 #include "source/sim/transport.hpp"
+#include "support/fixtures.hpp"
 #include "support/rng.hpp"
 #include "support/seeds.hpp"
 
@@ -45,7 +48,7 @@ config::SimConfig BackfillWorld(uint64_t seed) {
 // Every raw and built table's rows as count/hash (built tables without run_id), and the
 // watermarks and checkpoint: equal strings mean equal lakes.
 std::string LakeFingerprint(const std::string& dir) {
-  auto lake = raw::rawtest::OpenTestLake(dir);
+  auto lake = test_support::OpenReadTestLake(dir);
   if (!lake) return "no lake";
   std::string out;
   auto add = [&](std::string_view table, const std::string& select) {
@@ -73,7 +76,7 @@ std::string LakeFingerprint(const std::string& dir) {
 }
 
 int64_t LakeInt(const std::string& dir, const std::string& sql) {
-  auto lake = raw::rawtest::OpenTestLake(dir);
+  auto lake = test_support::OpenReadTestLake(dir);
   if (!lake) return -1;
   auto v = lake->conn().QueryInt(sql, "test");
   EXPECT_TRUE(v.ok()) << v.status().message() << "\n" << sql;
@@ -351,7 +354,17 @@ TEST_P(FirstUpdateWalk, AFailureInEveryPhaseOfAChunkedFirstUpdateThenARerunEqual
   const int64_t end = start + 2 * kHourMs;
   const int64_t chunk_ms = 30 * 60'000;
   const int64_t part_ms = 40 * 60'000;  // three parts
-  const std::string one = OneShot(factory, &sleep, start, end);
+  // The one-shot build is the same for every part: built once per executable (the parts are
+  // separate processes under CTest), its fingerprint kept in a shared fixture folder.
+  const std::string shared =
+      test_support::SharedFixtureDir("first_update_walk_one_shot", [&](const std::string& dir) {
+        std::ofstream(dir + "/fingerprint") << OneShot(factory, &sleep, start, end);
+      });
+  ASSERT_FALSE(shared.empty());
+  std::stringstream one_text;
+  one_text << std::ifstream(shared + "/fingerprint").rdbuf();
+  const std::string one = one_text.str();
+  ASSERT_FALSE(one.empty());
   std::vector<std::string> phases = {"fetch_commit"};
   for (const std::string& s : etl::JobStepNames(etl::Job::kRebuild)) {
     if (s != "drop_staging") phases.push_back(s);  // after the commit: its failure is ignored

@@ -24,7 +24,7 @@ struct Ledger {
 // The only run of the lake at `dir`, read back as `runs` would.
 Ledger OnlyRun(const std::string& dir) {
   Ledger out;
-  auto lake = raw::rawtest::OpenTestLake(dir);
+  auto lake = test_support::OpenReadTestLake(dir);
   if (!lake) return out;
   auto rows = lake->conn()
                   .Query("SELECT status, coalesce(error, ''), detail FROM predlake_runs", "t")

@@ -20,6 +20,12 @@ struct TestLakeOptions {
 std::unique_ptr<lake::Lake> OpenTestLake(const std::string& dir,
                                          const TestLakeOptions& options = {});
 
+// Opens the lake in `dir` to read it (no writer lock, no schema changes, no checkpoint at close),
+// on one DuckDB thread: for a test that inspects what a writer left. A writer's WAL is replayed
+// in memory and stays for the next writer, as for `query`. On error fails the calling test and
+// returns nullptr.
+std::unique_ptr<lake::Lake> OpenReadTestLake(const std::string& dir);
+
 // Runs SQL on a lake; on error fails the calling test, naming the SQL.
 void Exec(lake::Lake& lake, const std::string& sql);
 
