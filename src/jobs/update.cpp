@@ -132,8 +132,8 @@ Result<UpdateReport> RunFetchChunk(const UpdateRequest& request, lake::Lake& lak
   out.etl.command = std::string(kUpdateCommand);
   out.etl.window_start_ms = fetched_from;
   out.etl.window_end_ms = fetched_to;
-  out.etl.message = std::string(kUpdateCommand) + ": fetched [" + FormatTime(fetched_from) +
-                    ", " + FormatTime(fetched_to) +
+  out.etl.message = std::string(kUpdateCommand) + ": fetched [" + FormatTime(fetched_from) + ", " +
+                    FormatTime(fetched_to) +
                     "); the built tables are built in parts once the window is fetched";
   run.SetWindow(fetched_from, fetched_to);
   run.detail()["start_ms"] = request.start_ms;
