@@ -10,9 +10,11 @@
 # it), the first `export`, one more hourly update and the export after it, and `validate
 # --incremental` after that history of rebuilds and exports. And the floor, bare DuckDB on the same
 # lake (bench_duck_floor, one process each): the process start (`predlake --version`), an open and
-# close, one commit, and the checkpoint of the hour the first update left in the log; the updates
-# between checkpoints are read against the commit's process, the one that checkpoints against the
-# checkpoint's. Every `update` runs with -v: its phases (start, open, fetch, ETL, close) are in the
+# close, one commit of one changed row, the commit of the hour's change the first update made (its
+# appended rows as typed constants, its changed rows updated in one column, in one transaction:
+# `bench_duck_floor ... plan` says what it writes), and the checkpoint of the hour the first update
+# left in the log; the updates between checkpoints are read against both commits' processes, the
+# one that checkpoints against the checkpoint's. Every `update` runs with -v: its phases (start, open, fetch, ETL, close) are in the
 # log. One run; the machine's other load shows in the figures.
 # Usage: bench/scale.sh BUILD_DIR WORK_DIR SIZE... (e.g. build/release /tmp/scale 1000000 10000000).
 # Each size lives in WORK_DIR/SIZE; a lake built there before (WORK_DIR/SIZE/build.txt beside a copy of
@@ -84,7 +86,7 @@ sim_ss:
 YAML
 }
 
-echo "| predictions | first ETL s | etl rebuild s | baseline query s | rebuild / baseline (CPU) | update 1 h, 3 runs: s (CPU s); peak | etl drop 1 h: s (CPU s); peak | describe: s (CPU s), peak | validate: s (CPU s), peak | validate --incremental: s (CPU s), peak | \`etl rebuild\` (binary): s (CPU s), peak | first export: s (CPU s), peak | update + export of 1 h: s (CPU s), peak | validate --incremental after rebuild and exports: s (CPU s), peak | floor: start; open; commit; checkpoint of 1 h: s (CPU s) | update / floor (CPU): between checkpoints; with one |"
+echo "| predictions | first ETL s | etl rebuild s | baseline query s | rebuild / baseline (CPU) | update 1 h, 3 runs: s (CPU s); peak | etl drop 1 h: s (CPU s); peak | describe: s (CPU s), peak | validate: s (CPU s), peak | validate --incremental: s (CPU s), peak | \`etl rebuild\` (binary): s (CPU s), peak | first export: s (CPU s), peak | update + export of 1 h: s (CPU s), peak | validate --incremental after rebuild and exports: s (CPU s), peak | floor: start; open; commit of 1 row; commit of 1 h's change; checkpoint of 1 h: s (CPU s) | update / floor (CPU): between checkpoints against the commit of 1 row; against the commit of 1 h's change; with one against the checkpoint |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for size in "$@"; do
   dir="$work/$size"
@@ -94,7 +96,7 @@ for size in "$@"; do
     # PREDLAKE_BENCH_SKIP_REBUILD=1 (passed on) leaves `etl rebuild` and the baseline out.
     "$lake_bench" "$dir/built" "$size" > "$dir/build.txt"
   fi
-  rm -rf "$dir/lake" "$dir/floor"
+  rm -rf "$dir/lake" "$dir/floor" "$dir/floor_write"
   cp -r "$dir/built" "$dir/lake"
   # The copy's dirty pages are written back now, not by the first fsync of a measured command.
   sync
@@ -117,6 +119,8 @@ for size in "$@"; do
   fi
   updates=""
   u_peak=0
+  # What the lake holds before the first update: the floor of its change appends what it added.
+  "$floor_bench" "$dir/lake/lake.duckdb" counts > "$work/counts_before"
   for h in 1 2 3; do
     at_hour "$h"
     read -r u_wall u_rss < <(measure "update$h" "$bin" -v -c "$work/ppss.yaml" update)
@@ -124,7 +128,11 @@ for size in "$@"; do
     updates="$updates${updates:+, }$u_wall"
     u_peak=$((u_rss > u_peak ? u_rss : u_peak))
     # The floor's checkpoint: the hour the first update left in the log, on a copy.
-    if [ "$h" = 1 ]; then cp -r "$dir/lake" "$dir/floor"; sync; fi
+    if [ "$h" = 1 ]; then
+      cp -r "$dir/lake" "$dir/floor"
+      "$floor_bench" "$dir/floor/lake.duckdb" plan "$work/counts_before" > "$work/floor_write.sql"
+      sync
+    fi
   done
   if [ "$skip_validate" = 1 ]; then
     i_wall="not run"; i_rss="—"
@@ -144,9 +152,15 @@ for size in "$@"; do
     read -r h_wall h_rss < <(timed validate_history validate --incremental)
   fi
   read -r f_checkpoint _ < <(measure floor_checkpoint "$floor_bench" "$dir/floor/lake.duckdb" checkpoint)
+  # The commit of the hour's change on its own copy of the checkpointed lake: on the same file the
+  # other commit would replay its log.
+  cp -r "$dir/floor" "$dir/floor_write"
+  sync
   read -r f_commit _ < <(measure floor_commit "$floor_bench" "$dir/floor/lake.duckdb" commit)
+  read -r f_write _ < <(measure floor_write "$floor_bench" "$dir/floor_write/lake.duckdb" write \
+    "$work/floor_write.sql")
   cat "$work"/floor_*.out >&2
-  rm -rf "$dir/floor"
+  rm -rf "$dir/floor" "$dir/floor_write"
   u_between=$(awk -v a="$(cat "$work/update1.cpu")" -v b="$(cat "$work/update2.cpu")" \
     'BEGIN { printf "%.2f", (a + b) / 2 }')
   echo "$u_between" > "$work/update_between.cpu"
@@ -156,6 +170,6 @@ for size in "$@"; do
        "$updates; $u_peak MB | $x_wall, $x_rss MB | $d_wall, $d_rss MB |" \
        "$v_wall, $v_rss MB | $i_wall, $i_rss MB |" \
        "$r_wall, $r_rss MB | $e_wall, $e_rss MB | $u4_wall, $e2_wall; $u4_rss, $e2_rss MB | $h_wall, $h_rss MB |" \
-       "$f_start; $f_open; $f_commit; $f_checkpoint |" \
-       "$(ratio update_between floor_commit); $(ratio update3 floor_checkpoint) |"
+       "$f_start; $f_open; $f_commit; $f_write; $f_checkpoint |" \
+       "$(ratio update_between floor_commit); $(ratio update_between floor_write); $(ratio update3 floor_checkpoint) |"
 done

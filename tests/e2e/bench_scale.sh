@@ -21,8 +21,18 @@ bash "$src/bench/scale.sh" "$build" "$work/scale" 10000 > table.md 2> log.txt ||
 row="$(tail -1 table.md)"
 [[ "$row" =~ ^\|\ [0-9]+\ \|\ [0-9.]+\ \|\ [0-9.]+\ \|\ [0-9.]+\ \|\ [0-9.]+x\ \| ]] ||
   fail "the build's figures are missing: $row"
-[ "$(grep -o '[0-9.]*([0-9.]*)' <<< "$row" | wc -l)" -eq 16 ] ||
-  fail "not every command was timed (4 updates, etl drop, describe, 3 validates, etl rebuild, 2 exports, 4 floors): $row"
+[ "$(grep -o '[0-9.]*([0-9.]*)' <<< "$row" | wc -l)" -eq 17 ] ||
+  fail "not every command was timed (4 updates, etl drop, describe, 3 validates, etl rebuild, 2 exports, 5 floors): $row"
+[[ "$row" =~ \|\ [0-9.]+x\;\ [0-9.]+x\;\ [0-9.]+x\ \|$ ]] || fail "the three ratios to the floors are missing: $row"
+
+# The floor of the hour's change wrote what the first update wrote: rows appended to its raw and
+# built tables (predictions in both) and its changed rows updated, in one transaction.
+plan="$work/scale/floor_write.sql"
+for table in pdr_predictions bronze_pdr_predictions predlake_runs; do
+  grep -q "^INSERT INTO \"$table\" SELECT .* FROM range([1-9][0-9]*)" "$plan" ||
+    fail "the floor of the hour's change appends nothing to $table: $(cut -c1-80 "$plan")"
+done
+grep -q '^UPDATE predlake_checkpoint ' "$plan" || fail "the floor of the hour's change moves no checkpoint"
 
 # The lake it measured: the validates passed, and the rebuild after `etl drop` and the fourth
 # update moved the checkpoint four hours past the lake's end.
