@@ -6,8 +6,7 @@
 //   commit      open, one transaction that changes one row of predlake_meta, commit, close without
 //               a checkpoint (as predlake closes between checkpoints)
 //   checkpoint  open (replaying the write-ahead log an `update` left pending), CHECKPOINT, close
-//   write FILE  open, the statements of FILE in one transaction, commit, close without a
-//   checkpoint:
+//   write FILE  open, the statements of FILE in one transaction, commit, close (no checkpoint):
 //               the least DuckDB does to commit one hour's change (the statements of `plan`)
 // and two helpers, which measure nothing (read-only):
 //   counts      prints "TABLE ROWS" for every table of the lake
