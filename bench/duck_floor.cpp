@@ -7,17 +7,18 @@
 //               a checkpoint (as predlake closes between checkpoints)
 //   checkpoint  open (replaying the write-ahead log an `update` left pending), CHECKPOINT, close
 //   write FILE  open, the statements of FILE in one transaction, commit, close (no checkpoint):
-//               the least DuckDB does to commit one hour's change (the statements of `plan`)
+//               the least DuckDB does to commit one hour's change (the statements of `plan`); also
+//               prints the rows it appended and updated
 // and two helpers, which measure nothing (read-only):
 //   counts      prints "TABLE ROWS" for every table of the lake
-//   plan FILE   prints the statements of the hour's change that the newest run made, one per line:
-//               FILE holds `counts` of the lake before that run. Each table that grew by N rows
-//               gets N rows appended (typed constants made by range(): nothing read from the lake),
-//               each table whose rows the run changed (its ledger's rows_updated + rows_deleted,
-//               which an update replaces in place) gets that many of its newest rows updated in one
-//               column, and the checkpoint, the watermarks and one meta row are updated, as every
-//               update moves them. Fewer columns, none of the reads, none of the staging: a floor,
-//               not a model of the update.
+//   plan FILE   prints the statements of the hour's change that the newest run made, one per
+//               line, for a copy of the lake from before that run (FILE holds its `counts`). Each
+//               table that grew by N rows gets N rows appended (typed constants made by range():
+//               nothing read from the lake); each table whose rows the run changed (its ledger's
+//               rows_updated + rows_deleted: an update replaces gold groups in place) gets that
+//               many of its newest rows updated in one column; and the checkpoint, the watermarks
+//               and one meta row are updated, as every update moves them. Fewer columns, none of
+//               the reads, none of the staging: a floor, not a model of the update.
 // Usage: bench_duck_floor DB_FILE STEP [FILE]. The measuring steps print "STEP_open_s X",
 // "STEP_step_s Y" (wall seconds in this process: the open, and the step after it) and "STEP_cpu_s
 // Z" (the process's CPU seconds). One thread, as `update` opens the lake.
@@ -93,12 +94,14 @@ void PrintPlan(duck::Connection& conn, const std::string& before_path) {
     const auto space = line.rfind(' ');
     before[line.substr(0, space)] = std::stoll(line.substr(space + 1));
   }
+  std::map<std::string, int64_t> gained;
   for (const auto& [table, rows] : Counts(conn)) {
     const auto it = before.find(table);
     if (it == before.end() || rows <= it->second) continue;
+    gained[table] = rows - it->second;
     std::printf("INSERT INTO %s SELECT %s FROM range(%lld) AS r(i)\n",
                 duck::QuoteIdent(table).c_str(), ConstantRow(conn, table).c_str(),
-                static_cast<long long>(rows - it->second));
+                static_cast<long long>(gained[table]));
   }
   for (const auto& row : Rows(conn,
                               "SELECT t.table_name, t.rows_updated + t.rows_deleted, "
@@ -110,8 +113,15 @@ void PrintPlan(duck::Connection& conn, const std::string& before_path) {
     if (!row[2]) continue;
     const std::string table = duck::QuoteIdent(*row[0]);
     const std::string column = duck::QuoteIdent(*row[2]);
-    std::printf("UPDATE %s SET %s = %s WHERE rowid > (SELECT max(rowid) FROM %s) - %s\n",
-                table.c_str(), column.c_str(), column.c_str(), table.c_str(), row[1]->c_str());
+    // The newest rows of the table as FILE counted it (the rows the run appended are above them),
+    // by a constant bound: `write` runs on a copy of the lake from before the run.
+    auto last = conn.QueryInt("SELECT max(rowid) FROM " + table, "floor");
+    Check(last.status(), "max(rowid)");
+    const auto it = gained.find(*row[0]);
+    const int64_t bound =
+        last->value_or(0) - (it == gained.end() ? 0 : it->second) - std::stoll(*row[1]);
+    std::printf("UPDATE %s SET %s = %s WHERE rowid > %lld\n", table.c_str(), column.c_str(),
+                column.c_str(), static_cast<long long>(bound));
   }
   std::printf("UPDATE predlake_checkpoint SET checkpoint_ms = checkpoint_ms\n");
   std::printf("UPDATE predlake_watermarks SET watermark_ms = watermark_ms\n");
@@ -157,6 +167,8 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   double open_s = 0;
   double step_s = 0;
+  int64_t appended = 0;
+  int64_t updated = 0;
   {
     duck::Options options;
     options.threads = 1;
@@ -180,14 +192,23 @@ int main(int argc, char** argv) {
       Check(conn->Execute("COMMIT", "floor"), "commit");
     } else if (step == "write") {
       Check(conn->Execute("BEGIN TRANSACTION", "floor"), "begin");
-      for (const std::string& sql : statements) Check(conn->Execute(sql, "floor"), "write");
+      for (const std::string& sql : statements) {
+        auto result = conn->Query(sql, "floor");
+        Check(result.status(), "write");
+        (sql.rfind("INSERT", 0) == 0 ? appended : updated) += result->rows_changed();
+      }
       Check(conn->Execute("COMMIT", "floor"), "commit");
     } else if (step == "checkpoint") {
       Check(conn->Execute("CHECKPOINT", "floor"), "checkpoint");
     }
     step_s = Seconds(step_start);
   }
+  const double cpu_s = bench::CpuSeconds();
+  if (step == "write") {
+    std::printf("write_rows_appended %lld\nwrite_rows_updated %lld\n",
+                static_cast<long long>(appended), static_cast<long long>(updated));
+  }
   std::printf("%s_open_s %.3f\n%s_step_s %.3f\n%s_cpu_s %.3f\n", step.c_str(), open_s, step.c_str(),
-              step_s, step.c_str(), bench::CpuSeconds());
+              step_s, step.c_str(), cpu_s);
   return 0;
 }

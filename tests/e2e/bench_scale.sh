@@ -25,7 +25,7 @@ row="$(tail -1 table.md)"
   fail "not every command was timed (4 updates, etl drop, describe, 3 validates, etl rebuild, 2 exports, 5 floors): $row"
 [[ "$row" =~ \|\ [0-9.]+x\;\ [0-9.]+x\;\ [0-9.]+x\ \|$ ]] || fail "the three ratios to the floors are missing: $row"
 
-# The floor of the hour's change wrote what the first update wrote: rows appended to its raw and
+# The floor of the hour's change writes what the second update wrote: rows appended to its raw and
 # built tables (predictions in both) and its changed rows updated, in one transaction.
 plan="$work/scale/floor_write.sql"
 for table in pdr_predictions bronze_pdr_predictions predlake_runs; do
@@ -33,6 +33,12 @@ for table in pdr_predictions bronze_pdr_predictions predlake_runs; do
     fail "the floor of the hour's change appends nothing to $table: $(cut -c1-80 "$plan")"
 done
 grep -q '^UPDATE predlake_checkpoint ' "$plan" || fail "the floor of the hour's change moves no checkpoint"
+# On the copy of the lake from before that update: every row it appended, and rows changed in place.
+out="$work/scale/floor_write.out"
+[ "$(awk '$1 == "write_rows_appended" { print $2 }' "$out")" -ge "$(grep -o 'range([0-9]*)' "$plan" |
+  tr -dc '0-9\n' | awk '{ s += $1 } END { print s }')" ] || fail "the floor appended less than its plan: $(cat "$out")"
+[ "$(awk '$1 == "write_rows_updated" { print $2 }' "$out")" -gt 0 ] ||
+  fail "the floor of the hour's change updated no row: $(cat "$out")"
 
 # The lake it measured: the validates passed, and the rebuild after `etl drop` and the fourth
 # update moved the checkpoint four hours past the lake's end.
