@@ -13,11 +13,11 @@
 //   counts      prints "TABLE ROWS" for every table of the lake
 //   plan FILE   prints the statements of the hour's change that the newest run made, one per
 //               line, for a copy of the lake from before that run (FILE holds its `counts`). Each
-//               table that grew by N rows gets N rows appended (typed constants made by range():
-//               nothing read from the lake); each table whose rows the run changed (its ledger's
-//               rows_updated + rows_deleted: an update replaces gold groups in place) gets that
-//               many of its newest rows updated in one column; and the checkpoint, the watermarks
-//               and one meta row are updated, as every update moves them. Fewer columns, none of
+//               table whose rows the run changed (its ledger's rows_updated + rows_deleted: an
+//               update replaces gold groups in place) gets that many of its newest rows updated in
+//               one column; the checkpoint, the watermarks and one meta row are updated, as every
+//               update moves them; and each table that grew by N rows gets N rows appended (typed
+//               constants made by range(): nothing read from the lake). Fewer columns, none of
 //               the reads, none of the staging: a floor, not a model of the update.
 // Usage: bench_duck_floor DB_FILE STEP [FILE]. The measuring steps print "STEP_open_s X",
 // "STEP_step_s Y" (wall seconds in this process: the open, and the step after it) and "STEP_cpu_s
@@ -94,15 +94,6 @@ void PrintPlan(duck::Connection& conn, const std::string& before_path) {
     const auto space = line.rfind(' ');
     before[line.substr(0, space)] = std::stoll(line.substr(space + 1));
   }
-  std::map<std::string, int64_t> gained;
-  for (const auto& [table, rows] : Counts(conn)) {
-    const auto it = before.find(table);
-    if (it == before.end() || rows <= it->second) continue;
-    gained[table] = rows - it->second;
-    std::printf("INSERT INTO %s SELECT %s FROM range(%lld) AS r(i)\n",
-                duck::QuoteIdent(table).c_str(), ConstantRow(conn, table).c_str(),
-                static_cast<long long>(gained[table]));
-  }
   for (const auto& row : Rows(conn,
                               "SELECT t.table_name, t.rows_updated + t.rows_deleted, "
                               "(SELECT column_name FROM duckdb_columns() AS c WHERE c.schema_name "
@@ -113,20 +104,24 @@ void PrintPlan(duck::Connection& conn, const std::string& before_path) {
     if (!row[2]) continue;
     const std::string table = duck::QuoteIdent(*row[0]);
     const std::string column = duck::QuoteIdent(*row[2]);
-    // The newest rows of the table as FILE counted it (the rows the run appended are above them),
-    // by a constant bound: `write` runs on a copy of the lake from before the run.
-    auto last = conn.QueryInt("SELECT max(rowid) FROM " + table, "floor");
-    Check(last.status(), "max(rowid)");
-    const auto it = gained.find(*row[0]);
-    const int64_t bound =
-        last->value_or(0) - (it == gained.end() ? 0 : it->second) - std::stoll(*row[1]);
-    std::printf("UPDATE %s SET %s = %s WHERE rowid > %lld\n", table.c_str(), column.c_str(),
-                column.c_str(), static_cast<long long>(bound));
+    // Its newest rows on the copy `write` runs on (its own max(rowid): a checkpoint may renumber
+    // the rows after deletes, so a bound taken here could miss).
+    std::printf("UPDATE %s SET %s = %s WHERE rowid > (SELECT max(rowid) FROM %s) - %s\n",
+                table.c_str(), column.c_str(), column.c_str(), table.c_str(), row[1]->c_str());
   }
   std::printf("UPDATE predlake_checkpoint SET checkpoint_ms = checkpoint_ms\n");
   std::printf("UPDATE predlake_watermarks SET watermark_ms = watermark_ms\n");
   std::printf(
       "UPDATE predlake_meta SET value = value WHERE key = (SELECT min(key) FROM predlake_meta)\n");
+  // The appends after the updates, whose max(rowid) must be the stored rows' (a transaction's
+  // own new rows have row ids of their own, far above them).
+  for (const auto& [table, rows] : Counts(conn)) {
+    const auto it = before.find(table);
+    if (it == before.end() || rows <= it->second) continue;
+    std::printf("INSERT INTO %s SELECT %s FROM range(%lld) AS r(i)\n",
+                duck::QuoteIdent(table).c_str(), ConstantRow(conn, table).c_str(),
+                static_cast<long long>(rows - it->second));
+  }
 }
 
 }  // namespace
