@@ -14,8 +14,8 @@
 # appended rows as typed constants, its changed rows updated in one column, in one transaction:
 # `bench_duck_floor ... plan` says what it writes), and the checkpoint of the hour the first update
 # left in the log; the updates between checkpoints are read against both commits' processes, the
-# one that checkpoints against the checkpoint's. Every `update` runs with -v: its phases (start, open, fetch, ETL, close) are in the
-# log. One run; the machine's other load shows in the figures.
+# one that checkpoints against the checkpoint's. Every `update` runs with -v: its phases (start,
+# open, fetch, ETL, close) are in the log. One run; the machine's other load shows in the figures.
 # Usage: bench/scale.sh BUILD_DIR WORK_DIR SIZE... (e.g. build/release /tmp/scale 1000000 10000000).
 # Each size lives in WORK_DIR/SIZE; a lake built there before (WORK_DIR/SIZE/build.txt beside a copy of
 # the lake as built, WORK_DIR/SIZE/built) is reused. Prints a Markdown table on stdout; progress and the
