@@ -9,6 +9,7 @@
 #include "etl_test_util.hpp"
 #include "lake/lake.hpp"
 #include "support/self_exec.hpp"
+#include "support/test_lake.hpp"
 
 namespace predlake::etl::testing {
 
@@ -40,12 +41,11 @@ TEST(EtlChildProcess, Run) {
   std::string job = std::getenv("PREDLAKE_ETL_CHILD_JOB");
   int64_t arg = std::atoll(std::getenv("PREDLAKE_ETL_CHILD_ARG"));
   int64_t st = std::atoll(std::getenv("PREDLAKE_ETL_CHILD_ST"));
-  lake::OpenOptions open;
-  open.mode = lake::Mode::kWrite;
+  test_support::TestLakeOptions open;
   open.command = "test child";
   open.threads = 2;
-  auto lake = lake::Lake::Open(dir, open);
-  ASSERT_TRUE(lake.ok()) << lake.status().message();
+  auto lake = test_support::OpenTestLake(dir, open);
+  ASSERT_NE(lake, nullptr);
   UpdateOptions options;
   options.faults = FaultInjection::FromEnv();
   options.st_ms = st;
@@ -55,10 +55,10 @@ TEST(EtlChildProcess, Run) {
     options.part_ms = std::atoll(part);
   }
   Result<RunReport> report = Status::Internal("unknown child job " + job);
-  if (job == "update") report = Update(**lake, options);
-  if (job == "rebuild") report = Rebuild(**lake, options);
-  if (job == "drop") report = Drop(**lake, arg, options);
-  if (job == "raw_drop") report = RawDrop(**lake, arg, options);
+  if (job == "update") report = Update(*lake, options);
+  if (job == "rebuild") report = Rebuild(*lake, options);
+  if (job == "drop") report = Drop(*lake, arg, options);
+  if (job == "raw_drop") report = RawDrop(*lake, arg, options);
   ASSERT_TRUE(report.ok()) << report.status().message();
 }
 

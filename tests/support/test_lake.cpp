@@ -4,9 +4,12 @@
 
 namespace predlake::test_support {
 
-std::unique_ptr<lake::Lake> OpenTestLake(const std::string& dir, const TestLakeOptions& options) {
+namespace {
+
+std::unique_ptr<lake::Lake> Open(const std::string& dir, lake::Mode mode,
+                                 const TestLakeOptions& options) {
   lake::OpenOptions open;
-  open.mode = lake::Mode::kWrite;
+  open.mode = mode;
   open.command = options.command;
   open.clock = options.clock;
   open.threads = options.threads;
@@ -15,14 +18,14 @@ std::unique_ptr<lake::Lake> OpenTestLake(const std::string& dir, const TestLakeO
   return lake.ok() ? std::move(lake).value() : nullptr;
 }
 
+}  // namespace
+
+std::unique_ptr<lake::Lake> OpenTestLake(const std::string& dir, const TestLakeOptions& options) {
+  return Open(dir, lake::Mode::kWrite, options);
+}
+
 std::unique_ptr<lake::Lake> OpenReadTestLake(const std::string& dir) {
-  lake::OpenOptions open;
-  open.mode = lake::Mode::kRead;
-  open.command = "test";
-  open.threads = 1;
-  auto lake = lake::Lake::Open(dir, open);
-  EXPECT_TRUE(lake.ok()) << lake.status().message();
-  return lake.ok() ? std::move(lake).value() : nullptr;
+  return Open(dir, lake::Mode::kRead, {});
 }
 
 void Exec(lake::Lake& lake, const std::string& sql) {
