@@ -27,7 +27,8 @@ debug: deps
 	@cmake -S . -B $(DEBUG_DIR) $(call GENERATOR,$(DEBUG_DIR)) -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(DEBUG_DIR) -j $(JOBS)
 
-# Debug (assertions on) at -O1 -g1 (CMakeLists.txt) under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Debug (assertions on) at -O1 -g1 (CMakeLists.txt; the test code at -Og, tests/CMakeLists.txt)
+# under AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize: deps
 	@cmake -S . -B $(SAN_DIR) $(call GENERATOR,$(SAN_DIR)) -DCMAKE_BUILD_TYPE=Debug -DPREDLAKE_SANITIZE=ON -DPREDLAKE_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SAN_DIR) -j $(JOBS)
