@@ -28,7 +28,7 @@ namespace {
 using raw::rawtest::Ms;
 using raw::rawtest::TempDir;
 
-int SeedCount() { return test_support::SeedCount("PREDLAKE_VALIDATE_SEEDS", 3, 1); }
+int SeedCount() { return test_support::SeedCount("PREDLAKE_VALIDATE_SEEDS", 2, 1); }
 
 using test_support::Rng;
 
