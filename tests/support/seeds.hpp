@@ -12,8 +12,9 @@
 
 namespace predlake::test_support {
 
-// Decided by the compiler, so that the tests CTest discovers are the tests that run.
-#if defined(__SANITIZE_ADDRESS__)
+// Decided by the compiler, so that the tests CTest discovers are the tests that run. A block-map
+// tree (support/block_map.hpp) runs the sanitizer tree's tests, to map what they cover.
+#if defined(__SANITIZE_ADDRESS__) || defined(PREDLAKE_BLOCK_MAP)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;
