@@ -2,11 +2,12 @@
 # Installs the Debian packages predlake builds and tests with (mimalloc as the executable's allocator;
 # ccache as the compiler cache, ninja and lld for the build; curl, diffutils for the e2e scripts;
 # time (/usr/bin/time) for bench/scale.sh, which tests/e2e/bench_scale.sh runs; chromium for the
-# headless-browser test of the dashboard), when any is missing, then fetches DuckDB.
+# headless-browser test of the dashboard; python3 for scripts/sanitize_selection.py and its test),
+# when any is missing, then fetches DuckDB.
 set -euo pipefail
 pkgs=(cmake g++ make clang-format libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev
       libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libfmt-dev
-      libmimalloc-dev ccache ninja-build lld curl diffutils time chromium)
+      libmimalloc-dev ccache ninja-build lld curl diffutils time chromium python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

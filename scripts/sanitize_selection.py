@@ -34,24 +34,20 @@ def symbols(path):
     return starts, names
 
 
-def main(build, out):
-    runs = {}
+def load_map(build):
+    """The block map: {"<module>:<test>": block ids}, {test: milliseconds}, the tests run alone."""
     alone = set()
     for line in open(f"{build}/tests/block_map_runs.txt"):
-        kind, a, *rest = line.rstrip("\n").split("\t")
-        if kind == "run":
-            runs[a] = rest[0]
-        else:
-            alone.add(a)
-
+        kind, name, *_ = line.rstrip("\n").split("\t")
+        if kind == "alone":
+            alone.add(name)
     tables = {}
-    blocks = defaultdict(set)  # "<module>:<test>" -> block ids
-    cost = defaultdict(int)  # milliseconds
+    blocks = defaultdict(set)
+    cost = defaultdict(int)
     ids = {}
     for line in open(f"{build}/blocks.tsv"):
         exe, test, ms, offsets = line.rstrip("\n").split("\t")
-        module = exe.removeprefix("test_")
-        key = f"{module}:{test}"
+        key = f"{exe.removeprefix('test_')}:{test}"
         cost[key] += int(ms)
         if exe not in tables:
             tables[exe] = symbols(f"{build}/tests/{exe}")
@@ -62,7 +58,11 @@ def main(build, out):
             i = bisect.bisect_right(starts, offset) - 1
             name = f"{names[i]}+{offset - starts[i]:x}" if i >= 0 else f"?{offset:x}"
             mine.add(ids.setdefault(name, len(ids)))
+    return blocks, cost, alone
 
+
+def choose(blocks, cost, alone):
+    """The candidates to leave out (sorted), the candidates, and the blocks the kept tests run."""
     fixed = {k for k in blocks if k in alone or k.startswith("cli:")}
     seeds = {k for k in blocks if k.split(":", 1)[1].startswith("Seeds/")}
     candidates = [k for k in blocks if k not in fixed and k not in seeds]
@@ -92,14 +92,22 @@ def main(build, out):
     for k in chosen:
         for b in blocks[k]:
             runs_of[b] += 1
-    for k in sorted(chosen, key=lambda k: -weight[k]):
+    for k in sorted(chosen, key=lambda k: (-weight[k], k)):
         if all(b in covered or runs_of[b] > 1 for b in blocks[k]):
             chosen.remove(k)
             for b in blocks[k]:
                 runs_of[b] -= 1
+    kept = set(chosen) | fixed | seeds
+    return sorted(set(candidates) - set(chosen)), candidates, set().union(*(blocks[k] for k in kept))
 
-    skipped = sorted(set(candidates) - set(chosen))
-    kept_ms = sum(cost[k] for k in chosen) + sum(cost[k] for k in fixed | seeds)
+
+def main(build, out):
+    blocks, cost, alone = load_map(build)
+    skipped, candidates, run = choose(blocks, cost, alone)
+    every = set().union(*blocks.values())
+    if run != every:
+        sys.exit(f"sanitize_selection.py: the kept tests miss {len(every - run)} blocks")
+    kept_ms = sum(ms for k, ms in cost.items() if k not in skipped)
     all_ms = sum(cost.values())
     with open(out, "w") as f:
         f.write("# Unit tests the sanitizer tree leaves out of `sanitize`: the tests it keeps run every basic\n"
@@ -107,11 +115,11 @@ def main(build, out):
                 "# \"Test kinds, subsets and order\"); tests/CMakeLists.txt reads it. <module>:<test>.\n")
         f.write(f"# {len(skipped)} of {len(candidates)} candidates left out; the kept tests ran "
                 f"{kept_ms / 1000:.0f} of {all_ms / 1000:.0f} s in the block-map tree; "
-                f"{len(wanted)} blocks.\n")
+                f"{len(every)} blocks.\n")
         for k in skipped:
             f.write(k + "\n")
     print(f"sanitize_selection.py: {len(skipped)} of {len(candidates)} unit tests left out, "
-          f"{kept_ms / 1000:.0f} of {all_ms / 1000:.0f} s kept, every one of {len(wanted)} blocks run")
+          f"{kept_ms / 1000:.0f} of {all_ms / 1000:.0f} s kept, every one of {len(every)} blocks run")
 
 
 if __name__ == "__main__":
