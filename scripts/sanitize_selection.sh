@@ -17,13 +17,11 @@ cmake --build "$build" -j "$jobs"
 runs="$build/tests/block_map_runs.txt"
 map="$build/blocks.tsv"
 rm -f "$map" "$map".log.*
-# The longest executables first, so that the two cores end together.
+# The longest executables first, so that the two cores end together; then the rest.
+first=(test_jobs test_etl test_raw test_ops test_serve test_cli test_lake)
 mapfile -t lines < <(
-  for exe in test_jobs test_etl test_raw test_ops test_serve test_cli test_lake; do
-    grep -P "^run\t$exe\t" "$runs" || true
-  done
-  grep -P "^run\t" "$runs" |
-    grep -vP "^run\t(test_jobs|test_etl|test_raw|test_ops|test_serve|test_cli|test_lake)\t" || true)
+  for exe in "${first[@]}"; do grep -P "^run\t$exe\t" "$runs" || true; done
+  grep -P "^run\t" "$runs" | grep -vP "^run\t($(IFS='|'; echo "${first[*]}"))\t" || true)
 failed=0
 for line in "${lines[@]}"; do
   IFS=$'\t' read -r _ exe filter <<<"$line"

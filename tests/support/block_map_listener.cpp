@@ -2,7 +2,8 @@
 // the file named by PREDLAKE_BLOCKS_OUT, when it is set:
 //   <executable>\t<Suite.Test>\t<milliseconds>\t<hex offset> <hex offset> ...
 // A child process the test starts from the same executable (a kill test's child) inherits
-// PREDLAKE_BLOCKS_TEST and writes its blocks under its parent's test. Each line is one write(2)
+// PREDLAKE_BLOCKS_TEST and writes its blocks under its parent's test, with 0 milliseconds (the
+// parent's time holds the child's). Each line is one write(2)
 // to a file opened with O_APPEND, so the lines of concurrent processes do not interleave.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -31,8 +32,9 @@ class BlockMapWriter : public testing::EmptyTestEventListener {
 
   // Blocks run between two tests (a suite's set-up) count for the test that follows them.
   void OnTestEnd(const testing::TestInfo& info) override {
-    std::string line = Executable() + "\t" + (parent_.empty() ? FullName(info) : parent_) + "\t" +
-                       std::to_string(info.result()->elapsed_time()) + "\t";
+    const bool child = !parent_.empty();
+    std::string line = Executable() + "\t" + (child ? parent_ : FullName(info)) + "\t" +
+                       std::to_string(child ? 0 : info.result()->elapsed_time()) + "\t";
     char hex[24];
     for (uintptr_t block : TakeBlocks()) {
       std::snprintf(hex, sizeof hex, "%lx ", static_cast<unsigned long>(block));
